@@ -1,0 +1,211 @@
+//! `cli`: the command line. Each command's work lives in the layer that owns it; these
+//! files only parse arguments, load the project, call in and print.
+//!
+//! Exit status (interfaces.md): 0 done with nothing at error severity, 1 findings at
+//! error severity, 2 a usage, configuration or corpus error with a one-line reason.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::docs::Corpus;
+use crate::project::Project;
+
+mod docs_cmds;
+
+/// Output formats of the reporting commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// For people: excerpts, carets, colour unless NO_COLOR.
+    Human,
+    /// For scripts: the JSON of interfaces.md.
+    Json,
+    /// SARIF 2.1.0, for CI code scanning (check only).
+    Sarif,
+}
+
+#[derive(Debug, Parser)]
+#[command(name = "grounded", version, about = "Grounds engine scripts in the engine's own documentation")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// The language server, on stdio.
+    Serve {
+        /// The corpus (overrides grounded.toml).
+        #[arg(long)]
+        docs: Option<PathBuf>,
+    },
+    /// Check scripts, folders and Markdown files against the docs.
+    Check {
+        /// The corpus (overrides grounded.toml).
+        #[arg(long)]
+        docs: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+        /// Also run the project against the fake engine.
+        #[arg(long)]
+        dry_run: bool,
+        /// Files and folders (default: the current folder).
+        paths: Vec<PathBuf>,
+    },
+    /// Full-text search of the corpus.
+    Lookup {
+        /// The corpus (overrides grounded.toml).
+        #[arg(long)]
+        docs: Option<PathBuf>,
+        /// How many hits at most.
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+        /// The term.
+        term: String,
+    },
+    /// The phrasebook: a goal in your words to the engine's real symbols.
+    Topic {
+        /// The corpus (overrides grounded.toml).
+        #[arg(long)]
+        docs: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+        /// The goal.
+        goal: String,
+    },
+    /// What the corpus holds: counts, skipped pairs, load diagnostics.
+    Corpus {
+        /// The corpus (overrides grounded.toml).
+        #[arg(long)]
+        docs: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+    },
+    /// Run the project against a fake engine generated from the docs.
+    DryRun {
+        /// The corpus (overrides grounded.toml).
+        #[arg(long)]
+        docs: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+        /// Time budget in milliseconds.
+        #[arg(long, default_value_t = 2000)]
+        budget_ms: u64,
+        /// The entry script (default: grounded.toml's entry, else every top-level script).
+        entry: Option<PathBuf>,
+    },
+    /// Every construct instance of a script, with its footprint.
+    Constructs {
+        /// The corpus (overrides grounded.toml).
+        #[arg(long)]
+        docs: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+        /// The script.
+        file: PathBuf,
+    },
+    /// Project search: contents, file names, footprints, concept words.
+    Find {
+        /// The corpus (overrides grounded.toml).
+        #[arg(long)]
+        docs: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+        /// Treat the pattern as a literal string, not a regex.
+        #[arg(long, short = 'F')]
+        fixed_strings: bool,
+        /// Lines of context around each hit.
+        #[arg(long, short = 'C', default_value_t = 0)]
+        context: usize,
+        /// The pattern (a regex unless -F).
+        pattern: String,
+        /// Files and folders (default: the project root).
+        paths: Vec<PathBuf>,
+    },
+    /// The agent, headless.
+    Agent {
+        /// The corpus (overrides grounded.toml).
+        #[arg(long)]
+        docs: Option<PathBuf>,
+        /// The folder the agent may read and edit.
+        #[arg(long)]
+        root: Option<PathBuf>,
+        /// The model endpoint.
+        #[arg(long)]
+        base_url: Option<String>,
+        /// The model name.
+        #[arg(long)]
+        model: Option<String>,
+        /// Append the turn's events as JSON Lines to this file.
+        #[arg(long)]
+        transcript: Option<PathBuf>,
+        /// The request.
+        request: String,
+    },
+}
+
+/// A command's failure: exit 2 with a one-line reason.
+pub struct Fail(pub String);
+
+impl<E: std::fmt::Display> From<E> for Fail {
+    fn from(e: E) -> Self {
+        Fail(e.to_string())
+    }
+}
+
+/// Loads the project around `start` and its corpus.
+pub fn project_and_corpus(start: &Path, docs: Option<&Path>) -> Result<(Project, Corpus), Fail> {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let fallback = if start.is_dir() { start.to_path_buf() } else { cwd };
+    let project = Project::discover(start, &fallback).map_err(Fail)?;
+    let corpus = project.load_corpus(docs, true).map_err(Fail)?;
+    Ok((project, corpus))
+}
+
+/// Runs the command line; returns the exit status.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let result = match cli.command {
+        Command::Lookup { docs, limit, format, term } => docs_cmds::lookup(docs.as_deref(), &term, limit, format),
+        Command::Topic { docs, format, goal } => docs_cmds::topic(docs.as_deref(), &goal, format),
+        Command::Corpus { docs, format } => docs_cmds::corpus(docs.as_deref(), format),
+        other => Err(Fail(format!("`{}` is not available in this build yet", command_name(&other)))),
+    };
+    match result {
+        Ok(code) => code,
+        Err(Fail(msg)) => {
+            eprintln!("grounded: {}", msg.lines().next().unwrap_or(""));
+            2
+        }
+    }
+}
+
+fn command_name(c: &Command) -> &'static str {
+    match c {
+        Command::Serve { .. } => "serve",
+        Command::Check { .. } => "check",
+        Command::Lookup { .. } => "lookup",
+        Command::Topic { .. } => "topic",
+        Command::Corpus { .. } => "corpus",
+        Command::DryRun { .. } => "dry-run",
+        Command::Constructs { .. } => "constructs",
+        Command::Find { .. } => "find",
+        Command::Agent { .. } => "agent",
+    }
+}
