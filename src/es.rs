@@ -22,7 +22,12 @@ pub struct Global {
 }
 
 const fn g(name: &'static str, since: u16, constructor: bool, callable: bool) -> Global {
-    Global { name, since, constructor, callable }
+    Global {
+        name,
+        since,
+        constructor,
+        callable,
+    }
 }
 
 /// Every global of the language through ES2023.
@@ -340,7 +345,10 @@ pub fn static_since(obj: &str, name: &str) -> Option<u16> {
 /// Whether `obj` is a built-in object whose static members the table lists fully, so
 /// that an unlisted member is really absent from the language.
 pub fn statics_are_complete(obj: &str) -> bool {
-    matches!(obj, "Object" | "Array" | "String" | "Number" | "Math" | "JSON" | "Date" | "Promise")
+    matches!(
+        obj,
+        "Object" | "Array" | "String" | "Number" | "Math" | "JSON" | "Date" | "Promise"
+    )
 }
 
 /// The edition that introduced prototype method `name` on `proto`, if any. Methods of

@@ -3,7 +3,13 @@
 
 #![warn(missing_docs)]
 
-pub mod docs;
-pub mod es;
-pub mod project;
+pub mod agent;
+pub mod check;
 pub mod cli;
+pub mod docs;
+pub mod dryrun;
+pub mod es;
+pub mod footprint;
+pub mod js;
+pub mod lsp;
+pub mod project;

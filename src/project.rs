@@ -51,7 +51,11 @@ pub struct Project {
 
 /// The folder of the nearest `grounded.toml` at or above `start` (a file or folder).
 pub fn find_root(start: &Path) -> Option<PathBuf> {
-    let start = if start.is_file() { start.parent()? } else { start };
+    let start = if start.is_file() {
+        start.parent()?
+    } else {
+        start
+    };
     let abs = std::fs::canonicalize(start).ok()?;
     abs.ancestors()
         .find(|d| d.join(CONFIG_FILE).is_file())
@@ -69,7 +73,11 @@ impl Project {
                     .map_err(|e| format!("{}: {e}", path.display()))?;
                 let config: Config = toml::from_str(&text)
                     .map_err(|e| format!("{}: {}", path.display(), e.message()))?;
-                Ok(Project { root, config, has_config: true })
+                Ok(Project {
+                    root,
+                    config,
+                    has_config: true,
+                })
             }
             None => Ok(Project {
                 root: std::fs::canonicalize(fallback).unwrap_or_else(|_| fallback.to_path_buf()),
@@ -107,7 +115,11 @@ impl Project {
 /// not exist yet is judged by its lexical form.
 pub fn is_inside(root: &Path, path: &Path) -> bool {
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let full = if path.is_absolute() { path.to_path_buf() } else { root.join(path) };
+    let full = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        root.join(path)
+    };
     match std::fs::canonicalize(&full) {
         Ok(p) => p.starts_with(&root),
         Err(_) => {

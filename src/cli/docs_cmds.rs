@@ -65,16 +65,26 @@ pub fn corpus(docs: Option<&Path>, format: Format) -> Result<i32, Fail> {
         "engine: ECMAScript {}, scripts {}, directives {}",
         corpus.engine.es_label,
         corpus.engine.script_extensions.join(" "),
-        if corpus.engine.directives.is_empty() { "none".to_string() } else { corpus.engine.directives.join(" ") }
+        if corpus.engine.directives.is_empty() {
+            "none".to_string()
+        } else {
+            corpus.engine.directives.join(" ")
+        }
     );
     for (g, i) in &corpus.globals {
         println!("global {g}: {i}");
     }
     for c in corpus.constructs.values() {
-        println!("construct {}: {}.{}({}) … {}.{}()", c.id, c.global, c.start, c.object, c.global, c.end);
+        println!(
+            "construct {}: {}.{}({}) … {}.{}()",
+            c.id, c.global, c.start, c.object, c.global, c.end
+        );
     }
     for s in &corpus.skipped_pairs {
-        println!("skipped pair {}.{}/{}: {}", s.interface, s.start, s.end, s.reason);
+        println!(
+            "skipped pair {}.{}/{}: {}",
+            s.interface, s.start, s.end, s.reason
+        );
     }
     if corpus.diagnostics.is_empty() {
         println!("no load diagnostics");

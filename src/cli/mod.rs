@@ -11,7 +11,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::docs::Corpus;
 use crate::project::Project;
 
+mod check;
 mod docs_cmds;
+mod dryrun;
+mod find;
+mod serve;
 
 /// Output formats of the reporting commands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -25,7 +29,11 @@ pub enum Format {
 }
 
 #[derive(Debug, Parser)]
-#[command(name = "grounded", version, about = "Grounds engine scripts in the engine's own documentation")]
+#[command(
+    name = "grounded",
+    version,
+    about = "Grounds engine scripts in the engine's own documentation"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -165,7 +173,11 @@ impl<E: std::fmt::Display> From<E> for Fail {
 /// Loads the project around `start` and its corpus.
 pub fn project_and_corpus(start: &Path, docs: Option<&Path>) -> Result<(Project, Corpus), Fail> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let fallback = if start.is_dir() { start.to_path_buf() } else { cwd };
+    let fallback = if start.is_dir() {
+        start.to_path_buf()
+    } else {
+        cwd
+    };
     let project = Project::discover(start, &fallback).map_err(Fail)?;
     let corpus = project.load_corpus(docs, true).map_err(Fail)?;
     Ok((project, corpus))
@@ -182,10 +194,49 @@ pub fn main() -> i32 {
         }
     };
     let result = match cli.command {
-        Command::Lookup { docs, limit, format, term } => docs_cmds::lookup(docs.as_deref(), &term, limit, format),
+        Command::Lookup {
+            docs,
+            limit,
+            format,
+            term,
+        } => docs_cmds::lookup(docs.as_deref(), &term, limit, format),
         Command::Topic { docs, format, goal } => docs_cmds::topic(docs.as_deref(), &goal, format),
         Command::Corpus { docs, format } => docs_cmds::corpus(docs.as_deref(), format),
-        other => Err(Fail(format!("`{}` is not available in this build yet", command_name(&other)))),
+        Command::Check {
+            docs,
+            format,
+            dry_run,
+            paths,
+        } => check::run(docs.as_deref(), format, dry_run, &paths),
+        Command::DryRun {
+            docs,
+            format,
+            budget_ms,
+            entry,
+        } => dryrun::run(docs.as_deref(), format, budget_ms, entry.as_deref()),
+        Command::Constructs { docs, format, file } => {
+            find::constructs(docs.as_deref(), format, &file)
+        }
+        Command::Find {
+            docs,
+            format,
+            fixed_strings,
+            context,
+            pattern,
+            paths,
+        } => find::find(
+            docs.as_deref(),
+            format,
+            fixed_strings,
+            context,
+            &pattern,
+            &paths,
+        ),
+        Command::Serve { docs } => serve::run(docs.as_deref()),
+        other => Err(Fail(format!(
+            "`{}` is not available in this build yet",
+            command_name(&other)
+        ))),
     };
     match result {
         Ok(code) => code,

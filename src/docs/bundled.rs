@@ -15,7 +15,10 @@ fn files() -> (Vec<SourceFile>, Option<SourceFile>) {
     let mut all = Vec::new();
     collect(&DEMO, &mut all);
     all.sort_by(|a, b| a.path.cmp(&b.path));
-    let facts = all.iter().position(|f| f.path == "facts.toml").map(|i| all.remove(i));
+    let facts = all
+        .iter()
+        .position(|f| f.path == "facts.toml")
+        .map(|i| all.remove(i));
     all.retain(|f| f.path.ends_with(".md") || f.path.ends_with(".jsonl"));
     (all, facts)
 }

@@ -252,7 +252,7 @@ fn markdown_chunks(f: &SourceFile, out: &mut Vec<Chunk>) {
             }
         } else if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
             let ch = &trimmed[..3];
-            let n = trimmed.chars().take_while(|c| Some(*c) == ch.chars().next()).count();
+            let n = trimmed.chars().take_while(|c| ch.starts_with(*c)).count();
             fence = Some(ch.chars().next().unwrap().to_string().repeat(n));
         } else if let Some(title) = heading_title(line) {
             flush(current.take(), out);

@@ -28,7 +28,10 @@ impl Corpus {
         let mut sources = Vec::new();
         let mut facts = None;
         for (p, t) in files {
-            let f = SourceFile { path: p.to_string(), text: t.to_string() };
+            let f = SourceFile {
+                path: p.to_string(),
+                text: t.to_string(),
+            };
             if *p == "facts.toml" {
                 facts = Some(f);
             } else {

@@ -228,7 +228,10 @@ impl std::fmt::Display for CorpusError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CorpusError::NotFound(m) => write!(f, "corpus not found: {m}"),
-            CorpusError::Empty(p) => write!(f, "corpus {p} has no chunk (no .md heading, no JSONL record)"),
+            CorpusError::Empty(p) => write!(
+                f,
+                "corpus {p} has no chunk (no .md heading, no JSONL record)"
+            ),
         }
     }
 }
@@ -246,7 +249,10 @@ const Q_OPEN: &str = r#"[`"'\u{201C}\u{2018}]"#;
 
 fn parent_re() -> &'static Regex {
     static C: OnceLock<Regex> = OnceLock::new();
-    re(&C, r#"(?i)parent\s+interface\s*:\s*[`"'\u{201C}\u{2018}]?([A-Za-z_$][A-Za-z0-9_$]*)"#)
+    re(
+        &C,
+        r#"(?i)parent\s+interface\s*:\s*[`"'\u{201C}\u{2018}]?([A-Za-z_$][A-Za-z0-9_$]*)"#,
+    )
 }
 
 fn global_re() -> &'static Regex {
@@ -260,14 +266,20 @@ fn global_re() -> &'static Regex {
 
 fn ctor_re() -> &'static Regex {
     static C: OnceLock<Regex> = OnceLock::new();
-    re(&C, r#"(?i)constructor\s*:\s*`?\s*new\s+([A-Za-z_$][A-Za-z0-9_$]*)\s*(\([^)]*\))?"#)
+    re(
+        &C,
+        r#"(?i)constructor\s*:\s*`?\s*new\s+([A-Za-z_$][A-Za-z0-9_$]*)\s*(\([^)]*\))?"#,
+    )
 }
 
 impl Corpus {
     /// Loads a corpus from a folder or a single file.
     pub fn load(path: &Path) -> Result<Corpus, CorpusError> {
         if !path.exists() {
-            return Err(CorpusError::NotFound(format!("{} does not exist", path.display())));
+            return Err(CorpusError::NotFound(format!(
+                "{} does not exist",
+                path.display()
+            )));
         }
         let mut diags = Vec::new();
         let (files, facts) = read_corpus_path(path, &mut diags)
@@ -326,7 +338,8 @@ impl Corpus {
                 let msg = format!(
                     "duplicate chunk title `{title}` (first at {f}:{l}); both are searchable, the first one's facts win"
                 );
-                self.diagnostics.push(LoadDiagnostic::new(&ch.file, ch.line, msg));
+                self.diagnostics
+                    .push(LoadDiagnostic::new(&ch.file, ch.line, msg));
                 if self.kinds[id] != ChunkKind::Prose {
                     continue;
                 }
@@ -341,7 +354,10 @@ impl Corpus {
                     let iface = self.interface_mut(&name);
                     iface.chunk = Some(id);
                     for cap in parent_re().captures_iter(&text) {
-                        parents.entry(name.clone()).or_default().push((cap[1].to_string(), id));
+                        parents
+                            .entry(name.clone())
+                            .or_default()
+                            .push((cap[1].to_string(), id));
                     }
                     for cap in global_re().captures_iter(&text) {
                         self.globals.insert(cap[1].to_string(), name.clone());
@@ -361,7 +377,8 @@ impl Corpus {
                     let msg = format!(
                         "`{name}` names parent interface `{p}`, which is not documented; ignored"
                     );
-                    self.diagnostics.push(LoadDiagnostic::new(&ch.file, ch.line, msg));
+                    self.diagnostics
+                        .push(LoadDiagnostic::new(&ch.file, ch.line, msg));
                     continue;
                 }
                 let iface = self.interfaces.get_mut(&name).expect("declared above");
@@ -387,7 +404,9 @@ impl Corpus {
         let text = self.chunks[id].text.clone();
         for (n, line) in text.lines().enumerate() {
             let l = line.trim().trim_start_matches(['-', '*', ' ']).trim();
-            let Some((key, value)) = l.split_once(':') else { continue };
+            let Some((key, value)) = l.split_once(':') else {
+                continue;
+            };
             let key = key.trim().trim_matches(['*', '`']).to_ascii_lowercase();
             let value = value.trim().trim_matches('`').trim();
             match key.as_str() {
@@ -404,8 +423,14 @@ impl Corpus {
                         }
                         Err(_) => {
                             let ch = &self.chunks[id];
-                            let msg = format!("`ECMAScript: {value}` is not an edition number; level 3 assumed");
-                            self.diagnostics.push(LoadDiagnostic::new(&ch.file, ch.line_of_text_line(n), msg));
+                            let msg = format!(
+                                "`ECMAScript: {value}` is not an edition number; level 3 assumed"
+                            );
+                            self.diagnostics.push(LoadDiagnostic::new(
+                                &ch.file,
+                                ch.line_of_text_line(n),
+                                msg,
+                            ));
                         }
                     }
                 }
@@ -414,7 +439,13 @@ impl Corpus {
                         .split([' ', ','])
                         .map(|e| e.trim().trim_matches('`'))
                         .filter(|e| !e.is_empty())
-                        .map(|e| if e.starts_with('.') { e.to_string() } else { format!(".{e}") })
+                        .map(|e| {
+                            if e.starts_with('.') {
+                                e.to_string()
+                            } else {
+                                format!(".{e}")
+                            }
+                        })
                         .collect();
                     if !exts.is_empty() {
                         self.engine.script_extensions = exts;
@@ -443,16 +474,19 @@ impl Corpus {
                 Err(e) => {
                     let ch = &self.chunks[id];
                     let msg = format!("constructor `{}`: {e}; parameters ignored", cap[0].trim());
-                    self.diagnostics.push(LoadDiagnostic::new(&ch.file, ch.line, msg));
+                    self.diagnostics
+                        .push(LoadDiagnostic::new(&ch.file, ch.line, msg));
                 }
             }
         }
-        self.constructors.entry(name.clone()).or_insert(Constructor {
-            name,
-            interface: iface.to_string(),
-            params,
-            text: cap[0].trim().to_string(),
-        });
+        self.constructors
+            .entry(name.clone())
+            .or_insert(Constructor {
+                name,
+                interface: iface.to_string(),
+                params,
+                text: cap[0].trim().to_string(),
+            });
     }
 
     fn read_member(&mut self, id: ChunkId) {
@@ -476,8 +510,13 @@ impl Corpus {
                 Ok(sig) => overloads.push(sig),
                 Err(e) => {
                     let ch = &self.chunks[id];
-                    let msg = format!("unparseable signature of `{iface}-{name}` (`{s}`): {e}; skipped");
-                    self.diagnostics.push(LoadDiagnostic::new(&ch.file, ch.line_of_text_line(n), msg));
+                    let msg =
+                        format!("unparseable signature of `{iface}-{name}` (`{s}`): {e}; skipped");
+                    self.diagnostics.push(LoadDiagnostic::new(
+                        &ch.file,
+                        ch.line_of_text_line(n),
+                        msg,
+                    ));
                 }
             }
         }
@@ -493,7 +532,10 @@ impl Corpus {
             overloads,
             chunk: Some(id),
         };
-        self.interface_mut(&iface).members.entry(name).or_insert(member);
+        self.interface_mut(&iface)
+            .members
+            .entry(name)
+            .or_insert(member);
     }
 
     /// Resolves `Named` types to interfaces or built-ins; unknown names become `any`
@@ -512,10 +554,13 @@ impl Corpus {
                         }
                     }
                     for u in unknown {
-                        reports.push((m.chunk, format!(
-                            "`{}-{}` uses type `{u}`, which is not documented; read as `any`",
-                            m.interface, m.name
-                        )));
+                        reports.push((
+                            m.chunk,
+                            format!(
+                                "`{}-{}` uses type `{u}`, which is not documented; read as `any`",
+                                m.interface, m.name
+                            ),
+                        ));
                     }
                 }
             }
@@ -542,7 +587,12 @@ impl Corpus {
             let mut out = Vec::new();
             let mut seen = BTreeSet::new();
             seen.insert(name.clone());
-            let mut stack: Vec<String> = self.interfaces[name].parents.iter().rev().cloned().collect();
+            let mut stack: Vec<String> = self.interfaces[name]
+                .parents
+                .iter()
+                .rev()
+                .cloned()
+                .collect();
             while let Some(p) = stack.pop() {
                 if p == *name {
                     let key = (name.clone(), p.clone());
@@ -572,13 +622,18 @@ impl Corpus {
     }
 
     fn derive_constructs(&mut self) {
-        let globals: Vec<(String, String)> =
-            self.globals.iter().map(|(g, i)| (g.clone(), i.clone())).collect();
+        let globals: Vec<(String, String)> = self
+            .globals
+            .iter()
+            .map(|(g, i)| (g.clone(), i.clone()))
+            .collect();
         let mut skipped_seen = BTreeSet::new();
         for (global, iface) in globals {
             let members: Vec<Member> = self.members_of(&iface).into_iter().cloned().collect();
             for m in &members {
-                let Some(prefix) = m.name.strip_suffix("Start") else { continue };
+                let Some(prefix) = m.name.strip_suffix("Start") else {
+                    continue;
+                };
                 if prefix.is_empty() {
                     continue;
                 }
@@ -593,24 +648,28 @@ impl Corpus {
                     .map(|p| p.ty.clone());
                 match first {
                     Some(Type::Interface(obj)) => {
-                        self.constructs.entry(prefix.to_string()).or_insert(Construct {
-                            id: prefix.to_string(),
-                            interface: m.interface.clone(),
-                            global: global.clone(),
-                            start: m.name.clone(),
-                            end: end.clone(),
-                            object: obj,
-                            aliases: Vec::new(),
-                            no_close: None,
-                            absent: Vec::new(),
-                        });
+                        self.constructs
+                            .entry(prefix.to_string())
+                            .or_insert(Construct {
+                                id: prefix.to_string(),
+                                interface: m.interface.clone(),
+                                global: global.clone(),
+                                start: m.name.clone(),
+                                end: end.clone(),
+                                object: obj,
+                                aliases: Vec::new(),
+                                no_close: None,
+                                absent: Vec::new(),
+                            });
                     }
                     other => {
                         if !skipped_seen.insert((m.interface.clone(), m.name.clone())) {
                             continue;
                         }
                         let reason = match other {
-                            Some(t) => format!("its first parameter is `{t}`, not a documented interface"),
+                            Some(t) => {
+                                format!("its first parameter is `{t}`, not a documented interface")
+                            }
                             None => "it takes no parameter (or has no signature)".to_string(),
                         };
                         self.skipped_pairs.push(SkippedPair {
@@ -651,7 +710,10 @@ impl Corpus {
                 self.diagnostics.push(LoadDiagnostic::new(
                     &f.path,
                     line,
-                    format!("facts.toml is not valid and was ignored: {}", e.lines().last().unwrap_or(&e)),
+                    format!(
+                        "facts.toml is not valid and was ignored: {}",
+                        e.lines().last().unwrap_or(&e)
+                    ),
                 ));
                 return;
             }
@@ -662,15 +724,21 @@ impl Corpus {
             for a in &cf.absent {
                 let aline = line_of(&f.text, a);
                 let Some((iface, member)) = a.split_once('.') else {
-                    self.diagnostics.push(LoadDiagnostic::new(&f.path, aline, format!(
-                        "absent `{a}` is not `Interface.member`; ignored"
-                    )));
+                    self.diagnostics.push(LoadDiagnostic::new(
+                        &f.path,
+                        aline,
+                        format!("absent `{a}` is not `Interface.member`; ignored"),
+                    ));
                     continue;
                 };
                 if !self.interfaces.contains_key(iface) {
-                    self.diagnostics.push(LoadDiagnostic::new(&f.path, aline, format!(
+                    self.diagnostics.push(LoadDiagnostic::new(
+                        &f.path,
+                        aline,
+                        format!(
                         "absent `{a}` names interface `{iface}`, which is not documented; ignored"
-                    )));
+                    ),
+                    ));
                     continue;
                 }
                 if self.member(iface, member).is_some() {
@@ -682,7 +750,8 @@ impl Corpus {
                 let reason = cf.no_close.clone().unwrap_or_else(|| {
                     format!("`{member}` does not exist on `{iface}` (overlay fact)")
                 });
-                self.absent.insert((iface.to_string(), member.to_string()), reason);
+                self.absent
+                    .insert((iface.to_string(), member.to_string()), reason);
                 absent.push((iface.to_string(), member.to_string()));
             }
             match self.constructs.get_mut(&cf.id) {
@@ -702,15 +771,19 @@ impl Corpus {
         for m in &facts.extra.members {
             let line = line_of(&f.text, m);
             let Some((iface, member)) = m.split_once('.') else {
-                self.diagnostics.push(LoadDiagnostic::new(&f.path, line, format!(
-                    "extra member `{m}` is not `Interface.member`; ignored"
-                )));
+                self.diagnostics.push(LoadDiagnostic::new(
+                    &f.path,
+                    line,
+                    format!("extra member `{m}` is not `Interface.member`; ignored"),
+                ));
                 continue;
             };
             if !is_identifier(iface) || !is_identifier(member) {
-                self.diagnostics.push(LoadDiagnostic::new(&f.path, line, format!(
-                    "extra member `{m}` is not `Interface.member`; ignored"
-                )));
+                self.diagnostics.push(LoadDiagnostic::new(
+                    &f.path,
+                    line,
+                    format!("extra member `{m}` is not `Interface.member`; ignored"),
+                ));
                 continue;
             }
             if !self.interfaces.contains_key(iface) {
@@ -828,17 +901,24 @@ impl Corpus {
     /// Counts of what was derived: `(interfaces, members, globals, constructs)`.
     pub fn counts(&self) -> (usize, usize, usize, usize) {
         let members = self.interfaces.values().map(|i| i.members.len()).sum();
-        (self.interfaces.len(), members, self.globals.len(), self.constructs.len())
+        (
+            self.interfaces.len(),
+            members,
+            self.globals.len(),
+            self.constructs.len(),
+        )
     }
 
     /// The full-text index, built on first use.
     pub fn search_index(&self) -> &super::search::SearchIndex {
-        self.search.get_or_init(|| super::search::SearchIndex::build(&self.chunks))
+        self.search
+            .get_or_init(|| super::search::SearchIndex::build(&self.chunks))
     }
 
     /// The phrasebook, mined on first use.
     pub fn phrasebook(&self) -> &super::topic::Phrasebook {
-        self.topics.get_or_init(|| super::topic::Phrasebook::mine(self))
+        self.topics
+            .get_or_init(|| super::topic::Phrasebook::mine(self))
     }
 }
 

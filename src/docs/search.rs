@@ -59,7 +59,11 @@ pub fn camel_parts(word: &str) -> Vec<&str> {
             if i > start {
                 parts.push(&word[start..i]);
             }
-            start = if matches!(c, b'_' | b'$' | b'-') { i + 1 } else { i };
+            start = if matches!(c, b'_' | b'$' | b'-') {
+                i + 1
+            } else {
+                i
+            };
         }
     }
     if start < word.len() {
@@ -107,9 +111,11 @@ impl SearchIndex {
         // split on whitespace, so the query side and the index side agree exactly.
         index.tokenizers().register(
             "raw_tokens",
-            tantivy::tokenizer::TextAnalyzer::builder(tantivy::tokenizer::WhitespaceTokenizer::default())
-                .filter(tantivy::tokenizer::RemoveLongFilter::limit(64))
-                .build(),
+            tantivy::tokenizer::TextAnalyzer::builder(
+                tantivy::tokenizer::WhitespaceTokenizer::default(),
+            )
+            .filter(tantivy::tokenizer::RemoveLongFilter::limit(64))
+            .build(),
         );
         let titles = chunks
             .iter()
@@ -120,10 +126,17 @@ impl SearchIndex {
             .collect();
         let snippets_src = chunks
             .iter()
-            .map(|c| (c.title.clone(), c.text.clone(), format!("{}:{}", c.file, c.line)))
+            .map(|c| {
+                (
+                    c.title.clone(),
+                    c.text.clone(),
+                    format!("{}:{}", c.file, c.line),
+                )
+            })
             .collect();
         let reader = (|| -> tantivy::Result<IndexReader> {
-            let mut writer = index.writer_with_num_threads::<tantivy::TantivyDocument>(1, 50_000_000)?;
+            let mut writer =
+                index.writer_with_num_threads::<tantivy::TantivyDocument>(1, 50_000_000)?;
             for (i, c) in chunks.iter().enumerate() {
                 writer.add_document(doc!(
                     title => tokens(&c.title).join(" "),
@@ -138,18 +151,29 @@ impl SearchIndex {
                 .try_into()
         })()
         .ok();
-        SearchIndex { reader, title, body, titles, snippets_src }
+        SearchIndex {
+            reader,
+            title,
+            body,
+            titles,
+            snippets_src,
+        }
     }
 
     /// The chunks that contain every token of `term`, best first, at most `limit`.
     /// A chunk whose title (or member name) is the term itself comes first.
     pub fn lookup(&self, term: &str, limit: usize) -> Vec<Hit> {
-        let Some(reader) = &self.reader else { return Vec::new() };
+        let Some(reader) = &self.reader else {
+            return Vec::new();
+        };
         let mut toks: Vec<String> = Vec::new();
         // Query words count whole: `tableStart` must find `tableStart`, not every chunk
         // that says `table` or `start`.
         for word in term.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$')) {
-            let w = word.trim_matches(['_', '$']).to_lowercase().replace(['_', '$'], "");
+            let w = word
+                .trim_matches(['_', '$'])
+                .to_lowercase()
+                .replace(['_', '$'], "");
             if !w.is_empty() && !toks.contains(&w) {
                 toks.push(w);
             }
@@ -171,8 +195,10 @@ impl SearchIndex {
                     Term::from_field_text(self.body, t),
                     IndexRecordOption::WithFreqs,
                 ));
-                let either: Box<dyn Query> =
-                    Box::new(BooleanQuery::new(vec![(Occur::Should, in_title), (Occur::Should, in_body)]));
+                let either: Box<dyn Query> = Box::new(BooleanQuery::new(vec![
+                    (Occur::Should, in_title),
+                    (Occur::Should, in_body),
+                ]));
                 (Occur::Must, either)
             })
             .collect();
@@ -185,8 +211,12 @@ impl SearchIndex {
         let mut hits: Vec<(bool, f32, ChunkId)> = Vec::new();
         for (score, addr) in top {
             let seg = searcher.segment_reader(addr.segment_ord);
-            let Ok(col) = seg.fast_fields().u64("id") else { continue };
-            let Some(id) = col.first(addr.doc_id) else { continue };
+            let Ok(col) = seg.fast_fields().u64("id") else {
+                continue;
+            };
+            let Some(id) = col.first(addr.doc_id) else {
+                continue;
+            };
             let id = id as usize;
             let (t, m) = &self.titles[id];
             let exact = *t == whole || m.as_deref() == Some(whole.as_str());
@@ -238,7 +268,10 @@ mod tests {
     fn camel() {
         assert_eq!(camel_parts("tableStart"), vec!["table", "Start"]);
         assert_eq!(camel_parts("XMLDocument"), vec!["XML", "Document"]);
-        assert_eq!(camel_parts("Table-borderWidth"), vec!["Table", "border", "Width"]);
+        assert_eq!(
+            camel_parts("Table-borderWidth"),
+            vec!["Table", "border", "Width"]
+        );
         let t = tokens("Table-borderWidth");
         assert!(t.contains(&"borderwidth".to_string()) && t.contains(&"width".to_string()));
     }

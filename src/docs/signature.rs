@@ -144,7 +144,10 @@ pub fn strip_label(line: &str) -> &str {
 /// Whether `line` (label already stripped) is a signature line of member `name`:
 /// the name (or `readonly` and the name) followed by `(` or `:`.
 pub fn is_signature_of(line: &str, name: &str) -> bool {
-    let s = line.strip_prefix("readonly ").map(str::trim_start).unwrap_or(line);
+    let s = line
+        .strip_prefix("readonly ")
+        .map(str::trim_start)
+        .unwrap_or(line);
     match s.strip_prefix(name) {
         Some(rest) => {
             let rest = rest.trim_start();
@@ -248,7 +251,11 @@ pub fn parse_type(s: &str) -> Result<Type, String> {
                 v.push(parse_type(p)?);
             }
         }
-        return Ok(if v.len() == 1 { v.pop().unwrap() } else { Type::Union(v) });
+        return Ok(if v.len() == 1 {
+            v.pop().unwrap()
+        } else {
+            Type::Union(v)
+        });
     }
     if let Some(inner) = s.strip_suffix("[]") {
         return Ok(Type::Array(Box::new(parse_type(inner)?)));
@@ -340,7 +347,11 @@ mod tests {
 
     #[test]
     fn method() {
-        let s = parse("tableStart(table: Table, style?: TableStyle): void", "tableStart").unwrap();
+        let s = parse(
+            "tableStart(table: Table, style?: TableStyle): void",
+            "tableStart",
+        )
+        .unwrap();
         let p = s.params.as_ref().unwrap();
         assert_eq!(p.len(), 2);
         assert_eq!(p[0].ty, Type::Named("Table".into()));
@@ -359,8 +370,14 @@ mod tests {
 
     #[test]
     fn labels() {
-        assert_eq!(strip_label("Syntax: `foo(a: string): void`"), "foo(a: string): void");
-        assert_eq!(strip_label("Signature: signature: string"), "signature: string");
+        assert_eq!(
+            strip_label("Syntax: `foo(a: string): void`"),
+            "foo(a: string): void"
+        );
+        assert_eq!(
+            strip_label("Signature: signature: string"),
+            "signature: string"
+        );
         assert!(is_signature_of("readonly x: number", "x"));
         assert!(!is_signature_of("xy: number", "x"));
     }

@@ -83,10 +83,10 @@ const STOPWORDS: &[&str] = &[
     "these", "those", "i", "me", "my", "we", "our", "you", "your", "how", "do", "does", "can",
     "could", "should", "would", "will", "want", "need", "please", "put", "make", "get", "use",
     "using", "some", "any", "all", "each", "every", "what", "which", "when", "where", "there",
-    "then", "than", "so", "if", "not", "no", "but", "also", "via", "like", "just", "way",
-    "thing", "things", "one", "has", "have", "had", "was", "were", "show", "let", "lets",
-    "them", "they", "their", "he", "she", "his", "her", "up", "out", "about", "over", "under",
-    "returns", "return", "null", "void", "given", "method", "property",
+    "then", "than", "so", "if", "not", "no", "but", "also", "via", "like", "just", "way", "thing",
+    "things", "one", "has", "have", "had", "was", "were", "show", "let", "lets", "them", "they",
+    "their", "he", "she", "his", "her", "up", "out", "about", "over", "under", "returns", "return",
+    "null", "void", "given", "method", "property",
 ];
 
 /// Light stemming: plurals to singular, so `numbers` meets `number`.
@@ -95,7 +95,12 @@ pub fn stem(w: &str) -> String {
     if w.len() > 4 && w.ends_with("ies") {
         return format!("{}y", &w[..w.len() - 3]);
     }
-    if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") && !w.ends_with("is") {
+    if w.len() > 3
+        && w.ends_with('s')
+        && !w.ends_with("ss")
+        && !w.ends_with("us")
+        && !w.ends_with("is")
+    {
         return w[..w.len() - 1].to_string();
     }
     w
@@ -134,7 +139,9 @@ fn lead_prose(text: &str) -> String {
             continue;
         }
         let lower = t.to_ascii_lowercase();
-        if lower.starts_with("syntax:") || lower.starts_with("signature:") || lower.starts_with("parent interface")
+        if lower.starts_with("syntax:")
+            || lower.starts_with("signature:")
+            || lower.starts_with("parent interface")
             || lower.starts_with("constructor:")
         {
             continue;
@@ -183,7 +190,10 @@ impl Builder {
 impl Phrasebook {
     /// Mines the phrasebook from a corpus.
     pub fn mine(c: &Corpus) -> Phrasebook {
-        let mut b = Builder { routes: Vec::new(), postings: HashMap::new() };
+        let mut b = Builder {
+            routes: Vec::new(),
+            postings: HashMap::new(),
+        };
         // Which chunks' code mentions which construct: guide titles become the
         // construct's words, so "display data in a table" meets `tableStart`.
         let mut construct_ids: HashMap<String, u32> = HashMap::new();
@@ -195,7 +205,11 @@ impl Phrasebook {
                 .map(|m| format!("{}.{}", con.global, m.name))
                 .collect();
             let mut symbols = vec![format!("{}.{}", con.global, con.start)];
-            symbols.extend(family.into_iter().filter(|s| !s.ends_with(&con.start) && !s.ends_with(&con.end)));
+            symbols.extend(
+                family
+                    .into_iter()
+                    .filter(|s| !s.ends_with(&con.start) && !s.ends_with(&con.end)),
+            );
             symbols.push(format!("{}.{}", con.global, con.end));
             if let Some(ctor) = c.constructors.values().find(|k| k.interface == con.object) {
                 symbols.push(format!("new {}()", ctor.name));
@@ -249,8 +263,12 @@ impl Phrasebook {
                 ChunkKind::Prose => {
                     let mut symbols: Vec<String> = Vec::new();
                     let mut uses: BTreeSet<u32> = BTreeSet::new();
-                    for word in chunk.text.split(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '$' || ch == '.')) {
-                        let Some((recv, member)) = word.rsplit_once('.') else { continue };
+                    for word in chunk.text.split(|ch: char| {
+                        !(ch.is_alphanumeric() || ch == '_' || ch == '$' || ch == '.')
+                    }) {
+                        let Some((recv, member)) = word.rsplit_once('.') else {
+                            continue;
+                        };
                         let recv = recv.rsplit('.').next().unwrap_or(recv);
                         if let Some(iface) = c.global_interface(recv) {
                             if c.member(iface, member).is_some() {
@@ -300,8 +318,12 @@ impl Phrasebook {
                     );
                 }
                 ChunkKind::Member => {
-                    let Some((iface, name)) = super::model::split_member_title(&chunk.title) else { continue };
-                    let Some(m) = c.member(iface, name) else { continue };
+                    let Some((iface, name)) = super::model::split_member_title(&chunk.title) else {
+                        continue;
+                    };
+                    let Some(m) = c.member(iface, name) else {
+                        continue;
+                    };
                     let lead = lead_prose(&chunk.text);
                     let recv = c
                         .globals
@@ -327,7 +349,10 @@ impl Phrasebook {
                 ChunkKind::Engine => {}
             }
         }
-        Phrasebook { routes: b.routes, postings: b.postings }
+        Phrasebook {
+            routes: b.routes,
+            postings: b.postings,
+        }
     }
 
     /// Number of routes mined.
@@ -378,7 +403,12 @@ impl Phrasebook {
             let n = m.explained.len();
             n >= 2 || (n >= 1 && n * 2 >= sig.len())
         });
-        TopicAnswer { goal: goal.to_string(), significant: sig, strict, matches }
+        TopicAnswer {
+            goal: goal.to_string(),
+            significant: sig,
+            strict,
+            matches,
+        }
     }
 }
 
@@ -394,7 +424,12 @@ impl fmt::Display for TopicAnswer {
         }
         let best = &self.matches[0];
         if self.strict {
-            writeln!(f, "ROUTE for \"{}\" (explains: {})", self.goal, best.explained.join(", "))?;
+            writeln!(
+                f,
+                "ROUTE for \"{}\" (explains: {})",
+                self.goal,
+                best.explained.join(", ")
+            )?;
         } else {
             writeln!(
                 f,
@@ -411,7 +446,13 @@ impl fmt::Display for TopicAnswer {
                 RouteKind::Member => "member",
                 RouteKind::Interface => "interface",
             };
-            writeln!(f, "{}. {kind} `{}` (matched: {})", i + 1, m.route.name, m.explained.join(", "))?;
+            writeln!(
+                f,
+                "{}. {kind} `{}` (matched: {})",
+                i + 1,
+                m.route.name,
+                m.explained.join(", ")
+            )?;
             if !m.route.symbols.is_empty() {
                 writeln!(f, "   symbols: {}", m.route.symbols.join(", "))?;
             }

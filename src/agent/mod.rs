@@ -1,0 +1,1 @@
+//! `agent`: (to be built).

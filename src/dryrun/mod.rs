@@ -1,0 +1,1 @@
+//! `dryrun`: (to be built).

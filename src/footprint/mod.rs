@@ -1,0 +1,1 @@
+//! `footprint`: (to be built).

@@ -1,0 +1,103 @@
+//! Byte offsets to lines and columns, and back.
+
+/// Line starts of a text, for offset → (line, column) conversion.
+#[derive(Debug, Clone)]
+pub struct LineIndex<'a> {
+    text: &'a str,
+    starts: Vec<usize>,
+}
+
+impl<'a> LineIndex<'a> {
+    /// Indexes `text`.
+    pub fn new(text: &'a str) -> LineIndex<'a> {
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { text, starts }
+    }
+
+    /// 0-based line of a byte offset.
+    pub fn line0(&self, offset: usize) -> usize {
+        match self.starts.binary_search(&offset) {
+            Ok(l) => l,
+            Err(l) => l - 1,
+        }
+    }
+
+    /// Byte offset of the start of 0-based line `line` (clamped to the text's end).
+    pub fn line_start(&self, line: usize) -> usize {
+        self.starts.get(line).copied().unwrap_or(self.text.len())
+    }
+
+    /// Number of lines.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Whether the text is empty.
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// 1-based line and 1-based character column of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let l = self.line0(offset);
+        let start = self.starts[l];
+        let col = self
+            .text
+            .get(start..offset)
+            .map(|s| s.chars().count())
+            .unwrap_or(offset - start);
+        (l + 1, col + 1)
+    }
+
+    /// 0-based line and UTF-16 column of a byte offset (the language server's unit).
+    pub fn line_col_utf16(&self, offset: usize) -> (u32, u32) {
+        let offset = offset.min(self.text.len());
+        let l = self.line0(offset);
+        let start = self.starts[l];
+        let col: usize = self
+            .text
+            .get(start..offset)
+            .map(|s| s.encode_utf16().count())
+            .unwrap_or(0);
+        (l as u32, col as u32)
+    }
+
+    /// Byte offset of a 0-based line and UTF-16 column; clamped to the line's end.
+    pub fn offset_utf16(&self, line: u32, col: u32) -> usize {
+        let Some(&start) = self.starts.get(line as usize) else {
+            return self.text.len();
+        };
+        let end = self
+            .starts
+            .get(line as usize + 1)
+            .copied()
+            .unwrap_or(self.text.len());
+        let mut units = 0u32;
+        for (i, ch) in self.text[start..end].char_indices() {
+            if units >= col || ch == '\n' {
+                return start + i;
+            }
+            units += ch.len_utf16() as u32;
+        }
+        end
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions() {
+        let t = "ab\né😀x\n";
+        let i = LineIndex::new(t);
+        assert_eq!(i.line_col(0), (1, 1));
+        assert_eq!(i.line_col(3), (2, 1));
+        let x = t.find('x').unwrap();
+        assert_eq!(i.line_col(x), (2, 3));
+        assert_eq!(i.line_col_utf16(x), (1, 3));
+        assert_eq!(i.offset_utf16(1, 3), x);
+    }
+}

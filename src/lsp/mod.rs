@@ -1,0 +1,1 @@
+//! `lsp`: (to be built).
