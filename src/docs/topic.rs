@@ -367,35 +367,40 @@ impl Phrasebook {
 
     /// Routes a goal to the engine's symbols, best `limit` first.
     pub fn resolve(&self, goal: &str, limit: usize) -> TopicAnswer {
-        let sig = significant(goal);
-        let mut acc: HashMap<u32, (u32, Vec<usize>)> = HashMap::new();
+        let mut sig = significant(goal);
+        // Goal words are tracked as a bit set; a goal of more than 64 significant words
+        // is a document, not a goal.
+        sig.truncate(64);
+        let mut acc: HashMap<u32, (u32, u64)> = HashMap::new();
         for (wi, w) in sig.iter().enumerate() {
             if let Some(ps) = self.postings.get(w) {
                 for &(r, weight) in ps {
-                    let e = acc.entry(r).or_insert((0, Vec::new()));
+                    let e = acc.entry(r).or_insert((0, 0));
                     e.0 += weight as u32;
-                    if !e.1.contains(&wi) {
-                        e.1.push(wi);
-                    }
+                    e.1 |= 1 << wi;
                 }
             }
         }
-        let mut ranked: Vec<(u32, (u32, Vec<usize>))> = acc.into_iter().collect();
-        ranked.sort_by(|a, b| {
+        let mut ranked: Vec<(u32, u32, u64)> = acc.into_iter().map(|(r, (s, w))| (r, s, w)).collect();
+        let order = |a: &(u32, u32, u64), b: &(u32, u32, u64)| {
             let (ra, rb) = (&self.routes[a.0 as usize], &self.routes[b.0 as usize]);
-            b.1 .1
-                .len()
-                .cmp(&a.1 .1.len())
-                .then(b.1 .0.cmp(&a.1 .0))
+            b.2.count_ones()
+                .cmp(&a.2.count_ones())
+                .then(b.1.cmp(&a.1))
                 .then(ra.kind.cmp(&rb.kind))
                 .then(a.0.cmp(&b.0))
-        });
+        };
+        if ranked.len() > limit && limit > 0 {
+            ranked.select_nth_unstable_by(limit - 1, order);
+            ranked.truncate(limit);
+        }
+        ranked.sort_by(order);
         ranked.truncate(limit);
         let matches: Vec<TopicMatch> = ranked
             .into_iter()
-            .map(|(r, (score, words))| TopicMatch {
+            .map(|(r, score, words)| TopicMatch {
                 route: self.routes[r as usize].clone(),
-                explained: words.iter().map(|&i| sig[i].clone()).collect(),
+                explained: (0..sig.len()).filter(|i| words & (1 << i) != 0).map(|i| sig[i].clone()).collect(),
                 score,
             })
             .collect();
