@@ -12,8 +12,8 @@ use grounded::docs::Corpus;
 
 const WORDS: &[&str] = &[
     "table", "block", "page", "frame", "style", "color", "border", "width", "height", "margin",
-    "text", "font", "image", "list", "item", "cell", "row", "column", "footer", "header",
-    "number", "field", "data", "stream", "xml", "node", "element", "document", "layout", "grid",
+    "text", "font", "image", "list", "item", "cell", "row", "column", "footer", "header", "number",
+    "field", "data", "stream", "xml", "node", "element", "document", "layout", "grid",
 ];
 
 /// Writes a corpus of `interfaces` × `members` member chunks (plus interface chunks,
@@ -22,17 +22,36 @@ fn generate(dir: &std::path::Path, interfaces: usize, members: usize) {
     for i in 0..interfaces {
         let iface = format!("Iface{i}");
         let mut s = String::new();
-        writeln!(s, "# {iface}\nThe {} {} interface.", WORDS[i % 30], WORDS[(i * 7) % 30]).unwrap();
+        writeln!(
+            s,
+            "# {iface}\nThe {} {} interface.",
+            WORDS[i % 30],
+            WORDS[(i * 7) % 30]
+        )
+        .unwrap();
         if i == 0 {
-            writeln!(s, "This object is accessed using the global property \"root\".").unwrap();
+            writeln!(
+                s,
+                "This object is accessed using the global property \"root\"."
+            )
+            .unwrap();
         } else {
-            writeln!(s, "Parent interface: Iface{}\nConstructor: new {iface}()", i / 2).unwrap();
+            writeln!(
+                s,
+                "Parent interface: Iface{}\nConstructor: new {iface}()",
+                i / 2
+            )
+            .unwrap();
         }
         for m in 0..members {
             let a = WORDS[(i + m) % 30];
             let b = WORDS[(i * 3 + m * 7) % 30];
             let name = if i == 0 && m < 20 {
-                if m % 2 == 0 { format!("part{m}Start") } else { format!("part{}End", m - 1) }
+                if m % 2 == 0 {
+                    format!("part{m}Start")
+                } else {
+                    format!("part{}End", m - 1)
+                }
             } else {
                 format!("{a}{}{m}", b[..1].to_uppercase() + &b[1..])
             };
@@ -41,7 +60,11 @@ fn generate(dir: &std::path::Path, interfaces: usize, members: usize) {
             } else if m % 3 == 0 {
                 format!("{name}: number")
             } else {
-                format!("{name}(value: string, other?: Iface{}): Iface{}", (m * 13) % interfaces, (m * 17) % interfaces)
+                format!(
+                    "{name}(value: string, other?: Iface{}): Iface{}",
+                    (m * 13) % interfaces,
+                    (m * 17) % interfaces
+                )
             };
             writeln!(
                 s,
@@ -93,7 +116,13 @@ fn bench(c: &mut Criterion) {
     corpus.phrasebook();
     let mut g = c.benchmark_group("queries-20k");
     g.sample_size(50).measurement_time(Duration::from_secs(3));
-    let terms = ["borderWidth7", "table", "Iface12-colorText4", "footer", "part0Start"];
+    let terms = [
+        "borderWidth7",
+        "table",
+        "Iface12-colorText4",
+        "footer",
+        "part0Start",
+    ];
     let mut i = 0;
     g.bench_function("lookup_docs", |b| {
         b.iter(|| {
@@ -101,7 +130,12 @@ fn bench(c: &mut Criterion) {
             black_box(corpus.lookup(terms[i % terms.len()], 10))
         })
     });
-    let goals = ["put the xml in a table", "footer with page numbers", "border color of a cell", "grid of images"];
+    let goals = [
+        "put the xml in a table",
+        "footer with page numbers",
+        "border color of a cell",
+        "grid of images",
+    ];
     g.bench_function("resolve_topic", |b| {
         b.iter(|| {
             i += 1;

@@ -31,7 +31,13 @@ fn bundled_corpus_has_the_domain() {
     assert!(c.skipped_pairs.iter().any(|s| s.start == "keepStart"));
     assert!(c.absent_reason("Layout", "tableCellEnd").is_some());
     // Only the expected diagnostic: the primitive pair.
-    assert!(c.diagnostics.iter().all(|d| d.message.contains("not a construct")), "{:?}", c.diagnostics);
+    assert!(
+        c.diagnostics
+            .iter()
+            .all(|d| d.message.contains("not a construct")),
+        "{:?}",
+        c.diagnostics
+    );
 }
 
 #[test]
@@ -41,7 +47,11 @@ fn topic_routes_table_goal_to_the_table_construct() {
     assert!(a.strict);
     assert_eq!(a.matches[0].route.kind, RouteKind::Construct);
     assert_eq!(a.matches[0].route.name, "table");
-    assert!(a.matches[0].route.symbols.iter().any(|s| s == "layout.tableStart"));
+    assert!(a.matches[0]
+        .route
+        .symbols
+        .iter()
+        .any(|s| s == "layout.tableStart"));
 }
 
 #[test]
@@ -67,7 +77,10 @@ fn lookup_returns_the_member_chunk_first() {
     assert!(parts.iter().any(|h| h.title == "Layout-tableStart"));
     let whole = c.lookup("Table-borderWidth", 3);
     assert_eq!(whole[0].title, "Table-borderWidth");
-    assert!(c.lookup("tableCellEnd", 5).iter().all(|h| c.chunks[h.chunk].text.contains("tableCellEnd")));
+    assert!(c
+        .lookup("tableCellEnd", 5)
+        .iter()
+        .all(|h| c.chunks[h.chunk].text.contains("tableCellEnd")));
     assert!(c.lookup("qqqzzzxxx", 5).is_empty());
 }
 
@@ -75,8 +88,14 @@ fn lookup_returns_the_member_chunk_first() {
 fn cli_lookup_topic_corpus() {
     let (code, out, err) = grounded(&["lookup", "tableStart"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.lines().next().unwrap().starts_with("Layout-tableStart"), "{out}");
-    assert!(err.contains("bundled demo"), "the fallback is announced: {err}");
+    assert!(
+        out.lines().next().unwrap().starts_with("Layout-tableStart"),
+        "{out}"
+    );
+    assert!(
+        err.contains("bundled demo"),
+        "the fallback is announced: {err}"
+    );
     let (code, out, _) = grounded(&["topic", "display the data in a table"]);
     assert_eq!(code, 0);
     assert!(out.contains("construct `table`"), "{out}");
@@ -94,4 +113,34 @@ fn cli_corpus_errors_exit_2_with_one_line() {
     assert!(out.is_empty());
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(err.contains("no/such/folder"));
+}
+
+#[test]
+fn cli_finds_the_corpus_through_grounded_toml() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+    std::fs::create_dir_all(dir.path().join("src/deep")).unwrap();
+    std::fs::write(dir.path().join("grounded.toml"), "docs = \"docs/\"\n").unwrap();
+    std::fs::write(
+        dir.path().join("docs/api.md"),
+        "# Kiln\naccessed using the global property \"kiln\".\n## Kiln-fireStart\nSyntax: fireStart(name: string): void\n",
+    )
+    .unwrap();
+    // From a subfolder: the nearest grounded.toml above decides.
+    let out = Command::new(env!("CARGO_BIN_EXE_grounded"))
+        .args(["corpus", "--format", "json"])
+        .current_dir(dir.path().join("src/deep"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("bundled"), "{stderr}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["globals"]["kiln"], "Kiln");
+    assert_eq!(v["members"], 1);
+    assert_eq!(
+        v["skipped_pairs"].as_array().unwrap().len(),
+        0,
+        "no fireEnd: not a pair at all"
+    );
 }

@@ -91,8 +91,14 @@ fn every_rule_of_the_spec_from_markdown() {
     assert_eq!(c.global_interface("press"), Some("Press"));
     assert_eq!(c.kinds[0], ChunkKind::Interface);
     // Inheritance, depth 3, with the curly-quoted parent name.
-    assert_eq!(c.ancestors("Press"), &["Machine".to_string(), "Device".to_string()]);
-    assert!(c.member("Press", "serial").is_some(), "grand-parent member is inherited");
+    assert_eq!(
+        c.ancestors("Press"),
+        &["Machine".to_string(), "Device".to_string()]
+    );
+    assert!(
+        c.member("Press", "serial").is_some(),
+        "grand-parent member is inherited"
+    );
     assert!(c.member("Press", "start").is_some());
     // Signatures: methods, properties, readonly, optional params, return interface.
     let s = c.member("Press", "sheetStart").unwrap();
@@ -100,20 +106,43 @@ fn every_rule_of_the_spec_from_markdown() {
     let p = s.signature().unwrap().params.as_ref().unwrap();
     assert_eq!(p[0].ty, Type::Interface("Sheet".into()));
     assert!(p[1].optional);
-    assert_eq!(c.member("Press", "currentSheet").unwrap().value_type(), Type::Interface("Sheet".into()));
-    assert_eq!(c.member("Press", "speed").unwrap().kind, MemberKind::Property);
-    assert!(c.member("Press", "speed2").unwrap().signature().unwrap().readonly);
-    assert_eq!(c.member("Press", "mystery").unwrap().kind, MemberKind::Unknown);
+    assert_eq!(
+        c.member("Press", "currentSheet").unwrap().value_type(),
+        Type::Interface("Sheet".into())
+    );
+    assert_eq!(
+        c.member("Press", "speed").unwrap().kind,
+        MemberKind::Property
+    );
+    assert!(
+        c.member("Press", "speed2")
+            .unwrap()
+            .signature()
+            .unwrap()
+            .readonly
+    );
+    assert_eq!(
+        c.member("Press", "mystery").unwrap().kind,
+        MemberKind::Unknown
+    );
     assert_eq!(c.member("Press", "overloaded").unwrap().overloads.len(), 2);
     // Constructors: the name after `new` and the interface it gives.
     assert_eq!(c.constructors["Sheet"].interface, "Sheet");
     assert_eq!(c.constructors["Paper"].interface, "Sheet");
     assert_eq!(c.constructors["Paper"].params.len(), 2);
-    assert!(!c.constructors.contains_key("Press"), "no Constructor line, not constructible");
+    assert!(
+        !c.constructors.contains_key("Press"),
+        "no Constructor line, not constructible"
+    );
     // Global functions, and the member named `signature` writing its label.
     let lf = c.global_member("loadScript").unwrap();
-    assert!(lf.signature().unwrap().params.as_ref().unwrap()[0].ty.is_path());
-    assert_eq!(c.global_member("signature").unwrap().kind, MemberKind::Property);
+    assert!(lf.signature().unwrap().params.as_ref().unwrap()[0]
+        .ty
+        .is_path());
+    assert_eq!(
+        c.global_member("signature").unwrap().kind,
+        MemberKind::Property
+    );
     // Engine chunk.
     assert_eq!(c.engine.es_year, 2009);
     assert_eq!(c.engine.script_extensions, vec![".jsx", ".jsxinc"]);
@@ -121,36 +150,65 @@ fn every_rule_of_the_spec_from_markdown() {
     // Constructs: derived, with the primitive pair skipped and reported.
     assert_eq!(c.constructs.len(), 1);
     let con = &c.constructs["sheet"];
-    assert_eq!((con.start.as_str(), con.end.as_str(), con.object.as_str()), ("sheetStart", "sheetEnd", "Sheet"));
+    assert_eq!(
+        (con.start.as_str(), con.end.as_str(), con.object.as_str()),
+        ("sheetStart", "sheetEnd", "Sheet")
+    );
     assert_eq!(c.skipped_pairs.len(), 1);
     assert_eq!(c.skipped_pairs[0].start, "holdStart");
-    assert!(c.diagnostics.iter().any(|d| d.message.contains("holdStart") && d.line > 0));
+    assert!(c
+        .diagnostics
+        .iter()
+        .any(|d| d.message.contains("holdStart") && d.line > 0));
     // Prose chunks are kept, searchable, not members.
-    let guide = c.chunks.iter().position(|ch| ch.title == "How to print a sheet").unwrap();
+    let guide = c
+        .chunks
+        .iter()
+        .position(|ch| ch.title == "How to print a sheet")
+        .unwrap();
     assert_eq!(c.kinds[guide], ChunkKind::Prose);
 }
 
 #[test]
 fn jsonl_chunks_and_quote_styles() {
     let jsonl = concat!(
-        r#"{"title": "Vault", "text": "Accessed using the global property 'vault'.", "url": "https://x/vault"}"#, "\n",
+        r#"{"title": "Vault", "text": "Accessed using the global property 'vault'.", "url": "https://x/vault"}"#,
         "\n",
-        r#"{"title": "Vault-open", "text": "Syntax: open(code: string): Drawer\nOpens it."}"#, "\n",
-        r#"{"title": "Drawer", "text": "accessed using the global property `drawer`. Constructor: new Drawer()"}"#, "\n",
-        r#"{"title": "Drawer-items", "text": "items: string[]", "source": 3}"#, "\n",
+        "\n",
+        r#"{"title": "Vault-open", "text": "Syntax: open(code: string): Drawer\nOpens it."}"#,
+        "\n",
+        r#"{"title": "Drawer", "text": "accessed using the global property `drawer`. Constructor: new Drawer()"}"#,
+        "\n",
+        r#"{"title": "Drawer-items", "text": "items: string[]", "source": 3}"#,
+        "\n",
         "{not json at all\n",
-        r#"{"title": "Drawer-x"}"#, "\n",
-        r#"{"title": "Safe", "text": "accessed using the global property “safe”."}"#, "\n",
+        r#"{"title": "Drawer-x"}"#,
+        "\n",
+        r#"{"title": "Safe", "text": "accessed using the global property “safe”."}"#,
+        "\n",
     );
     let c = load(&[("dump/vault.jsonl", jsonl)]);
     assert_eq!(c.global_interface("vault"), Some("Vault"));
     assert_eq!(c.global_interface("drawer"), Some("Drawer"));
     assert_eq!(c.global_interface("safe"), Some("Safe"));
-    assert_eq!(c.member("Vault", "open").unwrap().value_type(), Type::Interface("Drawer".into()));
-    assert!(matches!(c.member("Drawer", "items").unwrap().value_type(), Type::Array(_)));
-    assert_eq!(c.chunks[0].meta.get("url").map(String::as_str), Some("https://x/vault"));
+    assert_eq!(
+        c.member("Vault", "open").unwrap().value_type(),
+        Type::Interface("Drawer".into())
+    );
+    assert!(matches!(
+        c.member("Drawer", "items").unwrap().value_type(),
+        Type::Array(_)
+    ));
+    assert_eq!(
+        c.chunks[0].meta.get("url").map(String::as_str),
+        Some("https://x/vault")
+    );
     // Malformed lines are reported with file and line, the rest still loads.
-    let bad: Vec<_> = c.diagnostics.iter().filter(|d| d.file == "dump/vault.jsonl").collect();
+    let bad: Vec<_> = c
+        .diagnostics
+        .iter()
+        .filter(|d| d.file == "dump/vault.jsonl")
+        .collect();
     assert_eq!(bad.len(), 2, "{bad:?}");
     assert_eq!(bad[0].line, 6);
     assert_eq!(bad[1].line, 7);
@@ -177,9 +235,17 @@ fn signature_and_type_problems_are_load_diagnostics() {
     assert_eq!(c.member("T", "broken").unwrap().kind, MemberKind::Unknown);
     assert_eq!(c.member("T", "weird").unwrap().value_type(), Type::Any);
     let msgs: Vec<String> = c.diagnostics.iter().map(|d| d.to_string()).collect();
-    assert!(msgs.iter().any(|m| m.starts_with("t.md:3:") && m.contains("unparseable")), "{msgs:?}");
+    assert!(
+        msgs.iter()
+            .any(|m| m.starts_with("t.md:3:") && m.contains("unparseable")),
+        "{msgs:?}"
+    );
     assert!(msgs.iter().any(|m| m.contains("Gizmo")), "{msgs:?}");
-    assert!(msgs.iter().any(|m| m.starts_with("t.md:8:") && m.contains("duplicate")), "{msgs:?}");
+    assert!(
+        msgs.iter()
+            .any(|m| m.starts_with("t.md:8:") && m.contains("duplicate")),
+        "{msgs:?}"
+    );
 }
 
 #[test]
@@ -204,20 +270,37 @@ functions = ["exit"]
     let c = load(&[("doc.md", md), ("facts.toml", facts)]);
     let part = &c.constructs["part"];
     assert_eq!(part.aliases, vec!["section", "chapter"]);
-    assert_eq!(part.absent, vec![("Doc".to_string(), "paragraphEnd".to_string())]);
-    assert_eq!(c.absent_reason("Doc", "paragraphEnd"), Some("Paragraphs end on their own."));
+    assert_eq!(
+        part.absent,
+        vec![("Doc".to_string(), "paragraphEnd".to_string())]
+    );
+    assert_eq!(
+        c.absent_reason("Doc", "paragraphEnd"),
+        Some("Paragraphs end on their own.")
+    );
     assert!(c.member("Doc", "secret").is_some());
     assert!(c.member("Hidden", "value").is_some());
     assert!(c.is_engine_global("$") && c.is_engine_global("exit") && c.is_engine_global("doc"));
     let msgs: Vec<String> = c.diagnostics.iter().map(|d| d.to_string()).collect();
-    assert!(msgs.iter().any(|m| m.contains("ghost") && m.starts_with("facts.toml:")), "{msgs:?}");
+    assert!(
+        msgs.iter()
+            .any(|m| m.contains("ghost") && m.starts_with("facts.toml:")),
+        "{msgs:?}"
+    );
     assert!(msgs.iter().any(|m| m.contains("Nowhere")), "{msgs:?}");
-    assert!(msgs.iter().any(|m| m.contains("Doc.write") && m.contains("documented")), "{msgs:?}");
+    assert!(
+        msgs.iter()
+            .any(|m| m.contains("Doc.write") && m.contains("documented")),
+        "{msgs:?}"
+    );
 }
 
 #[test]
 fn broken_overlay_is_a_diagnostic_not_a_failure() {
-    let c = load(&[("a.md", "# A\n## A-x\nSyntax: x: number\n"), ("facts.toml", "[[construct]\nid = 1")]);
+    let c = load(&[
+        ("a.md", "# A\n## A-x\nSyntax: x: number\n"),
+        ("facts.toml", "[[construct]\nid = 1"),
+    ]);
     assert!(c.member("A", "x").is_some());
     assert!(c.diagnostics.iter().any(|d| d.file == "facts.toml"));
 }
@@ -227,7 +310,10 @@ fn empty_and_missing_corpora_are_errors() {
     assert!(Corpus::from_texts(&[("a.md", "no heading here\n")]).is_err());
     let dir = tempfile::tempdir().unwrap();
     assert!(Corpus::load(&dir.path().join("nope")).is_err());
-    assert!(Corpus::load(dir.path()).is_err(), "a folder with no chunk is an error");
+    assert!(
+        Corpus::load(dir.path()).is_err(),
+        "a folder with no chunk is an error"
+    );
 }
 
 #[test]
@@ -235,17 +321,31 @@ fn folders_single_files_and_non_utf8() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     std::fs::create_dir_all(root.join("sub/deeper")).unwrap();
-    std::fs::write(root.join("sub/deeper/b.md"), "# B\n## B-y\nSyntax: y(): A\n").unwrap();
-    std::fs::write(root.join("a.md"), "# A\naccessed using the global property \"a\".\n").unwrap();
+    std::fs::write(
+        root.join("sub/deeper/b.md"),
+        "# B\n## B-y\nSyntax: y(): A\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("a.md"),
+        "# A\naccessed using the global property \"a\".\n",
+    )
+    .unwrap();
     std::fs::write(root.join("notes.txt"), "# Ignored\n").unwrap();
     let mut bytes = b"# C\n## C-z\nSyntax: z: string\n".to_vec();
     bytes.extend_from_slice(&[0xff, 0xfe, b'\n']);
     std::fs::write(root.join("c.md"), bytes).unwrap();
     let c = Corpus::load(root).unwrap();
-    assert_eq!(c.member("B", "y").unwrap().value_type(), Type::Interface("A".into()));
+    assert_eq!(
+        c.member("B", "y").unwrap().value_type(),
+        Type::Interface("A".into())
+    );
     assert!(c.member("C", "z").is_some());
     assert!(!c.chunks.iter().any(|ch| ch.title == "Ignored"));
-    assert!(c.diagnostics.iter().any(|d| d.file == "c.md" && d.message.contains("UTF-8")));
+    assert!(c
+        .diagnostics
+        .iter()
+        .any(|d| d.file == "c.md" && d.message.contains("UTF-8")));
     let single = Corpus::load(&root.join("a.md")).unwrap();
     assert_eq!(single.chunks.len(), 1);
 }

@@ -381,7 +381,8 @@ impl Phrasebook {
                 }
             }
         }
-        let mut ranked: Vec<(u32, u32, u64)> = acc.into_iter().map(|(r, (s, w))| (r, s, w)).collect();
+        let mut ranked: Vec<(u32, u32, u64)> =
+            acc.into_iter().map(|(r, (s, w))| (r, s, w)).collect();
         let order = |a: &(u32, u32, u64), b: &(u32, u32, u64)| {
             let (ra, rb) = (&self.routes[a.0 as usize], &self.routes[b.0 as usize]);
             b.2.count_ones()
@@ -400,7 +401,10 @@ impl Phrasebook {
             .into_iter()
             .map(|(r, score, words)| TopicMatch {
                 route: self.routes[r as usize].clone(),
-                explained: (0..sig.len()).filter(|i| words & (1 << i) != 0).map(|i| sig[i].clone()).collect(),
+                explained: (0..sig.len())
+                    .filter(|i| words & (1 << i) != 0)
+                    .map(|i| sig[i].clone())
+                    .collect(),
                 score,
             })
             .collect();
