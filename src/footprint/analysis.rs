@@ -279,7 +279,7 @@ impl Analysis {
                 // A function declaration's name belongs to the enclosing scope.
                 if kind == ids.function_declaration || kind == ids.generator_function_declaration {
                     if let Some(n) = node.child_by_field_id(ids.f_name.get()) {
-                        let name = &text[n.byte_range()];
+                        let name = text.get(n.byte_range()).unwrap_or("");
                         declare(&mut scopes, cur_scope, name, n.start_position().row);
                     }
                 }
@@ -293,7 +293,7 @@ impl Analysis {
                         declare(
                             &mut scopes,
                             s,
-                            &text[n.byte_range()],
+                            text.get(n.byte_range()).unwrap_or(""),
                             n.start_position().row,
                         );
                     }
@@ -301,7 +301,7 @@ impl Analysis {
                 scope_stack.push(s);
             } else if kind == ids.identifier {
                 let scope = cur_scope;
-                let name = &text[node.byte_range()];
+                let name = text.get(node.byte_range()).unwrap_or("");
                 let row = node.start_position().row;
                 let parent = path.last().copied();
                 if let Some(p) = parent {

@@ -44,6 +44,9 @@ pub struct FindOptions {
     pub footprints: bool,
     /// Expand concept words when a literal search finds nothing.
     pub concepts: bool,
+    /// Folders and files left out (the project's corpus: `lookup` searches the
+    /// docs), unless given as a search path themselves.
+    pub exclude: Vec<PathBuf>,
 }
 
 impl Default for FindOptions {
@@ -57,6 +60,7 @@ impl Default for FindOptions {
             max_hits: None,
             footprints: true,
             concepts: true,
+            exclude: Vec::new(),
         }
     }
 }
@@ -306,7 +310,23 @@ fn collect(
     for s in &starts[1..] {
         b.add(s);
     }
+    let exclude: Vec<PathBuf> = opts
+        .exclude
+        .iter()
+        .map(|p| {
+            let full = if p.is_absolute() {
+                p.clone()
+            } else {
+                root.join(p)
+            };
+            std::fs::canonicalize(&full).unwrap_or(full)
+        })
+        .filter(|p| !starts.contains(p))
+        .collect();
     b.require_git(false).sort_by_file_name(|a, b| a.cmp(b));
+    if !exclude.is_empty() {
+        b.filter_entry(move |e| e.depth() == 0 || !exclude.iter().any(|x| x == e.path()));
+    }
     let exts: Vec<&str> = corpus
         .engine
         .script_extensions
