@@ -244,6 +244,19 @@ pub fn run_entry(
         }
     });
     drop(ctx);
+    // When memory runs out, even the error object cannot be made: the engine throws
+    // `null`. A `null` thrown while the heap is near its limit is that.
+    let near_limit = rt.memory_usage().malloc_size.max(0) as usize > opts.memory_limit / 4 * 3;
+    if near_limit {
+        for ev in state.borrow_mut().events.iter_mut() {
+            if let Event::Uncaught { name, message, .. } = ev {
+                if name.is_empty() && message == "null" {
+                    *name = "InternalError".into();
+                    *message = "out of memory".into();
+                }
+            }
+        }
+    }
     drop(rt);
     Rc::try_unwrap(state)
         .map(|s| s.into_inner().events)

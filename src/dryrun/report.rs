@@ -67,12 +67,20 @@ pub fn findings(
                 format!("did not finish in {budget_ms} ms: stopped here (an endless loop, or work far beyond what the fake engine's empty data explains)"),
                 Anchor::Token,
             ),
-            Event::Uncaught { name, message, at } => (
-                at.as_ref(),
-                Code::DryRun,
-                crash_message(name, message, memory_limit),
-                Anchor::Token,
-            ),
+            Event::Uncaught { name, message, at } => {
+                // The engine places a ReferenceError of top-level code at the script's
+                // start: the name it could not find is the thing to point at.
+                let anchor = match message.strip_suffix(" is not defined") {
+                    Some(n) if name == "ReferenceError" => Anchor::Identifier(n.to_string()),
+                    _ => Anchor::Token,
+                };
+                (
+                    at.as_ref(),
+                    Code::DryRun,
+                    crash_message(name, message, memory_limit),
+                    anchor,
+                )
+            }
             Event::NoEntry { .. } => continue,
         };
         let fallback = Loc {
@@ -150,6 +158,9 @@ enum Anchor {
     Name(String),
     /// A string literal given to a `path` parameter.
     Literal(String),
+    /// The first reference to a variable at or after the position, in the whole file
+    /// (comments, strings and property names skipped).
+    Identifier(String),
     /// The token at the position.
     Token,
 }
@@ -181,10 +192,44 @@ fn span_at(text: &str, idx: &LineIndex, line: usize, col: usize, anchor: &Anchor
             let needle = format!("{q}{lit}{q}");
             find_from(line_text, &needle, pos).map(|s| (s, s + needle.len()))
         }),
+        Anchor::Identifier(name) => {
+            if let Some((s, e)) = first_reference(text, name, ls + pos) {
+                return Span::new(s, e);
+            }
+            None
+        }
         Anchor::Token => None,
     };
     let (s, e) = found.unwrap_or_else(|| token_at(line_text, pos));
     Span::new(ls + s, ls + e)
+}
+
+/// The byte range of the first identifier `name` at or after byte `from` (a variable
+/// reference, not a property name, comment or string).
+fn first_reference(text: &str, name: &str, from: usize) -> Option<(usize, usize)> {
+    let tree = crate::js::parse(text);
+    let mut cursor = tree.walk();
+    let mut best: Option<(usize, usize)> = None;
+    loop {
+        let node = cursor.node();
+        let past = node.end_byte() < from || best.is_some_and(|(s, _)| node.start_byte() > s);
+        if !past && node.kind() == "identifier" && node.start_byte() >= from {
+            if text.get(node.start_byte()..node.end_byte()) == Some(name) {
+                best = Some((node.start_byte(), node.end_byte()));
+            }
+        }
+        if !past && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return best;
+            }
+        }
+    }
 }
 
 /// `needle` at or after `pos`, else its last occurrence on the line.
