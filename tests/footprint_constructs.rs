@@ -266,3 +266,22 @@ fn another_engine_s_constructs_come_from_its_corpus() {
     let demo = fixture("nested.js");
     assert!(instances(&corpus, &demo, &grounded::js::parse(&demo)).is_empty());
 }
+
+#[test]
+fn instance_at_widens_to_the_scope_that_declares_the_object() {
+    let corpus = bundled::demo().unwrap();
+    let text = "var t = new Table();\nt.columns = 2;\nfunction draw(rows) {\n    layout.tableStart(t);\n    for (var i = 0; i < rows.length; i++) {\n        layout.tableCell(rows[i]);\n    }\n    layout.tableEnd();\n}\nlayout.paragraph(\"after\");\n";
+    let tree = grounded::js::parse(text);
+    let off = text.find("tableCell").unwrap();
+    let i = footprint::instance_at(&corpus, text, &tree, off).unwrap();
+    assert_eq!(i.lines, vec![(1, 2), (4, 8)]);
+    assert_eq!(i, instances(&corpus, text, &tree)[0]);
+    // A callback inside a table belongs to the table around it.
+    let text = "var t = new Table();\nlayout.tableStart(t);\nrows.each(function (r) {\n    layout.tableCell(r);\n});\nlayout.tableEnd();\n";
+    let tree = grounded::js::parse(text);
+    let off = text.find("tableCell").unwrap();
+    let i = footprint::instance_at(&corpus, text, &tree, off).unwrap();
+    assert_eq!(i.lines, vec![(1, 6)]);
+    let off = text.len();
+    assert!(footprint::instance_at(&corpus, text, &tree, off).is_none());
+}

@@ -122,6 +122,11 @@ impl Ids {
     }
 }
 
+/// Whether a node is a function (its own scope of `var`s and parameters).
+pub fn is_function_node(n: &Node) -> bool {
+    ids().is_function(n.kind_id())
+}
+
 /// How a statement involves a variable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UseKind {
@@ -242,6 +247,13 @@ struct Step<'t> {
 impl Analysis {
     /// Analyses a script. With a corpus, also finds the calls of constructs.
     pub fn new(text: &str, tree: &Tree, corpus: Option<&Corpus>) -> Analysis {
+        Analysis::of_node(text, tree.root_node(), corpus)
+    }
+
+    /// Analyses one subtree only (a function and what it holds): names it does not
+    /// declare count as outer. A footprint query on a huge script reads the function
+    /// it is in, not the whole file.
+    pub fn of_node(text: &str, top: Node, corpus: Option<&Corpus>) -> Analysis {
         let ids = ids();
         let mut scopes = vec![Scope {
             parent: None,
@@ -254,7 +266,7 @@ impl Analysis {
         let mut calls: Vec<ConstructCall> = Vec::new();
         let mut scope_stack: Vec<usize> = vec![0];
         let mut path: Vec<Step> = Vec::new();
-        let mut cursor = tree.walk();
+        let mut cursor = top.walk();
 
         let mut declare = |scopes: &mut Vec<Scope>, scope: usize, name: &str, row: usize| {
             if let Some(&b) = scopes[scope].names.get(name) {

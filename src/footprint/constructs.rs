@@ -78,6 +78,13 @@ fn span_rows(a: &[ChainNode], b: &[ChainNode]) -> (usize, usize) {
 
 /// Every construct instance of an analysed script, in order of its Start.
 pub fn instances_of(an: &Analysis) -> Vec<ConstructInstance> {
+    resolved_instances(an).into_iter().map(|(i, _)| i).collect()
+}
+
+/// Like [`instances_of`], each with whether its object is settled: no object, or an
+/// object the analysed code declares. An unsettled object (declared outside the
+/// analysed subtree, or a global) has no declaration lines in the footprint.
+pub fn resolved_instances(an: &Analysis) -> Vec<(ConstructInstance, bool)> {
     let m = match_calls(&an.calls);
     // Rows of each instance's own span, 0-based inclusive.
     let spans: Vec<(usize, usize)> = m
@@ -88,6 +95,16 @@ pub fn instances_of(an: &Analysis) -> Vec<ConstructInstance> {
             None => statement_of(&an.calls[s].chain),
         })
         .collect();
+    // Spans by first row, with the running maximum of last rows, to find the spans
+    // that hold a row without trying them all.
+    let mut order: Vec<usize> = (0..spans.len()).collect();
+    order.sort_by_key(|&j| spans[j].0);
+    let mut reach = Vec::with_capacity(order.len());
+    let mut best = 0;
+    for &j in &order {
+        best = best.max(spans[j].1);
+        reach.push(best);
+    }
     // How many instances each variable is the object of: a variable shared by two
     // instances keeps its declaration and configuration when one of them goes.
     let mut objects: std::collections::HashMap<usize, usize> = Default::default();
@@ -107,35 +124,50 @@ pub fn instances_of(an: &Analysis) -> Vec<ConstructInstance> {
                     if !u.deletable || (u.kind == UseKind::Declare && !u.whole) {
                         continue;
                     }
+                    if r0 <= u.start_row && u.end_row <= r1 {
+                        continue;
+                    }
                     // A line inside a construct this one neither holds nor is held by
                     // belongs to that construct.
-                    let foreign = spans.iter().enumerate().any(|(j, &(a0, a1))| {
-                        j != i
-                            && a0 <= u.start_row
-                            && u.end_row <= a1
-                            && !(a0 <= r0 && r1 <= a1)
-                            && !(r0 <= a0 && a1 <= r1)
-                    });
+                    let k = order.partition_point(|&j| spans[j].0 <= u.start_row);
+                    let foreign = (0..k)
+                        .rev()
+                        .take_while(|&x| reach[x] >= u.end_row)
+                        .map(|x| order[x])
+                        .any(|j| {
+                            let (a0, a1) = spans[j];
+                            j != i
+                                && u.end_row <= a1
+                                && !(a0 <= r0 && r1 <= a1)
+                                && !(r0 <= a0 && a1 <= r1)
+                        });
                     if !foreign {
                         rows.push((u.start_row, u.end_row));
                     }
                 }
             }
         }
+        let settled = match &start.object {
+            None => true,
+            Some((_, b)) => b.is_some(),
+        };
         let lines = merge_ranges(rows.into_iter().map(|(a, b)| (a + 1, b + 1)).collect());
         let end = e.map(|e| &an.calls[e]);
-        out.push(ConstructInstance {
-            construct: start.construct.clone(),
-            object: start.object.as_ref().map(|(n, _)| n.clone()),
-            start_line: start.chain.last().map_or(0, |n| n.start_row) + 1,
-            end_line: match end {
-                Some(c) => c.chain.last().map_or(0, |n| n.start_row) + 1,
-                None => start.chain.last().map_or(0, |n| n.start_row) + 1,
+        out.push((
+            ConstructInstance {
+                construct: start.construct.clone(),
+                object: start.object.as_ref().map(|(n, _)| n.clone()),
+                start_line: start.chain.last().map_or(0, |n| n.start_row) + 1,
+                end_line: match end {
+                    Some(c) => c.chain.last().map_or(0, |n| n.start_row) + 1,
+                    None => start.chain.last().map_or(0, |n| n.start_row) + 1,
+                },
+                lines,
+                start_span: start.member_span.0..start.member_span.1,
+                end_span: end.map(|c| c.member_span.0..c.member_span.1),
             },
-            lines,
-            start_span: start.member_span.0..start.member_span.1,
-            end_span: end.map(|c| c.member_span.0..c.member_span.1),
-        });
+            settled,
+        ));
     }
     out
 }
