@@ -7,6 +7,9 @@ use grounded::footprint::{
     self, delete_lines, delete_lines_in_text, instances, variable_footprint, At, FileStamp,
 };
 
+/// 1-based inclusive line ranges.
+type Ranges = Vec<(usize, usize)>;
+
 fn fixture(name: &str) -> String {
     let p = format!(
         "{}/tests/fixtures/footprint/{name}",
@@ -65,7 +68,7 @@ fn nested_constructs_each_get_their_own_footprint() {
     let text = fixture("nested.js");
     let tree = grounded::js::parse(&text);
     let found = instances(&corpus, &text, &tree);
-    let got: Vec<(&str, usize, usize, Vec<(usize, usize)>)> = found
+    let got: Vec<(&str, usize, usize, Ranges)> = found
         .iter()
         .map(|i| {
             (
@@ -244,7 +247,7 @@ fn another_engine_s_constructs_come_from_its_corpus() {
     let text = "var s = new Section();\ns.title = \"Intro\";\ndoc.sectionStart(s);\ndoc.write(\"hello\");\ndoc.sectionEnd();\nvar t = new Section();\ndoc.sectionStart(t);\nlayout.tableStart(x);\n";
     let tree = grounded::js::parse(text);
     let found = instances(&corpus, text, &tree);
-    let got: Vec<(&str, Option<&str>, Vec<(usize, usize)>)> = found
+    let got: Vec<(&str, Option<&str>, Ranges)> = found
         .iter()
         .map(|i| (i.construct.as_str(), i.object.as_deref(), i.lines.clone()))
         .collect();
