@@ -288,3 +288,28 @@ fn instance_at_widens_to_the_scope_that_declares_the_object() {
     let off = text.len();
     assert!(footprint::instance_at(&corpus, text, &tree, off).is_none());
 }
+
+#[test]
+fn starts_or_ends_in_alternative_branches_are_not_accused() {
+    let corpus = bundled::demo().unwrap();
+    let text = "var t = new Table();\nif (wide) {\n    layout.tableStart(t, { cellPadding: 8 });\n} else {\n    layout.tableStart(t);\n}\nlayout.tableCell(\"a\");\nlayout.tableEnd();\nvar b = new Block();\nlayout.blockStart(b);\nswitch (mode) {\ncase 1:\n    layout.blockEnd();\n    break;\ndefault:\n    layout.blockEnd();\n}\n";
+    let tree = grounded::js::parse(text);
+    let f = construct::check(&corpus, "b.js", text, &tree);
+    assert!(f.is_empty(), "{f:?}");
+    let found = instances(&corpus, text, &tree);
+    assert_eq!(found.len(), 3);
+    assert!(found.iter().all(|i| i.is_closed()));
+    // Two Starts in a row, not alternatives: the first is unclosed.
+    let text = "layout.tableStart(a);\nlayout.tableStart(b);\nlayout.tableEnd();\n";
+    let tree = grounded::js::parse(text);
+    let f = construct::check(&corpus, "c.js", text, &tree);
+    assert_eq!(f.iter().map(|x| x.line).collect::<Vec<_>>(), vec![1]);
+}
+
+#[test]
+fn an_object_that_lives_on_after_its_construct_keeps_its_declaration() {
+    let corpus = bundled::demo().unwrap();
+    let text = "function make() {\n    var t = new Table();\n    t.columns = 2;\n    layout.tableStart(t);\n    layout.tableEnd();\n    return t;\n}\n";
+    let tree = grounded::js::parse(text);
+    assert_eq!(instances(&corpus, text, &tree)[0].lines, vec![(4, 5)]);
+}

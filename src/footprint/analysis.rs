@@ -25,6 +25,8 @@ struct Ids {
     statement_block: u16,
     switch_case: u16,
     switch_default: u16,
+    switch_body: u16,
+    if_statement: u16,
     function_declaration: u16,
     generator_function_declaration: u16,
     function_expression: u16,
@@ -71,6 +73,8 @@ fn ids() -> &'static Ids {
             statement_block: k("statement_block"),
             switch_case: k("switch_case"),
             switch_default: k("switch_default"),
+            switch_body: k("switch_body"),
+            if_statement: k("if_statement"),
             function_declaration: k("function_declaration"),
             generator_function_declaration: k("generator_function_declaration"),
             function_expression: k("function_expression"),
@@ -193,6 +197,9 @@ pub struct ChainNode {
     pub end_row: usize,
     /// Whether the node stands in a statement list.
     pub list_child: bool,
+    /// Whether the node's children are alternatives of which one runs: an `if`
+    /// (consequence or `else`) or a `switch` body (one case).
+    pub branches: bool,
 }
 
 /// A call of a construct's Start or End member on the global that has it.
@@ -631,6 +638,7 @@ fn construct_call(
             start_row: s.start_position().row,
             end_row: s.end_position().row,
             list_child: prev_list,
+            branches: s.kind_id() == ids.if_statement || s.kind_id() == ids.switch_body,
         });
         prev_list = ids.is_list(s.kind_id());
     }

@@ -18,11 +18,24 @@ pub struct Matched {
     pub stray: Vec<usize>,
 }
 
+/// Whether two calls sit in different branches of one `if`/`else` or `switch`: at
+/// most one of them runs.
+fn exclusive(a: &[ChainNode], b: &[ChainNode]) -> bool {
+    let k = a.iter().zip(b).take_while(|(x, y)| x.id == y.id).count();
+    k >= 1 && k < a.len() && k < b.len() && a[k - 1].branches
+}
+
 /// Pairs Starts with Ends, per function scope.
+///
+/// Branches count as alternatives: a Start in the `if` and another in the `else`
+/// are both closed by the End after them, and an End in each branch closes the one
+/// Start before them. Scripts choose a style per branch; calling that unclosed
+/// would accuse correct code.
 pub fn match_calls(calls: &[ConstructCall]) -> Matched {
     let mut open: std::collections::HashMap<usize, Vec<usize>> = Default::default();
     let mut pairs: Vec<(usize, Option<usize>)> = Vec::new();
     let mut pair_of_start: std::collections::HashMap<usize, usize> = Default::default();
+    let mut closed: Vec<(usize, usize)> = Vec::new();
     let mut stray = Vec::new();
     for (i, c) in calls.iter().enumerate() {
         if c.is_start {
@@ -39,8 +52,31 @@ pub fn match_calls(calls: &[ConstructCall]) -> Matched {
             Some(pos) => {
                 let s = stack.remove(pos);
                 pairs[pair_of_start[&s]].1 = Some(i);
+                closed.push((s, i));
+                // The same construct opened in another branch closes here too.
+                let mut j = stack.len();
+                while j > 0 {
+                    j -= 1;
+                    let o = stack[j];
+                    if calls[o].construct == c.construct
+                        && exclusive(&calls[o].chain, &calls[s].chain)
+                    {
+                        stack.remove(j);
+                        pairs[pair_of_start[&o]].1 = Some(i);
+                        closed.push((o, i));
+                    }
+                }
             }
-            None => stray.push(i),
+            None => {
+                let twin = closed.iter().any(|&(s, e)| {
+                    calls[s].scope == c.scope
+                        && calls[s].construct == c.construct
+                        && exclusive(&calls[e].chain, &c.chain)
+                });
+                if !twin {
+                    stray.push(i);
+                }
+            }
         }
     }
     Matched { pairs, stray }
@@ -113,6 +149,21 @@ pub fn resolved_instances(an: &Analysis) -> Vec<(ConstructInstance, bool)> {
             *objects.entry(*b).or_default() += 1;
         }
     }
+    // Where each sole object is named at all: a name outside the footprint (a
+    // `return t;`, an `if (t.columns)`) means the variable lives on after the
+    // construct, and deleting its declaration would break that line.
+    let mut named_rows: std::collections::HashMap<usize, Vec<(usize, usize)>> = objects
+        .iter()
+        .filter(|&(_, &n)| n == 1)
+        .map(|(&b, _)| (b, Vec::new()))
+        .collect();
+    if !named_rows.is_empty() {
+        for r in &an.refs {
+            if let Some(v) = r.binding.and_then(|b| named_rows.get_mut(&b)) {
+                v.push((r.row, r.row));
+            }
+        }
+    }
     let mut out = Vec::with_capacity(m.pairs.len());
     for (i, &(s, e)) in m.pairs.iter().enumerate() {
         let start = &an.calls[s];
@@ -145,6 +196,15 @@ pub fn resolved_instances(an: &Analysis) -> Vec<(ConstructInstance, bool)> {
                         rows.push((u.start_row, u.end_row));
                     }
                 }
+            }
+        }
+        if let Some((_, Some(b))) = &start.object {
+            let covered = |row: usize| rows.iter().any(|&(a, z)| a <= row && row <= z);
+            let escapes = named_rows
+                .get(b)
+                .is_some_and(|v| v.iter().any(|&(row, _)| !covered(row)));
+            if escapes {
+                rows.truncate(1);
             }
         }
         let settled = match &start.object {
