@@ -72,8 +72,20 @@ impl ConstructInstance {
 
 /// Every construct instance of a script, in order of its Start.
 pub fn instances(corpus: &Corpus, text: &str, tree: &tree_sitter::Tree) -> Vec<ConstructInstance> {
+    if !mentions_constructs(corpus, text) {
+        return Vec::new();
+    }
     let an = Analysis::new(text, tree, Some(corpus));
     constructs::instances_of(&an)
+}
+
+/// Whether the text names any construct's Start or End at all: a script that does not
+/// is not walked (most files of a project, most of the time).
+pub fn mentions_constructs(corpus: &Corpus, text: &str) -> bool {
+    corpus
+        .constructs
+        .values()
+        .any(|c| text.contains(c.start.as_str()) || text.contains(c.end.as_str()))
 }
 
 /// The construct instance whose footprint holds byte `offset`, the innermost when
