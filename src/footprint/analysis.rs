@@ -616,7 +616,10 @@ fn construct_call(
     let (c, is_start) = corpus.construct_of_call(member)?;
     let receiver = text.get(obj.byte_range())?;
     let iface = corpus.global_interface(receiver)?;
-    corpus.member(iface, member)?;
+    // The receiver's interface must have the whole pair: a `blockStart` of some other
+    // interface that has no `blockEnd` is not this construct.
+    corpus.member(iface, &c.start)?;
+    corpus.member(iface, &c.end)?;
     let object = if is_start {
         node.child_by_field_id(ids.f_arguments.get())
             .and_then(|a| {

@@ -597,7 +597,15 @@ fn file_hits(
 }
 
 fn add_footprints(src: &Source, lines: &[&str], hits: &mut Vec<Hit>) {
-    let tree = crate::js::parse(&src.text);
+    // One parser per thread: making a parser costs about as much as parsing a short
+    // script, and a search may parse thousands.
+    thread_local! {
+        static PARSER: std::cell::RefCell<tree_sitter::Parser> =
+            std::cell::RefCell::new(crate::js::parser());
+    }
+    let Some(tree) = PARSER.with(|p| p.borrow_mut().parse(&src.text, None)) else {
+        return;
+    };
     let an = Analysis::new(&src.text, &tree, None);
     let mut taken: std::collections::HashSet<usize> = hits.iter().map(|h| h.line).collect();
     let hit_lines: Vec<usize> = hits.iter().filter(|h| h.line > 0).map(|h| h.line).collect();
