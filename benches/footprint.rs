@@ -63,6 +63,26 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10)
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(2));
+    g.bench_function("bare_walk_10k_lines", |b| {
+        b.iter(|| {
+            let mut c = tree.walk();
+            let mut n = 0usize;
+            loop {
+                n += 1;
+                if c.goto_first_child() {
+                    continue;
+                }
+                loop {
+                    if c.goto_next_sibling() {
+                        break;
+                    }
+                    if !c.goto_parent() {
+                        return n;
+                    }
+                }
+            }
+        })
+    });
     g.bench_function("instances_10k_lines", |b| {
         b.iter(|| footprint::instances(&corpus, &text, &tree))
     });

@@ -313,3 +313,19 @@ fn an_object_that_lives_on_after_its_construct_keeps_its_declaration() {
     let tree = grounded::js::parse(text);
     assert_eq!(instances(&corpus, text, &tree)[0].lines, vec![(4, 5)]);
 }
+
+#[test]
+fn a_start_on_an_expression_has_no_object() {
+    let corpus = bundled::demo().unwrap();
+    let text = "layout.blockStart(new Block());\nlayout.paragraph(\"x\");\nlayout.blockEnd();\n";
+    let tree = grounded::js::parse(text);
+    let found = instances(&corpus, text, &tree);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].object, None);
+    assert_eq!(found[0].lines, vec![(1, 3)]);
+    let json = serde_json::to_string(&found[0]).unwrap();
+    assert_eq!(
+        json,
+        r#"{"construct":"block","object":null,"start_line":1,"end_line":3,"lines":[[1,3]]}"#
+    );
+}
