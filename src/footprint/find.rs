@@ -34,7 +34,8 @@ pub struct FindOptions {
     pub ignore_case: bool,
     /// Lines of context around each hit (grep's `-C`).
     pub context: usize,
-    /// Files and folders to search; empty means the root.
+    /// Files and folders to search (relative ones are relative to the root); empty
+    /// means the root.
     pub paths: Vec<PathBuf>,
     /// Files larger than this are skipped, with a note.
     pub max_file_bytes: u64,
