@@ -230,3 +230,19 @@ fn human_rendering_marks_each_kind() {
     let r = find_in_files(&corpus, dir.path(), "box", &FindOptions::default()).unwrap();
     insta::assert_snapshot!(r.render_human(), @"notes/box.txt (filename match)");
 }
+
+#[test]
+fn paths_are_shown_relative_to_a_root_given_with_dots() {
+    let corpus = bundled::demo().unwrap();
+    let dir = project();
+    let dotted = dir.path().join("lib").join("..");
+    let opts = FindOptions {
+        paths: vec!["lib".into()],
+        ..FindOptions::default()
+    };
+    let r = find_in_files(&corpus, &dotted, "tableEnd", &opts).unwrap();
+    assert_eq!(
+        kinds(&r),
+        vec![("lib/table.js".to_string(), 5, HitKind::Match)]
+    );
+}

@@ -420,7 +420,9 @@ pub fn find_in_files(
             )
         })?;
     let mut notes = Vec::new();
-    let sources = collect(corpus, root, opts, &mut notes);
+    // Paths are shown relative to the root; both sides must be spelled alike.
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let sources = collect(corpus, &root, opts, &mut notes);
     let mut result = FindResult {
         pattern: pattern.to_string(),
         files: Vec::new(),
