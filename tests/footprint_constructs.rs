@@ -7,6 +7,9 @@ use grounded::footprint::{
     self, delete_lines, delete_lines_in_text, instances, variable_footprint, At, FileStamp,
 };
 
+/// 1-based inclusive line ranges.
+type Ranges = Vec<(usize, usize)>;
+
 fn fixture(name: &str) -> String {
     let p = format!(
         "{}/tests/fixtures/footprint/{name}",
@@ -65,7 +68,7 @@ fn nested_constructs_each_get_their_own_footprint() {
     let text = fixture("nested.js");
     let tree = grounded::js::parse(&text);
     let found = instances(&corpus, &text, &tree);
-    let got: Vec<(&str, usize, usize, Vec<(usize, usize)>)> = found
+    let got: Vec<(&str, usize, usize, Ranges)> = found
         .iter()
         .map(|i| {
             (
@@ -244,7 +247,7 @@ fn another_engine_s_constructs_come_from_its_corpus() {
     let text = "var s = new Section();\ns.title = \"Intro\";\ndoc.sectionStart(s);\ndoc.write(\"hello\");\ndoc.sectionEnd();\nvar t = new Section();\ndoc.sectionStart(t);\nlayout.tableStart(x);\n";
     let tree = grounded::js::parse(text);
     let found = instances(&corpus, text, &tree);
-    let got: Vec<(&str, Option<&str>, Vec<(usize, usize)>)> = found
+    let got: Vec<(&str, Option<&str>, Ranges)> = found
         .iter()
         .map(|i| (i.construct.as_str(), i.object.as_deref(), i.lines.clone()))
         .collect();
@@ -265,4 +268,64 @@ fn another_engine_s_constructs_come_from_its_corpus() {
     // And the demo engine's constructs mean nothing to it.
     let demo = fixture("nested.js");
     assert!(instances(&corpus, &demo, &grounded::js::parse(&demo)).is_empty());
+}
+
+#[test]
+fn instance_at_widens_to_the_scope_that_declares_the_object() {
+    let corpus = bundled::demo().unwrap();
+    let text = "var t = new Table();\nt.columns = 2;\nfunction draw(rows) {\n    layout.tableStart(t);\n    for (var i = 0; i < rows.length; i++) {\n        layout.tableCell(rows[i]);\n    }\n    layout.tableEnd();\n}\nlayout.paragraph(\"after\");\n";
+    let tree = grounded::js::parse(text);
+    let off = text.find("tableCell").unwrap();
+    let i = footprint::instance_at(&corpus, text, &tree, off).unwrap();
+    assert_eq!(i.lines, vec![(1, 2), (4, 8)]);
+    assert_eq!(i, instances(&corpus, text, &tree)[0]);
+    // A callback inside a table belongs to the table around it.
+    let text = "var t = new Table();\nlayout.tableStart(t);\nrows.each(function (r) {\n    layout.tableCell(r);\n});\nlayout.tableEnd();\n";
+    let tree = grounded::js::parse(text);
+    let off = text.find("tableCell").unwrap();
+    let i = footprint::instance_at(&corpus, text, &tree, off).unwrap();
+    assert_eq!(i.lines, vec![(1, 6)]);
+    let off = text.len();
+    assert!(footprint::instance_at(&corpus, text, &tree, off).is_none());
+}
+
+#[test]
+fn starts_or_ends_in_alternative_branches_are_not_accused() {
+    let corpus = bundled::demo().unwrap();
+    let text = "var t = new Table();\nif (wide) {\n    layout.tableStart(t, { cellPadding: 8 });\n} else {\n    layout.tableStart(t);\n}\nlayout.tableCell(\"a\");\nlayout.tableEnd();\nvar b = new Block();\nlayout.blockStart(b);\nswitch (mode) {\ncase 1:\n    layout.blockEnd();\n    break;\ndefault:\n    layout.blockEnd();\n}\n";
+    let tree = grounded::js::parse(text);
+    let f = construct::check(&corpus, "b.js", text, &tree);
+    assert!(f.is_empty(), "{f:?}");
+    let found = instances(&corpus, text, &tree);
+    assert_eq!(found.len(), 3);
+    assert!(found.iter().all(|i| i.is_closed()));
+    // Two Starts in a row, not alternatives: the first is unclosed.
+    let text = "layout.tableStart(a);\nlayout.tableStart(b);\nlayout.tableEnd();\n";
+    let tree = grounded::js::parse(text);
+    let f = construct::check(&corpus, "c.js", text, &tree);
+    assert_eq!(f.iter().map(|x| x.line).collect::<Vec<_>>(), vec![1]);
+}
+
+#[test]
+fn an_object_that_lives_on_after_its_construct_keeps_its_declaration() {
+    let corpus = bundled::demo().unwrap();
+    let text = "function make() {\n    var t = new Table();\n    t.columns = 2;\n    layout.tableStart(t);\n    layout.tableEnd();\n    return t;\n}\n";
+    let tree = grounded::js::parse(text);
+    assert_eq!(instances(&corpus, text, &tree)[0].lines, vec![(4, 5)]);
+}
+
+#[test]
+fn a_start_on_an_expression_has_no_object() {
+    let corpus = bundled::demo().unwrap();
+    let text = "layout.blockStart(new Block());\nlayout.paragraph(\"x\");\nlayout.blockEnd();\n";
+    let tree = grounded::js::parse(text);
+    let found = instances(&corpus, text, &tree);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].object, None);
+    assert_eq!(found[0].lines, vec![(1, 3)]);
+    let json = serde_json::to_string(&found[0]).unwrap();
+    assert_eq!(
+        json,
+        r#"{"construct":"block","object":null,"start_line":1,"end_line":3,"lines":[[1,3]]}"#
+    );
 }

@@ -211,3 +211,38 @@ fn paths_context_limits_and_bad_regexes() {
     let r = find_in_files(&corpus, dir.path(), "bo+x$", &FindOptions::default()).unwrap();
     assert!(r.is_empty() && r.concept.is_none());
 }
+
+#[test]
+fn human_rendering_marks_each_kind() {
+    let corpus = bundled::demo().unwrap();
+    let dir = project();
+    write(dir.path(), "notes/box.txt", "nothing here\n");
+    let r = find_in_files(&corpus, dir.path(), "the box", &FindOptions::default()).unwrap();
+    insta::assert_snapshot!(r.render_human(), @r#"
+    no match for `the box`; searched the engine's symbols it stands for instead: blockStart, blockEnd, Block (via construct `block` ("box"))
+    main.js
+      2* var note = new Block();
+      3+ note.padding = 4;    (footprint of `note`)
+      4* layout.blockStart(note);
+      --
+      6* layout.blockEnd();
+    "#);
+    let r = find_in_files(&corpus, dir.path(), "box", &FindOptions::default()).unwrap();
+    insta::assert_snapshot!(r.render_human(), @"notes/box.txt (filename match)");
+}
+
+#[test]
+fn paths_are_shown_relative_to_a_root_given_with_dots() {
+    let corpus = bundled::demo().unwrap();
+    let dir = project();
+    let dotted = dir.path().join("lib").join("..");
+    let opts = FindOptions {
+        paths: vec!["lib".into()],
+        ..FindOptions::default()
+    };
+    let r = find_in_files(&corpus, &dotted, "tableEnd", &opts).unwrap();
+    assert_eq!(
+        kinds(&r),
+        vec![("lib/table.js".to_string(), 5, HitKind::Match)]
+    );
+}
