@@ -95,11 +95,14 @@ pub enum Event {
     },
 }
 
+/// An invented touch already reported: interface, member, place.
+type SeenKey = (String, String, Option<(String, usize, usize)>);
+
 #[derive(Default)]
 struct State {
     events: Vec<Event>,
     /// (member, iface, file, line, col) already reported: a loop reports once.
-    seen: std::collections::HashSet<(String, String, Option<(String, usize, usize)>)>,
+    seen: std::collections::HashSet<SeenKey>,
     depth: usize,
 }
 

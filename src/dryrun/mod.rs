@@ -103,7 +103,16 @@ pub fn run_project(
                 continue;
             }
         };
-        let events = engine::run_entry(&description, &sources, &rel, opts);
+        // Whatever a script does, the caller (the language server above all) lives on.
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            engine::run_entry(&description, &sources, &rel, opts)
+        }));
+        let Ok(events) = run else {
+            report.limits.push(format!(
+                "entry `{rel}` could not be run: the script engine failed internally"
+            ));
+            continue;
+        };
         for ev in &events {
             if let engine::Event::NoEntry { path } = ev {
                 report

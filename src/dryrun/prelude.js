@@ -19,14 +19,13 @@
     var inCallback = 0;
 
     // Names the language itself reads on any object (conversions, promise
-    // resolution, JSON, inspection, array-likes): never a script's invention.
+    // resolution, JSON, array-likes): never a script's invention.
     var PROBES = Object.create(null);
     [
         "toString", "toLocaleString", "valueOf", "constructor", "hasOwnProperty",
         "isPrototypeOf", "propertyIsEnumerable", "__proto__", "__defineGetter__",
         "__defineSetter__", "__lookupGetter__", "__lookupSetter__", "then", "toJSON",
-        "inspect", "length", "prototype", "call", "apply", "bind", "caller", "arguments",
-        "name", "nodeType", "$$typeof", "asymmetricMatch"
+        "length"
     ].forEach(function (k) { PROBES[k] = true; });
 
     function where() {

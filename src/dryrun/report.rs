@@ -213,10 +213,12 @@ fn first_reference(text: &str, name: &str, from: usize) -> Option<(usize, usize)
     loop {
         let node = cursor.node();
         let past = node.end_byte() < from || best.is_some_and(|(s, _)| node.start_byte() > s);
-        if !past && node.kind() == "identifier" && node.start_byte() >= from {
-            if text.get(node.start_byte()..node.end_byte()) == Some(name) {
-                best = Some((node.start_byte(), node.end_byte()));
-            }
+        if !past
+            && node.kind() == "identifier"
+            && node.start_byte() >= from
+            && text.get(node.start_byte()..node.end_byte()) == Some(name)
+        {
+            best = Some((node.start_byte(), node.end_byte()));
         }
         if !past && cursor.goto_first_child() {
             continue;
