@@ -523,3 +523,56 @@ fn the_fake_engine_is_built_from_any_corpus() {
     let f = one(&demo.findings);
     assert!(f.message.starts_with("syntax error"), "{}", f.message);
 }
+
+#[test]
+fn array_elements_read_by_index_have_the_element_type() {
+    let fs = demo_run(
+        &[(
+            "main.js",
+            "var first = layout.pages[0];\nvar n = first.pageNumber;\nvar rows = data.openCsv(\"p.csv\").readAll();\nvar cell = rows[0][1];\nvar up = cell.toUpperCase();\nlayout.pages[2].turnOver();\n",
+        ), ("p.csv", "a,b\n")],
+        "main.js",
+    );
+    let f = one(&fs);
+    assert_eq!((f.line, f.column), (6, 17));
+    assert!(
+        f.message.contains("`Page` has no member `turnOver`"),
+        "{}",
+        f.message
+    );
+}
+
+#[test]
+fn a_name_another_script_declares_is_not_the_runs_to_judge() {
+    // One shared global scope: `shared` comes from a script the engine runs first, not
+    // from a load. The run of main.js alone cannot see it and must not accuse it.
+    let dir = project(&[
+        ("main.js", "var x = shared(1);\n"),
+        ("setup.js", "function shared(n) { return n; }\n"),
+    ]);
+    let report = run(&bundled::demo().unwrap(), dir.path(), "main.js");
+    assert!(report.findings.is_empty(), "{:#?}", brief(&report.findings));
+    assert!(
+        report
+            .limits
+            .iter()
+            .any(|l| l.contains("`shared` is declared by `setup.js`")),
+        "{:#?}",
+        report.limits
+    );
+}
+
+#[test]
+fn a_statement_without_a_call_is_placed_on_its_own_line() {
+    // `var n = first.numbr;` makes no call: the engine notes no position for it, the
+    // finding must still name line 3, not an earlier one.
+    let fs = demo_run(
+        &[(
+            "main.js",
+            "var first = layout.currentPage();\nvar a = 1;\nvar n = first.numbr;\n",
+        )],
+        "main.js",
+    );
+    let f = one(&fs);
+    assert_eq!((f.line, f.column, f.end_column), (3, 15, 20));
+}

@@ -88,6 +88,11 @@ pub enum Event {
         /// Where it was thrown.
         at: Option<Loc>,
     },
+    /// A script file ran (the entry, or a file it loaded).
+    Ran {
+        /// The file, relative to the root.
+        path: String,
+    },
     /// The entry script itself does not exist.
     NoEntry {
         /// The entry, relative to the root.
@@ -237,6 +242,9 @@ pub fn run_entry(
             });
             return;
         }
+        state.borrow_mut().events.push(Event::Ran {
+            path: entry.to_string(),
+        });
         armed.store(true, Ordering::Relaxed);
         let prepared = sources.prepare(&text);
         let result = eval_named(&ctx, &prepared, entry);
@@ -373,6 +381,9 @@ fn install<'js>(
                 return Ok(());
             }
             st.borrow_mut().depth += 1;
+            st.borrow_mut()
+                .events
+                .push(Event::Ran { path: rel.clone() });
             let prepared = src.prepare(&text);
             let r = eval_named(&ctx, &prepared, &rel);
             st.borrow_mut().depth -= 1;

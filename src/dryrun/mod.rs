@@ -128,6 +128,7 @@ pub fn run_project(
             opts.budget_ms,
             opts.memory_limit,
             &mut texts,
+            &mut report.limits,
         ));
     }
     report::dedup(&mut report.findings);

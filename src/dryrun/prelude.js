@@ -76,10 +76,24 @@
             case "String": return "";
             case "Number": return 0;
             case "Boolean": return false;
-            case "Array": return [];
+            case "Array": return arrayOf("a");
             case "Function": return function () { return permissive(); };
             default: return permissive();
         }
+    }
+
+    var INDEX = /^(?:0|[1-9][0-9]*)$/;
+
+    // An empty array of a documented element type: `length` is 0 (loops over it run
+    // zero times), but an element read by index (`layout.pages[0]`) is a value of the
+    // element type, as the engine would give, not `undefined` that crashes the run.
+    function arrayOf(t) {
+        return new Proxy([], {
+            get: function (a, k, r) {
+                if (typeof k === "string" && !hasOwn.call(a, k) && INDEX.test(k)) return make(t);
+                return Reflect.get(a, k, r);
+            }
+        });
     }
 
     // A value of a documented type.
@@ -93,7 +107,7 @@
             case "a": case "o": return permissive();
         }
         if (t.i !== undefined) return IFACES[t.i] ? typed(t.i) : permissive();
-        if (t.r !== undefined) return [];
+        if (t.r !== undefined) return arrayOf(t.r);
         if (t.B !== undefined) return builtin(t.B);
         return permissive();
     }

@@ -20,8 +20,16 @@ pub fn findings(
     budget_ms: u64,
     memory_limit: usize,
     texts: &mut HashMap<String, Option<String>>,
+    limits: &mut Vec<String>,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
+    let ran: HashSet<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Ran { path } => Some(path.as_str()),
+            _ => None,
+        })
+        .collect();
     for ev in events {
         let (at, code, message, anchor) = match ev {
             Event::Invented { iface, member, at } => {
@@ -70,9 +78,28 @@ pub fn findings(
             Event::Uncaught { name, message, at } => {
                 // The engine places a ReferenceError of top-level code at the script's
                 // start: the name it could not find is the thing to point at.
-                let anchor = match message.strip_suffix(" is not defined") {
-                    Some(n) if name == "ReferenceError" => Anchor::Identifier(n.to_string()),
-                    _ => Anchor::Token,
+                let undefined = message
+                    .strip_suffix(" is not defined")
+                    .filter(|_| name == "ReferenceError");
+                if let Some(n) = undefined {
+                    // Engines whose scripts share one global scope see every script's
+                    // top-level names: a name another script declares is not the run's
+                    // to judge (the static check knows the project's scopes).
+                    if let Some(file) =
+                        super::source::declared_elsewhere(corpus, sources.root(), n, &ran)
+                    {
+                        limits.push(format!(
+                            "the run of `{entry}` stopped early: `{n}` is declared by `{file}`, which it did not load (with one global scope shared by all scripts, that is no mistake); what follows went unexercised"
+                        ));
+                        continue;
+                    }
+                }
+                let anchor = match undefined {
+                    Some(n) => Anchor::Identifier(n.to_string()),
+                    None => match property_of(message) {
+                        Some(p) => Anchor::Name(p.to_string()),
+                        None => Anchor::Token,
+                    },
                 };
                 (
                     at.as_ref(),
@@ -81,7 +108,7 @@ pub fn findings(
                     anchor,
                 )
             }
-            Event::NoEntry { .. } => continue,
+            Event::NoEntry { .. } | Event::Ran { .. } => continue,
         };
         let fallback = Loc {
             file: entry.to_string(),
@@ -115,6 +142,16 @@ pub fn dedup(findings: &mut Vec<Finding>) {
             &b.message,
         ))
     });
+}
+
+/// The property of a `cannot read property 'x' of undefined` message.
+fn property_of(message: &str) -> Option<&str> {
+    let rest = message
+        .strip_prefix("cannot read property '")
+        .or_else(|| message.strip_prefix("cannot set property '"))?;
+    rest.split_once('\'')
+        .map(|(p, _)| p)
+        .filter(|p| !p.is_empty())
 }
 
 fn invented_message(corpus: &Corpus, iface: &str, member: &str) -> String {
@@ -154,7 +191,9 @@ fn crash_message(name: &str, message: &str, memory_limit: usize) -> String {
 
 /// What to span at the engine's position.
 enum Anchor {
-    /// A member's name: the first occurrence at or after the position on its line.
+    /// A member's name: the first property of that name at or after the position in
+    /// the file (the engine places a statement that makes no call at the last place
+    /// it noted, which may be an earlier line), else the word on the position's line.
     Name(String),
     /// A string literal given to a `path` parameter.
     Literal(String),
@@ -187,13 +226,18 @@ fn span_at(text: &str, idx: &LineIndex, line: usize, col: usize, anchor: &Anchor
         .map(|(i, _)| i)
         .unwrap_or(line_text.len());
     let found = match anchor {
-        Anchor::Name(name) => find_word(line_text, name, pos),
+        Anchor::Name(name) => {
+            if let Some((s, e)) = first_node(text, name, ls + pos, &["property_identifier"]) {
+                return Span::new(s, e);
+            }
+            find_word(line_text, name, pos)
+        }
         Anchor::Literal(lit) => ["\"", "'"].iter().find_map(|q| {
             let needle = format!("{q}{lit}{q}");
             find_from(line_text, &needle, pos).map(|s| (s, s + needle.len()))
         }),
         Anchor::Identifier(name) => {
-            if let Some((s, e)) = first_reference(text, name, ls + pos) {
+            if let Some((s, e)) = first_node(text, name, ls + pos, &["identifier"]) {
                 return Span::new(s, e);
             }
             None
@@ -204,9 +248,10 @@ fn span_at(text: &str, idx: &LineIndex, line: usize, col: usize, anchor: &Anchor
     Span::new(ls + s, ls + e)
 }
 
-/// The byte range of the first identifier `name` at or after byte `from` (a variable
-/// reference, not a property name, comment or string).
-fn first_reference(text: &str, name: &str, from: usize) -> Option<(usize, usize)> {
+/// The byte range of the first node of one of `kinds` reading `name` at or after byte
+/// `from` (`identifier`: a variable reference; `property_identifier`: a member name;
+/// never a comment or a string).
+fn first_node(text: &str, name: &str, from: usize, kinds: &[&str]) -> Option<(usize, usize)> {
     let tree = crate::js::parse(text);
     let mut cursor = tree.walk();
     let mut best: Option<(usize, usize)> = None;
@@ -214,7 +259,7 @@ fn first_reference(text: &str, name: &str, from: usize) -> Option<(usize, usize)
         let node = cursor.node();
         let past = node.end_byte() < from || best.is_some_and(|(s, _)| node.start_byte() > s);
         if !past
-            && node.kind() == "identifier"
+            && kinds.contains(&node.kind())
             && node.start_byte() >= from
             && text.get(node.start_byte()..node.end_byte()) == Some(name)
         {

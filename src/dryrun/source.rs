@@ -174,14 +174,8 @@ fn normalize(p: &Path) -> Option<PathBuf> {
     Some(out)
 }
 
-/// The scripts a dry run starts from: `entry` (relative to the root) when given, else
-/// every top-level script of the project, that is every script (the engine's script
-/// extensions) that no other script loads by a literal path. Running a file that is
-/// only ever loaded by another on its own would report the helpers it never sees.
-pub fn entries(corpus: &Corpus, root: &Path, entry: Option<&str>) -> Vec<PathBuf> {
-    if let Some(e) = entry {
-        return vec![PathBuf::from(e)];
-    }
+/// The project's scripts (the engine's script extensions), relative to the root, sorted.
+pub fn scripts(corpus: &Corpus, root: &Path) -> Vec<String> {
     let exts: Vec<String> = if corpus.engine.script_extensions.is_empty() {
         vec![".js".into()]
     } else {
@@ -206,6 +200,43 @@ pub fn entries(corpus: &Corpus, root: &Path, entry: Option<&str>) -> Vec<PathBuf
             scripts.push(rel.join("/"));
         }
     }
+    scripts.sort();
+    scripts
+}
+
+/// A script the run did not run (`ran`) that declares `name` with `function` or `var`.
+pub fn declared_elsewhere(
+    corpus: &Corpus,
+    root: &Path,
+    name: &str,
+    ran: &std::collections::HashSet<&str>,
+) -> Option<String> {
+    let Ok(re) = Regex::new(&format!(
+        r"\b(?:function\s+{n}\s*\(|var\s+(?:[^;]*[,\s])?{n}\b)",
+        n = regex::escape(name)
+    )) else {
+        return None;
+    };
+    scripts(corpus, root)
+        .into_iter()
+        .filter(|s| !ran.contains(s.as_str()))
+        .find(|s| {
+            std::fs::read_to_string(root.join(s))
+                .map(|t| re.is_match(&t))
+                .unwrap_or(false)
+        })
+}
+
+/// The scripts a dry run starts from: `entry` (relative to the root) when given, else
+/// every top-level script of the project, that is every script (the engine's script
+/// extensions) that no other script loads by a literal path. Running a file that is
+/// only ever loaded by another on its own would report the helpers it never sees.
+pub fn entries(corpus: &Corpus, root: &Path, entry: Option<&str>) -> Vec<PathBuf> {
+    if let Some(e) = entry {
+        return vec![PathBuf::from(e)];
+    }
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let scripts = scripts(corpus, &root);
     let loaders = super::describe::loader_names(corpus);
     let call = if loaders.is_empty() {
         None
@@ -245,7 +276,6 @@ pub fn entries(corpus: &Corpus, root: &Path, entry: Option<&str>) -> Vec<PathBuf
             }
         }
     }
-    scripts.sort();
     scripts
         .into_iter()
         .filter(|s| !loaded.contains(s))
