@@ -125,8 +125,7 @@ pub fn run_project(
             &sources,
             &rel,
             &events,
-            opts.budget_ms,
-            opts.memory_limit,
+            opts,
             &mut texts,
             &mut report.limits,
         ));

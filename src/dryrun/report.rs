@@ -17,11 +17,11 @@ pub fn findings(
     sources: &Sources,
     entry: &str,
     events: &[Event],
-    budget_ms: u64,
-    memory_limit: usize,
+    opts: &super::Options,
     texts: &mut HashMap<String, Option<String>>,
     limits: &mut Vec<String>,
 ) -> Vec<Finding> {
+    let (budget_ms, memory_limit) = (opts.budget_ms, opts.memory_limit);
     let mut out = Vec::new();
     let ran: HashSet<&str> = events
         .iter()
