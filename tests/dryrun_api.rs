@@ -576,3 +576,33 @@ fn a_statement_without_a_call_is_placed_on_its_own_line() {
     let f = one(&fs);
     assert_eq!((f.line, f.column, f.end_column), (3, 15, 20));
 }
+
+#[test]
+fn a_crash_on_stubbed_data_is_a_limit_not_a_finding() {
+    // The stub's empty text has no second field: real data would. Say nothing.
+    let dir = project(&[
+        (
+            "main.js",
+            "var text = data.readText(\"p.csv\");\nvar first = text.split(\"\\n\")[0].split(\",\");\nvar price = first[1].replace(\"$\", \"\");\n",
+        ),
+        ("p.csv", "toner,$38\n"),
+    ]);
+    let report = run(&bundled::demo().unwrap(), dir.path(), "main.js");
+    assert!(report.findings.is_empty(), "{:#?}", brief(&report.findings));
+    assert!(
+        report
+            .limits
+            .iter()
+            .any(|l| l.contains("stopped at main.js:3") && l.contains("TypeError")),
+        "{:#?}",
+        report.limits
+    );
+    // The same crash on the script's own values is a finding.
+    let fs = demo_run(
+        &[("main.js", "var cfg = {};\nvar w = cfg.table.width;\n")],
+        "main.js",
+    );
+    let f = one(&fs);
+    assert_eq!(f.line, 2);
+    assert!(f.message.contains("uncaught TypeError"), "{}", f.message);
+}

@@ -88,6 +88,15 @@ pub enum Event {
         /// Where it was thrown.
         at: Option<Loc>,
     },
+    /// The run stopped on an error that the stubs' empty data may have caused (a
+    /// property read of `undefined` after the script consumed stubbed values): a limit,
+    /// not a finding.
+    Unsure {
+        /// `TypeError: ...`
+        message: String,
+        /// Where.
+        at: Option<Loc>,
+    },
     /// A script file ran (the entry, or a file it loaded).
     Ran {
         /// The file, relative to the root.
@@ -234,14 +243,19 @@ pub fn run_entry(
         }
     };
     ctx.with(|ctx| {
-        if let Err(msg) = install(&ctx, description, sources, &state) {
-            state.borrow_mut().events.push(Event::Uncaught {
-                name: "InternalError".into(),
-                message: format!("the fake engine could not be built: {msg}"),
-                at: None,
-            });
-            return;
-        }
+        let host = match install(&ctx, description, sources, &state) {
+            Ok(h) => h,
+            Err(msg) => {
+                state.borrow_mut().events.push(Event::Uncaught {
+                    name: "InternalError".into(),
+                    message: format!("the fake engine could not be built: {msg}"),
+                    at: None,
+                });
+                return;
+            }
+        };
+        // Building the globals made stub values too; only the script's reads count.
+        let _ = host.set("stubbed", false);
         state.borrow_mut().events.push(Event::Ran {
             path: entry.to_string(),
         });
@@ -250,7 +264,18 @@ pub fn run_entry(
         let result = eval_named(&ctx, &prepared, entry);
         armed.store(false, Ordering::Relaxed);
         if result.is_err() {
-            let ev = caught(&ctx, timed_out.load(Ordering::Relaxed));
+            let mut ev = caught(&ctx, timed_out.load(Ordering::Relaxed));
+            let stubbed = host.get::<_, Option<bool>>("stubbed").ok().flatten() == Some(true);
+            if let Event::Uncaught { name, message, at } = &ev {
+                let on_nothing =
+                    message.ends_with(" of undefined") || message.ends_with(" of null");
+                if stubbed && name == "TypeError" && on_nothing {
+                    ev = Event::Unsure {
+                        message: format!("{name}: {message}"),
+                        at: at.clone(),
+                    };
+                }
+            }
             state.borrow_mut().events.push(ev);
         }
     });
@@ -310,7 +335,7 @@ fn install<'js>(
     description: &str,
     sources: &Rc<Sources>,
     state: &Rc<RefCell<State>>,
-) -> Result<(), String> {
+) -> Result<Object<'js>, String> {
     let err = |e: rquickjs::Error| e.to_string();
     let prelude: Function = eval_named(ctx, include_str!("prelude.js"), PRELUDE_NAME)
         .and_then(|v| {
@@ -394,7 +419,7 @@ fn install<'js>(
     host.set("load", load).map_err(err)?;
 
     prelude
-        .call::<_, ()>((ctx.globals(), desc, host))
+        .call::<_, ()>((ctx.globals(), desc, host.clone()))
         .map_err(|e| match e {
             rquickjs::Error::Exception => {
                 let v = ctx.catch();
@@ -402,5 +427,5 @@ fn install<'js>(
             }
             e => e.to_string(),
         })?;
-    Ok(())
+    Ok(host)
 }

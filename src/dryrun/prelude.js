@@ -97,17 +97,19 @@
     }
 
     // A value of a documented type.
+    // Data the script got from a stub (an empty string, zero, an empty array): a crash
+    // on `undefined` after that may be the stub's doing, not the script's (H.stubbed).
     function make(t) {
         switch (t) {
             case "v": return undefined;
-            case "s": case "p": return "";
-            case "n": return 0;
-            case "b": return false;
+            case "s": case "p": H.stubbed = true; return "";
+            case "n": H.stubbed = true; return 0;
+            case "b": H.stubbed = true; return false;
             case "f": return function () { return permissive(); };
             case "a": case "o": return permissive();
         }
         if (t.i !== undefined) return IFACES[t.i] ? typed(t.i) : permissive();
-        if (t.r !== undefined) return arrayOf(t.r);
+        if (t.r !== undefined) { H.stubbed = true; return arrayOf(t.r); }
         if (t.B !== undefined) return builtin(t.B);
         return permissive();
     }

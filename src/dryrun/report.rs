@@ -108,6 +108,30 @@ pub fn findings(
                     anchor,
                 )
             }
+            Event::Unsure { message, at } => {
+                let place = at
+                    .as_ref()
+                    .map(|l| {
+                        let text = texts
+                            .entry(l.file.clone())
+                            .or_insert_with(|| sources.read(&l.file));
+                        let line = match (text.as_deref(), property_of_error(message)) {
+                            (Some(t), Some(p)) => {
+                                let idx = LineIndex::new(t);
+                                let span =
+                                    span_at(t, &idx, l.line, l.col, &Anchor::Name(p.into()));
+                                idx.line_col(span.start).0
+                            }
+                            _ => l.line,
+                        };
+                        format!(" at {}:{line}", l.file)
+                    })
+                    .unwrap_or_default();
+                limits.push(format!(
+                    "the run of `{entry}` stopped{place} on {message}, after the script had read values the fake engine stubs (empty strings, zero, empty arrays): real data may not fail there, so it is no finding; what follows went unexercised"
+                ));
+                continue;
+            }
             Event::NoEntry { .. } | Event::Ran { .. } => continue,
         };
         let fallback = Loc {
@@ -142,6 +166,11 @@ pub fn dedup(findings: &mut Vec<Finding>) {
             &b.message,
         ))
     });
+}
+
+/// The property of a `TypeError: cannot read property 'x' of undefined` line.
+fn property_of_error(message: &str) -> Option<&str> {
+    property_of(message.split_once(": ").map(|(_, m)| m).unwrap_or(message))
 }
 
 /// The property of a `cannot read property 'x' of undefined` message.
