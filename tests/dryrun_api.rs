@@ -606,3 +606,28 @@ fn a_crash_on_stubbed_data_is_a_limit_not_a_finding() {
     assert_eq!(f.line, 2);
     assert!(f.message.contains("uncaught TypeError"), "{}", f.message);
 }
+
+#[test]
+fn a_misspelt_member_gets_a_replace_fix_and_the_interface_chunk() {
+    let dir = project(&[(
+        "main.js",
+        "function setup(t) {\n    t.colums = 3;\n}\nsetup(new Table());\n",
+    )]);
+    let report = run(&bundled::demo().unwrap(), dir.path(), "main.js");
+    let f = one(&report.findings);
+    assert!(
+        f.message.contains("did you mean `columns`?"),
+        "{}",
+        f.message
+    );
+    match f.fixes.as_slice() {
+        [grounded::check::Fix::Replace { span, text, .. }] => {
+            assert_eq!(text, "columns");
+            assert_eq!(span.end - span.start, "colums".len());
+        }
+        other => panic!("{other:?}"),
+    }
+    let rel = f.related.as_ref().expect("the interface's chunk");
+    assert_eq!(rel.message, "interface `Table`");
+    assert!(rel.file.ends_with("tables.md"), "{}", rel.file);
+}

@@ -58,9 +58,9 @@ pub fn run(
                         project.root.display()
                     )));
                 }
-                vec![PathBuf::from(e)]
+                dryrun::project_entries(&corpus, &project)
             }
-            None => dryrun::entries(&corpus, &project.root, None),
+            None => dryrun::project_entries(&corpus, &project),
         },
     };
     if entries.is_empty() {

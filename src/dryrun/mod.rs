@@ -28,7 +28,7 @@ pub mod engine;
 pub mod report;
 pub mod source;
 
-pub use source::entries;
+pub use source::{entries, project_entries};
 
 /// Options of a run.
 #[derive(Debug, Clone)]

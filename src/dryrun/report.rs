@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::check::{Code, Finding, Span};
+use crate::check::{Code, Finding, Fix, Related, Span};
 use crate::docs::Corpus;
 use crate::js::LineIndex;
 
@@ -148,7 +148,19 @@ pub fn findings(
         };
         let idx = LineIndex::new(text);
         let span = span_at(text, &idx, at.line, at.col, &anchor);
-        out.push(Finding::with_index(&at.file, &idx, span, code, message));
+        let mut f = Finding::with_index(&at.file, &idx, span, code, message);
+        if let Event::Invented { iface, member, .. } = ev {
+            f.related = related(corpus, iface);
+            let spans_name = text.get(span.start..span.end) == Some(member.as_str());
+            if let Some(n) = near_member(corpus, iface, member).filter(|_| spans_name) {
+                f.fixes.push(Fix::Replace {
+                    title: format!("Replace with `{n}`"),
+                    span,
+                    text: n,
+                });
+            }
+        }
+        out.push(f);
     }
     out
 }
@@ -183,21 +195,38 @@ fn property_of(message: &str) -> Option<&str> {
         .filter(|p| !p.is_empty())
 }
 
-fn invented_message(corpus: &Corpus, iface: &str, member: &str) -> String {
-    if let Some(reason) = corpus.absent_reason(iface, member) {
-        return format!("`{iface}` has no member `{member}` (reached at run time): {reason}");
-    }
-    let near = corpus
+/// The documented member of `iface` nearest to `member` in spelling, if any is near.
+fn near_member(corpus: &Corpus, iface: &str, member: &str) -> Option<String> {
+    corpus
         .members_of(iface)
         .into_iter()
         .map(|m| (strsim::jaro_winkler(&m.name, member), m.name.as_str()))
         .filter(|(s, _)| *s >= 0.85)
         .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, n)| format!("; did you mean `{n}`?"))
+        .map(|(_, n)| n.to_string())
+}
+
+fn invented_message(corpus: &Corpus, iface: &str, member: &str) -> String {
+    if let Some(reason) = corpus.absent_reason(iface, member) {
+        return format!("`{iface}` has no member `{member}` (reached at run time): {reason}");
+    }
+    let near = near_member(corpus, iface, member)
+        .map(|n| format!("; did you mean `{n}`?"))
         .unwrap_or_default();
     format!(
         "`{iface}` has no member `{member}`: the value here at run time is a `{iface}`, and its documented members do not include `{member}`{near}"
     )
+}
+
+/// The interface's chunk, where the docs list what it does have.
+fn related(corpus: &Corpus, iface: &str) -> Option<Related> {
+    let id = corpus.interfaces.get(iface)?.chunk?;
+    let ch = corpus.chunk(id);
+    Some(Related {
+        file: ch.file.clone(),
+        line: ch.line,
+        message: format!("interface `{iface}`"),
+    })
 }
 
 fn crash_message(name: &str, message: &str, memory_limit: usize) -> String {

@@ -227,6 +227,13 @@ pub fn declared_elsewhere(
         })
 }
 
+/// The entries of a project's dry run: `grounded.toml`'s `entry` when set, else every
+/// top-level script ([`entries`]). What `grounded dry-run` without ENTRY, `check
+/// --dry-run` and the language server run.
+pub fn project_entries(corpus: &Corpus, project: &crate::project::Project) -> Vec<PathBuf> {
+    entries(corpus, &project.root, project.config.entry.as_deref())
+}
+
 /// The scripts a dry run starts from: `entry` (relative to the root) when given, else
 /// every top-level script of the project, that is every script (the engine's script
 /// extensions) that no other script loads by a literal path. Running a file that is
