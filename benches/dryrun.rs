@@ -50,6 +50,10 @@ fn generated_script(lines: usize) -> String {
         if i % 50 == 0 {
             push(&mut s, "    t.cellSpacing = 2;");
         }
+        if i % 100 == 0 {
+            // A statement without a call: placed through the parse tree.
+            push(&mut s, "    var spacing = t.rowGap;");
+        }
         push(&mut s, "    return t;");
         push(&mut s, "}");
         push(

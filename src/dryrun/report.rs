@@ -285,6 +285,10 @@ fn span_at(text: &str, idx: &LineIndex, line: usize, col: usize, anchor: &Anchor
         .unwrap_or(line_text.len());
     let found = match anchor {
         Anchor::Name(name) => {
+            // The common case, cheaply: the name on the engine's line, at or after it.
+            if let Some((s, e)) = find_word(line_text, name, pos).filter(|&(s, _)| s >= pos) {
+                return Span::new(ls + s, ls + e);
+            }
             if let Some((s, e)) = first_node(text, name, ls + pos, &["property_identifier"]) {
                 return Span::new(s, e);
             }
@@ -310,7 +314,29 @@ fn span_at(text: &str, idx: &LineIndex, line: usize, col: usize, anchor: &Anchor
 /// `from` (`identifier`: a variable reference; `property_identifier`: a member name;
 /// never a comment or a string).
 fn first_node(text: &str, name: &str, from: usize, kinds: &[&str]) -> Option<(usize, usize)> {
-    let tree = crate::js::parse(text);
+    // Several findings in one big file would parse it again and again: keep the last
+    // file's tree.
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(u64, tree_sitter::Tree)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let key = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        text.hash(&mut h);
+        h.finish()
+    };
+    let tree = LAST.with(|c| {
+        let mut c = c.borrow_mut();
+        match &*c {
+            Some((k, t)) if *k == key => t.clone(),
+            _ => {
+                let t = crate::js::parse(text);
+                *c = Some((key, t.clone()));
+                t
+            }
+        }
+    });
     let mut cursor = tree.walk();
     let mut best: Option<(usize, usize)> = None;
     loop {
