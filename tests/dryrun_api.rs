@@ -631,3 +631,46 @@ fn a_misspelt_member_gets_a_replace_fix_and_the_interface_chunk() {
     assert_eq!(rel.message, "interface `Table`");
     assert!(rel.file.ends_with("tables.md"), "{}", rel.file);
 }
+
+#[test]
+fn a_large_corpus_does_not_eat_the_scripts_memory() {
+    // 300 interfaces of 30 members each, chained by inheritance; the script gets 2 MiB
+    // of its own however large the fake engine is.
+    let mut docs = String::from("# Engine\n\nECMAScript: 5\n\n");
+    for i in 0..300 {
+        docs.push_str(&format!("# Thing{i}\n\n"));
+        if i == 0 {
+            docs.push_str("The root, accessed using the global property \"root\".\n\n");
+        } else {
+            docs.push_str(&format!("Parent interface: Thing{}\n\n", i - 1));
+        }
+        for m in 0..30 {
+            docs.push_str(&format!(
+                "## Thing{i}-member{i}x{m}\n\nSyntax: member{i}x{m}(a: string, b?: number): Thing{}\n\n",
+                (i + 1) % 300
+            ));
+        }
+    }
+    let corpus = Corpus::from_texts(&[("big.md", docs.as_str())]).unwrap();
+    let dir = project(&[(
+        "main.js",
+        "var t = root.member0x1(\"a\");\nvar u = t.member0x5(\"b\").member1x3(\"c\");\nu.member0x0(\"x\").notThere = 1;\n",
+    )]);
+    let report = dryrun::run_project(
+        &corpus,
+        dir.path(),
+        &[PathBuf::from("main.js")],
+        &HashMap::new(),
+        &Options {
+            memory_limit: 2 << 20,
+            ..Options::default()
+        },
+    );
+    let f = one(&report.findings);
+    assert_eq!(f.line, 3);
+    assert!(
+        f.message.contains("`Thing1` has no member `notThere`"),
+        "{}",
+        f.message
+    );
+}

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rquickjs::{qjs, Context, Ctx, Function, Object, Runtime, Value};
+use rquickjs::{qjs, Context, Ctx, Function, Object, Persistent, Runtime, Value};
 
 use super::source::{Resolved, Sources};
 use super::Options;
@@ -214,7 +214,6 @@ pub fn run_entry(
             }]
         }
     };
-    rt.set_memory_limit(opts.memory_limit);
     rt.set_max_stack_size(MAX_STACK);
     let armed = Arc::new(AtomicBool::new(false));
     let timed_out = Arc::new(AtomicBool::new(false));
@@ -242,20 +241,34 @@ pub fn run_entry(
             }]
         }
     };
+    // Phase 1: build the fake engine. Its own memory does not count against the
+    // script's limit, so a large corpus cannot starve a small script.
+    rt.set_memory_limit(0);
+    let host = ctx.with(|ctx| match install(&ctx, description, sources, &state) {
+        Ok(h) => {
+            // Building the globals made stub values too; only the script's reads count.
+            let _ = h.set("stubbed", false);
+            Some(Persistent::save(&ctx, h))
+        }
+        Err(msg) => {
+            state.borrow_mut().events.push(Event::Uncaught {
+                name: "InternalError".into(),
+                message: format!("the fake engine could not be built: {msg}"),
+                at: None,
+            });
+            None
+        }
+    });
+    let Some(host) = host else {
+        return take(state);
+    };
+    let base = rt.memory_usage().malloc_size.max(0) as usize;
+    rt.set_memory_limit(base.saturating_add(opts.memory_limit));
+    // Phase 2: the script.
     ctx.with(|ctx| {
-        let host = match install(&ctx, description, sources, &state) {
-            Ok(h) => h,
-            Err(msg) => {
-                state.borrow_mut().events.push(Event::Uncaught {
-                    name: "InternalError".into(),
-                    message: format!("the fake engine could not be built: {msg}"),
-                    at: None,
-                });
-                return;
-            }
+        let Ok(host) = host.restore(&ctx) else {
+            return;
         };
-        // Building the globals made stub values too; only the script's reads count.
-        let _ = host.set("stubbed", false);
         state.borrow_mut().events.push(Event::Ran {
             path: entry.to_string(),
         });
@@ -282,7 +295,8 @@ pub fn run_entry(
     drop(ctx);
     // When memory runs out, even the error object cannot be made: the engine throws
     // `null`. A `null` thrown while the heap is near its limit is that.
-    let near_limit = rt.memory_usage().malloc_size.max(0) as usize > opts.memory_limit / 4 * 3;
+    let used = (rt.memory_usage().malloc_size.max(0) as usize).saturating_sub(base);
+    let near_limit = used > opts.memory_limit / 4 * 3;
     if near_limit {
         for ev in state.borrow_mut().events.iter_mut() {
             if let Event::Uncaught { name, message, .. } = ev {
@@ -294,6 +308,10 @@ pub fn run_entry(
         }
     }
     drop(rt);
+    take(state)
+}
+
+fn take(state: Rc<RefCell<State>>) -> Vec<Event> {
     Rc::try_unwrap(state)
         .map(|s| s.into_inner().events)
         .unwrap_or_else(|s| s.borrow().events.clone())

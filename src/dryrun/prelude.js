@@ -166,10 +166,24 @@
 
     var handlers = Object.create(null);
 
+    // Own members and inherited ones (an own member hides a parent's), built on first
+    // use of the interface.
+    function membersOf(name) {
+        var I = IFACES[name], M = Object.create(null), chain = [name].concat(I.anc || []);
+        for (var c = 0; c < chain.length; c++) {
+            var A = IFACES[chain[c]];
+            if (!A) continue;
+            for (var k in A.m) {
+                if (hasOwn.call(A.m, k) && M[k] === undefined) M[k] = A.m[k];
+            }
+        }
+        return M;
+    }
+
     function handlerOf(name) {
         var h = handlers[name];
         if (h) return h;
-        var M = IFACES[name].m;
+        var M = membersOf(name);
         h = {
             get: function (t, k, r) {
                 if (typeof k === "symbol" || hasOwn.call(t, k)) return Reflect.get(t, k, r);
