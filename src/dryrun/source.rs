@@ -38,7 +38,7 @@ impl Sources {
                 } else {
                     root.join(k)
                 };
-                (normalize(&k).unwrap_or(k), v.clone())
+                (canonical_key(&k), v.clone())
             })
             .collect();
         Sources {
@@ -155,6 +155,21 @@ fn quoted(s: &str) -> Option<&str> {
     };
     let inner = &s[1..];
     inner.find(close).map(|e| &inner[..e])
+}
+
+/// The key an unsaved buffer is filed under: the canonical path when the file or its
+/// folder exists (an editor may name it through a link), else the lexical form.
+fn canonical_key(p: &Path) -> PathBuf {
+    if let Ok(c) = std::fs::canonicalize(p) {
+        return c;
+    }
+    let lexical = normalize(p).unwrap_or_else(|| p.to_path_buf());
+    match (lexical.parent(), lexical.file_name()) {
+        (Some(dir), Some(name)) => std::fs::canonicalize(dir)
+            .map(|d| d.join(name))
+            .unwrap_or(lexical.clone()),
+        _ => lexical,
+    }
 }
 
 /// Lexical normalization: `.` dropped, `..` applied; `None` when `..` climbs above `/`.
