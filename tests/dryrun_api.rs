@@ -672,3 +672,24 @@ fn a_large_corpus_does_not_eat_the_scripts_memory() {
         f.message
     );
 }
+
+#[test]
+fn a_top_level_endless_loop_is_placed_on_the_loop() {
+    let dir = project(&[(
+        "main.js",
+        "// counts forever\nvar i = 0;\n\nwhile (i >= 0) {\n    i = i + 1;\n}\n",
+    )]);
+    let report = dryrun::run_project(
+        &bundled::demo().unwrap(),
+        dir.path(),
+        &[PathBuf::from("main.js")],
+        &HashMap::new(),
+        &Options {
+            budget_ms: 100,
+            ..Options::default()
+        },
+    );
+    let f = one(&report.findings);
+    assert_eq!((f.line, f.column, f.end_column), (4, 1, 6));
+    assert!(f.message.contains("did not finish in 100 ms"));
+}

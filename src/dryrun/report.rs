@@ -72,8 +72,8 @@ pub fn findings(
             Event::Timeout { at } => (
                 at.as_ref(),
                 Code::DryRun,
-                format!("did not finish in {budget_ms} ms: stopped here (an endless loop, or work far beyond what the fake engine's empty data explains)"),
-                Anchor::Token,
+                format!("did not finish in {budget_ms} ms: an endless loop, or work far beyond what the fake engine's empty data explains"),
+                Anchor::Loop,
             ),
             Event::Uncaught { name, message, at } => {
                 // The engine places a ReferenceError of top-level code at the script's
@@ -258,6 +258,9 @@ enum Anchor {
     /// The first reference to a variable at or after the position, in the whole file
     /// (comments, strings and property names skipped).
     Identifier(String),
+    /// The first loop at or after the position (the engine notes no place inside a
+    /// loop that makes no call), else the token there.
+    Loop,
     /// The token at the position.
     Token,
 }
@@ -304,15 +307,28 @@ fn span_at(text: &str, idx: &LineIndex, line: usize, col: usize, anchor: &Anchor
             }
             None
         }
+        Anchor::Loop => {
+            let kinds = [
+                "while_statement",
+                "for_statement",
+                "for_in_statement",
+                "do_statement",
+            ];
+            if let Some((s, _)) = first_node(text, "", ls + pos, &kinds) {
+                let (a, b) = token_at(&text[s..], 0);
+                return Span::new(s + a, s + b);
+            }
+            None
+        }
         Anchor::Token => None,
     };
     let (s, e) = found.unwrap_or_else(|| token_at(line_text, pos));
     Span::new(ls + s, ls + e)
 }
 
-/// The byte range of the first node of one of `kinds` reading `name` at or after byte
-/// `from` (`identifier`: a variable reference; `property_identifier`: a member name;
-/// never a comment or a string).
+/// The byte range of the first node of one of `kinds` reading `name` (any text when
+/// `name` is empty) at or after byte `from` (`identifier`: a variable reference;
+/// `property_identifier`: a member name; never a comment or a string).
 fn first_node(text: &str, name: &str, from: usize, kinds: &[&str]) -> Option<(usize, usize)> {
     // Several findings in one big file would parse it again and again: keep the last
     // file's tree.
@@ -345,7 +361,7 @@ fn first_node(text: &str, name: &str, from: usize, kinds: &[&str]) -> Option<(us
         if !past
             && kinds.contains(&node.kind())
             && node.start_byte() >= from
-            && text.get(node.start_byte()..node.end_byte()) == Some(name)
+            && (name.is_empty() || text.get(node.start_byte()..node.end_byte()) == Some(name))
         {
             best = Some((node.start_byte(), node.end_byte()));
         }
