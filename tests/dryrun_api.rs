@@ -221,7 +221,7 @@ fn language_probes_are_never_findings() {
     let fs = demo_run(
         &[(
             "main.js",
-            "var t = new Table();\nvar s = String(t) + t + t.toString() + t.valueOf();\nvar o = t.hasOwnProperty(\"columns\") && t.constructor && t instanceof Table;\nfor (var k in t) { s += k; }\nvar has = \"nothing\" in t;\nvar n = typeof t.columns + typeof layout.paragraph;\nvar arr = [t, layout]; arr.sort(); arr.join(\",\");\nvar page = layout.currentPage();\nif (page == null || page === t) { print(\"no\"); }\nvar w = t.columnWidths; w.push(3);\nprint(t.propertyIsEnumerable(\"x\"));\n",
+            "var t = new Table();\nvar s = String(t) + t + t.toString() + t.valueOf();\nvar o = t.hasOwnProperty(\"columns\") && t.constructor && t instanceof Table;\nfor (var k in t) { s += k; }\nvar has = \"nothing\" in t;\nvar n = typeof t.columns + typeof layout.paragraph;\nvar arr = [t, layout]; arr.sort(); arr.join(\",\");\nvar page = layout.currentPage();\nif (page == null || page === t) { print(\"no\"); }\nvar w = t.columnWidths; w.push(3);\nprint(t.propertyIsEnumerable(\"x\"));\nObject.prototype.extend = function (o) { return this; };\nt.extend({});\nlayout.currentPage().extend({});\n",
         )],
         "main.js",
     );

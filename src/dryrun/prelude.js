@@ -198,13 +198,15 @@
                     }
                     return v;
                 }
-                if (PROBES[k] === true) return Reflect.get(t, k, r);
+                // `k in t`: what the script itself added to Object.prototype (ES3
+                // polyfills) is on every object of the engine too.
+                if (PROBES[k] === true || k in t) return Reflect.get(t, k, r);
                 H.report(name, String(k), where());
                 return permissive();
             },
             set: function (t, k, v) {
                 if (typeof k === "symbol" || hasOwn.call(t, k) ||
-                    (M[k] !== undefined && hasOwn.call(M, k)) || PROBES[k] === true) {
+                    (M[k] !== undefined && hasOwn.call(M, k)) || PROBES[k] === true || k in t) {
                     Object.defineProperty(t, k, {
                         value: v, writable: true, enumerable: true, configurable: true
                     });
