@@ -63,7 +63,7 @@ const LIMITS: &[&str] = &[
     "data APIs return empty stubs (empty strings, zero, empty arrays), so loops over read data may run zero times and their bodies go unexercised",
     "only what the run reached is judged: functions never called and branches never taken say nothing",
     "callbacks given to documented methods run once, with permissive arguments",
-    "the language's built-ins are QuickJS's, a later edition than the engine's level; the static check judges which built-ins exist",
+    "the language is QuickJS's, a later edition than the engine's level: the static check judges which syntax and built-ins exist",
 ];
 
 /// Runs the project under `root` from `entries` (paths relative to the root; empty:
