@@ -693,3 +693,16 @@ fn a_top_level_endless_loop_is_placed_on_the_loop() {
     assert_eq!((f.line, f.column, f.end_column), (4, 1, 6));
     assert!(f.message.contains("did not finish in 100 ms"));
 }
+
+#[test]
+fn a_script_replacing_language_objects_does_not_blind_the_engine() {
+    let fs = demo_run(
+        &[(
+            "main.js",
+            "Object.create = function (o) { function F() {} F.prototype = o; return new F(); };\nError = function (m) { this.message = m; };\nvar Proxy = null;\nfunction fill(t) {\n    t.colour = \"red\";\n}\nfill(new Table());\n",
+        )],
+        "main.js",
+    );
+    let f = one(&fs);
+    assert_eq!((f.line, f.column), (5, 7));
+}

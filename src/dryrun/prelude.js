@@ -12,15 +12,21 @@
 // author, and a false accusation costs more than a miss.
 (function (G, D, H) {
     "use strict";
-    var hasOwn = Object.prototype.hasOwnProperty;
+    // The language's own objects as they are now: a script that later replaces
+    // `Error`, `Proxy` or `Object.create` (ES3 polyfills do) must not break the engine.
+    var Proxy = G.Proxy, Reflect = G.Reflect, Error = G.Error, Symbol = G.Symbol,
+        String = G.String, RegExp = G.RegExp, Date = G.Date;
+    var create = G.Object.create, defineProperty = G.Object.defineProperty,
+        keysOf = G.Object.keys, objectProto = G.Object.prototype;
+    var hasOwn = objectProto.hasOwnProperty;
     var IFACES = D.i;
-    var protos = Object.create(null);
-    var methodCache = Object.create(null);
+    var protos = create(null);
+    var methodCache = create(null);
     var inCallback = 0;
 
     // Names the language itself reads on any object (conversions, promise
     // resolution, JSON, array-likes): never a script's invention.
-    var PROBES = Object.create(null);
+    var PROBES = create(null);
     [
         "toString", "toLocaleString", "valueOf", "constructor", "hasOwnProperty",
         "isPrototypeOf", "propertyIsEnumerable", "__proto__", "__defineGetter__",
@@ -38,7 +44,7 @@
 
     // A value that accepts everything: any member, any call, any `new`, any write.
     function permissive() {
-        var store = Object.create(null);
+        var store = create(null);
         var fn = function () {};
         return new Proxy(fn, {
             get: function (t, k) {
@@ -118,9 +124,9 @@
         var p = protos[name];
         if (p) return p;
         var I = IFACES[name];
-        var parent = I && I.parent && IFACES[I.parent] ? protoOf(I.parent) : Object.prototype;
-        p = Object.create(parent);
-        Object.defineProperty(p, "toString", {
+        var parent = I && I.parent && IFACES[I.parent] ? protoOf(I.parent) : objectProto;
+        p = create(parent);
+        defineProperty(p, "toString", {
             value: function () { return "[object " + name + "]"; },
             writable: true, configurable: true
         });
@@ -164,12 +170,12 @@
         return f;
     }
 
-    var handlers = Object.create(null);
+    var handlers = create(null);
 
     // Own members and inherited ones (an own member hides a parent's), built on first
     // use of the interface.
     function membersOf(name) {
-        var I = IFACES[name], M = Object.create(null), chain = [name].concat(I.anc || []);
+        var I = IFACES[name], M = create(null), chain = [name].concat(I.anc || []);
         for (var c = 0; c < chain.length; c++) {
             var A = IFACES[chain[c]];
             if (!A) continue;
@@ -192,7 +198,7 @@
                     if (spec[0] === "m") return method(name, k, spec, false);
                     var v = spec[0] === "p" ? make(spec[1]) : permissive();
                     if (v !== null && (typeof v === "object" || typeof v === "function")) {
-                        Object.defineProperty(t, k, {
+                        defineProperty(t, k, {
                             value: v, writable: true, enumerable: true, configurable: true
                         });
                     }
@@ -207,7 +213,7 @@
             set: function (t, k, v) {
                 if (typeof k === "symbol" || hasOwn.call(t, k) ||
                     (M[k] !== undefined && hasOwn.call(M, k)) || PROBES[k] === true || k in t) {
-                    Object.defineProperty(t, k, {
+                    defineProperty(t, k, {
                         value: v, writable: true, enumerable: true, configurable: true
                     });
                     return true;
@@ -226,12 +232,12 @@
 
     // An object of a documented interface.
     function typed(name) {
-        return new Proxy(Object.create(protoOf(name)), handlerOf(name));
+        return new Proxy(create(protoOf(name)), handlerOf(name));
     }
 
     // What a non-void loader returns: the files it ran share the global scope here, so
     // their top-level names are reachable through it; anything else is permissive.
-    var globalView = new Proxy(Object.create(null), {
+    var globalView = new Proxy(create(null), {
         get: function (t, k) {
             if (typeof k === "symbol") return undefined;
             if (k in G) return G[k];
@@ -241,28 +247,28 @@
     });
 
     var name, keys, i;
-    keys = Object.keys(D.c);
+    keys = keysOf(D.c);
     for (i = 0; i < keys.length; i++) {
         name = keys[i];
         if (name in G) continue;
         (function (ctorName, iface) {
             var ctor = function () { return typed(iface); };
             var proto = protoOf(iface);
-            Object.defineProperty(ctor, "name", { value: ctorName });
+            defineProperty(ctor, "name", { value: ctorName });
             ctor.prototype = proto;
-            Object.defineProperty(proto, "constructor", {
+            defineProperty(proto, "constructor", {
                 value: ctor, writable: true, configurable: true
             });
             G[ctorName] = ctor;
         })(name, D.c[name]);
     }
-    keys = Object.keys(D.g);
+    keys = keysOf(D.g);
     for (i = 0; i < keys.length; i++) {
         name = keys[i];
         if (name in G) continue;
         G[name] = IFACES[D.g[name]] ? typed(D.g[name]) : permissive();
     }
-    keys = Object.keys(D.f);
+    keys = keysOf(D.f);
     for (i = 0; i < keys.length; i++) {
         name = keys[i];
         var spec = D.f[name], loader = spec[4] === true;
@@ -278,7 +284,7 @@
         if (!(D.xf[i] in G)) G[D.xf[i]] = function () { return permissive(); };
     }
     // `#include "x"` lines become calls of this (see source.rs).
-    Object.defineProperty(G, "__grounded_include__", {
+    defineProperty(G, "__grounded_include__", {
         value: function (p) { H.load(p, where()); },
         enumerable: false
     });
