@@ -447,3 +447,31 @@ fn install<'js>(
         })?;
     Ok(host)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_project_frame_is_the_place() {
+        let stack = "    at where (<grounded>:31:16)\n    at get (<grounded>:220:17)\n    at <anonymous> (native)\n    at configure (mistakes/dynamic.js:6:10)\n    at <eval> (mistakes/dynamic.js:9:1)\n";
+        assert_eq!(
+            locate(stack),
+            Some(Loc {
+                file: "mistakes/dynamic.js".into(),
+                line: 6,
+                col: 10
+            })
+        );
+        assert_eq!(
+            locate("    at main.js:4:7\n"),
+            Some(Loc {
+                file: "main.js".into(),
+                line: 4,
+                col: 7
+            })
+        );
+        assert_eq!(locate("    at f (<input>:1:1)\n"), None);
+        assert_eq!(locate(""), None);
+    }
+}

@@ -304,3 +304,53 @@ pub fn entries(corpus: &Corpus, root: &Path, entry: Option<&str>) -> Vec<PathBuf
         .map(PathBuf::from)
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn corpus(directives: &str) -> Corpus {
+        let engine = format!("# Engine\n\nECMAScript: 3\nDirectives: {directives}\n");
+        Corpus::from_texts(&[("e.md", engine.as_str())]).unwrap()
+    }
+
+    #[test]
+    fn directives_are_blanked_and_includes_become_loads() {
+        let c = corpus("#include #includepath #target");
+        let dir = tempfile::tempdir().unwrap();
+        let s = Sources::new(dir.path(), &HashMap::new(), &c);
+        let text = "#target folio\r\n  #include \"lib/a.jsx\"\n#includepath \"lib\"\nvar a = 1; // #include \"no\"\n";
+        let out = s.prepare(text);
+        assert_eq!(
+            out,
+            "\r\n__grounded_include__(\"lib/a.jsx\");\n\nvar a = 1; // #include \"no\"\n"
+        );
+        assert_eq!(out.lines().count(), text.lines().count());
+    }
+
+    #[test]
+    fn paths_resolve_inside_the_root_or_are_refused() {
+        let c = corpus("");
+        let dir = tempfile::tempdir().unwrap();
+        let s = Sources::new(dir.path(), &HashMap::new(), &c);
+        assert_eq!(
+            s.resolve("./lib/../lib/x.js"),
+            Resolved::Inside("lib/x.js".into())
+        );
+        assert_eq!(s.resolve("../x.js"), Resolved::Outside);
+        assert_eq!(s.resolve("lib/../../x.js"), Resolved::Outside);
+        assert_eq!(s.resolve("/etc/passwd"), Resolved::Outside);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_out_of_the_root_is_refused() {
+        let outer = tempfile::tempdir().unwrap();
+        std::fs::write(outer.path().join("secret.js"), "var s = 1;").unwrap();
+        let root = outer.path().join("proj");
+        std::fs::create_dir(&root).unwrap();
+        std::os::unix::fs::symlink(outer.path().join("secret.js"), root.join("link.js")).unwrap();
+        let s = Sources::new(&root, &HashMap::new(), &corpus(""));
+        assert_eq!(s.resolve("link.js"), Resolved::Outside);
+    }
+}
