@@ -144,3 +144,23 @@ fn cli_finds_the_corpus_through_grounded_toml() {
         "no fireEnd: not a pair at all"
     );
 }
+
+#[test]
+fn a_bare_file_name_finds_the_grounded_toml_of_the_current_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+    std::fs::write(dir.path().join("grounded.toml"), "docs = \"docs/\"\n").unwrap();
+    std::fs::write(
+        dir.path().join("docs/api.md"),
+        "# Kiln\naccessed using the global property \"kiln\".\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("a.js"), "kiln.fire();\n").unwrap();
+    let root = grounded::project::find_root(&dir.path().join("a.js")).unwrap();
+    assert_eq!(root, std::fs::canonicalize(dir.path()).unwrap());
+    let cwd = std::env::current_dir().unwrap();
+    std::env::set_current_dir(dir.path()).unwrap();
+    let found = grounded::project::find_root(std::path::Path::new("a.js"));
+    std::env::set_current_dir(cwd).unwrap();
+    assert_eq!(found, Some(std::fs::canonicalize(dir.path()).unwrap()));
+}
