@@ -56,6 +56,12 @@ pub fn find_root(start: &Path) -> Option<PathBuf> {
     } else {
         start
     };
+    // `a.js`'s parent is the empty path, which names no folder: it means the current one.
+    let start = if start.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        start
+    };
     let abs = std::fs::canonicalize(start).ok()?;
     abs.ancestors()
         .find(|d| d.join(CONFIG_FILE).is_file())
