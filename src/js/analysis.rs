@@ -194,7 +194,7 @@ pub struct Analysis<'a> {
 
 /// Node ids are addresses: spread them with one multiply instead of hashing bytes.
 #[derive(Default, Clone, Copy)]
-struct IdHasher(u64);
+pub struct IdHasher(u64);
 
 impl std::hash::Hasher for IdHasher {
     fn finish(&self) -> u64 {
@@ -212,7 +212,8 @@ impl std::hash::Hasher for IdHasher {
     }
 }
 
-type IdHash = std::hash::BuildHasherDefault<IdHasher>;
+/// The hasher of node-id-keyed maps.
+pub type IdHash = std::hash::BuildHasherDefault<IdHasher>;
 
 /// FNV-1a for identifiers: short keys, no untrusted-input flooding concern worth
 /// SipHash's cost on every name lookup of the walk.
