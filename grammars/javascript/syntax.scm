@@ -6,8 +6,8 @@
 ; Every pattern is rooted at a node that only the feature produces (a token such as
 ; `=>` or `const`, or a node such as `template_string`): the checker's one walk over the
 ; tree runs this query only on such nodes, so ES3 code costs nothing here.
-; Numbers (`0b1`, `1_000`, `10n`) and trailing commas are judged in `src/check/syntax.rs`
-; by their text: they live in nodes every script has.
+; Numbers (`0b1`, `1_000`, `10n`), regex flags (`/x/y`) and trailing commas are judged
+; in `src/check/syntax.rs` by their text: they live in nodes every script has.
 
 ["let" "const"] @es2015.let_const
 (arrow_function "=>" @es2015.arrow_function)
@@ -33,4 +33,3 @@
 "??" @es2020.nullish
 (optional_chain) @es2020.optional_chain
 ["??=" "||=" "&&="] @es2021.logical_assignment
-(regex flags: (regex_flags) @regex_flags)

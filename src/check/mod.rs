@@ -159,6 +159,8 @@ pub(crate) struct Ctx<'a> {
     /// The documented member each judged member expression names (by node id): a
     /// method call reuses what its callee's member site found.
     member_at: std::collections::HashMap<usize, Option<&'a Member>, crate::js::IdHash>,
+    param_buf: Vec<&'a [crate::docs::Param]>,
+    arg_buf: Vec<Node<'a>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -301,6 +303,8 @@ fn check_script_full(
         documented_memo: Default::default(),
         cursor: None,
         member_at: Default::default(),
+        param_buf: Vec::new(),
+        arg_buf: Vec::new(),
     };
     run_sites(&mut cx, &caps);
     syntax::parse_errors(&mut cx, root);
@@ -384,16 +388,26 @@ fn visit_call<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId) {
         None => cx.called_member(callee, scope),
     };
     if let Some(m) = called {
-        let params: Vec<&'a [crate::docs::Param]> = m
-            .overloads
-            .iter()
-            .filter_map(|s| s.params.as_deref())
-            .collect();
-        if params.iter().any(|p| !p.is_empty()) {
-            let list = cx.kids(args);
+        // Reused buffers: a call site must not cost an allocation.
+        let mut params = std::mem::take(&mut cx.param_buf);
+        params.clear();
+        params.extend(m.overloads.iter().filter_map(|s| s.params.as_deref()));
+        let judged = params.iter().any(|ps| {
+            ps.iter()
+                .any(|p| p.ty.interface().is_some() || p.ty.is_path())
+        });
+        if judged {
+            let mut list = std::mem::take(&mut cx.arg_buf);
+            list.clear();
+            match cx.a.list(args) {
+                Some(l) => list.extend_from_slice(l),
+                None => list.extend(cx.kids(args)),
+            }
             option::check_args(cx, &params, &list);
             file::check_args(cx, &params, &list);
+            cx.arg_buf = list;
         }
+        cx.param_buf = params;
     }
 }
 
@@ -659,6 +673,8 @@ impl<'c> Session<'c> {
             documented_memo: Default::default(),
             cursor: None,
             member_at: Default::default(),
+            param_buf: Vec::new(),
+            arg_buf: Vec::new(),
         };
         run_sites(&mut cx, &caps);
         syntax::parse_errors(&mut cx, node);

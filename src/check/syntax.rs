@@ -123,7 +123,16 @@ pub(crate) fn feature(cx: &mut Ctx, kind: CaptureKind, node: Node) {
             above(cx, node, span, year, what, hint);
         }
         CaptureKind::RegexFlags => {
-            let flags = cx.a.node_text(node);
+            // `/pattern/flags`: the flags follow the last slash.
+            let text = cx.a.node_text(node);
+            let Some(slash) = text.rfind('/') else {
+                return;
+            };
+            let flags = &text[slash + 1..];
+            if flags.bytes().all(|b| matches!(b, b'g' | b'i' | b'm')) {
+                return;
+            }
+            let span = Span::new(node.start_byte() + slash + 1, node.end_byte());
             let year = flags
                 .chars()
                 .map(|c| match c {

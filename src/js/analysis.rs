@@ -529,6 +529,10 @@ impl<'a> Analysis<'a> {
                         .extend(found.into_iter().map(|(k, n)| (k, n, scope)));
                 }
             }
+            if r & role::REGEX != 0 {
+                let scope = open.last().map(|s| s.0).unwrap_or(0);
+                self.sites.push((CaptureKind::RegexFlags, node, scope));
+            }
             if r & role::NUMBER != 0 {
                 let scope = open.last().map(|s| s.0).unwrap_or(0);
                 self.sites.push((CaptureKind::Number, node, scope));

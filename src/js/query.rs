@@ -95,7 +95,6 @@ fn capture_kind(name: &str, features: &mut Vec<String>) -> CaptureKind {
         "site.member" => CaptureKind::Member,
         "site.call" => CaptureKind::Call,
         "site.new" => CaptureKind::New,
-        "regex_flags" => CaptureKind::RegexFlags,
         other => {
             let (year, feature) = other
                 .strip_prefix("es")
@@ -178,6 +177,8 @@ pub mod role {
     pub const LIST: u8 = 16;
     /// Nothing inside matters (strings, regexes): the walk does not descend.
     pub const OPAQUE: u8 = 32;
+    /// A regex, whose flags are judged by its text.
+    pub const REGEX: u8 = 64;
 }
 
 /// For every node kind id of the grammar, the roles of [`role`], derived from the root
@@ -223,7 +224,7 @@ pub fn roles() -> &'static Roles {
             ("arguments", role::LIST),
             ("formal_parameters", role::LIST),
             ("string", role::OPAQUE),
-            ("regex", role::OPAQUE),
+            ("regex", role::OPAQUE | role::REGEX),
             ("comment", role::OPAQUE),
         ] {
             let id = lang.id_for_node_kind(name, true);
