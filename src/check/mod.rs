@@ -329,18 +329,18 @@ fn sort_findings(out: &mut Vec<Finding>) {
 fn run_sites<'a>(cx: &mut Ctx<'a>, caps: &[(CaptureKind, Node<'a>, ScopeId)]) {
     // Backwards: a call's callee (a member expression) comes after the call in document
     // order, so its member is known when the call is judged. Findings are sorted later.
-    for &(kind, node, scope) in caps.iter().rev() {
+    for (i, &(kind, node, scope)) in caps.iter().enumerate().rev() {
         match kind {
-            CaptureKind::Member => visit_member(cx, node, scope),
-            CaptureKind::Call => visit_call(cx, node, scope),
-            CaptureKind::New => visit_new(cx, node),
+            CaptureKind::Member => visit_member(cx, node, scope, i),
+            CaptureKind::Call => visit_call(cx, node, scope, i),
+            CaptureKind::New => visit_new(cx, node, i),
             other => syntax::feature(cx, other, node),
         }
     }
 }
 
-fn visit_member<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId) {
-    let (Some(obj), Some(prop)) = (cx.a.head(node), cx.a.tail(node)) else {
+fn visit_member<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId, site: usize) {
+    let (Some(obj), Some(prop)) = cx.a.site_parts(site) else {
         return;
     };
     let ids = crate::js::query::kind_ids();
@@ -369,15 +369,16 @@ fn visit_member<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId) {
     }
 }
 
-fn visit_call<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId) {
-    let Some(callee) = cx.a.head(node) else {
+fn visit_call<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId, site: usize) {
+    let (Some(callee), tail) = cx.a.site_parts(site) else {
         return;
     };
     let ids = crate::js::query::kind_ids();
     if callee.kind_id() == ids.identifier {
         function::check(cx, callee, scope);
     }
-    let Some(args) = cx.a.tail(node) else {
+    let _ = node;
+    let Some(args) = tail else {
         return;
     };
     if args.kind_id() != ids.arguments {
@@ -411,8 +412,9 @@ fn visit_call<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId) {
     }
 }
 
-fn visit_new<'a>(cx: &mut Ctx<'a>, node: Node<'a>) {
-    let Some(ctor) = cx.a.head(node) else {
+fn visit_new<'a>(cx: &mut Ctx<'a>, node: Node<'a>, site: usize) {
+    let _ = node;
+    let (Some(ctor), tail) = cx.a.site_parts(site) else {
         return;
     };
     constructor::check(cx, ctor);
@@ -423,7 +425,7 @@ fn visit_new<'a>(cx: &mut Ctx<'a>, node: Node<'a>) {
     let Some(c) = cx.corpus.constructors.get(name) else {
         return;
     };
-    if let Some(args) = cx.a.tail(node) {
+    if let Some(args) = tail.filter(|t| t.id() != ctor.id()) {
         let params: [&'a [crate::docs::Param]; 1] = [c.params.as_slice()];
         let list = cx.kids(args);
         option::check_args(cx, &params, &list);

@@ -66,11 +66,11 @@ impl FileFacts {
                 }
             }
         }
-        for &(kind, node, scope) in caps {
+        for (i, &(kind, _node, scope)) in caps.iter().enumerate() {
             if kind != CaptureKind::Call {
                 continue;
             }
-            let Some(callee) = a.head(node) else {
+            let (Some(callee), tail) = a.site_parts(i) else {
                 continue;
             };
             if callee.kind_id() != crate::js::query::kind_ids().identifier {
@@ -83,7 +83,7 @@ impl FileFacts {
             let Some(m) = corpus.global_member(name) else {
                 continue;
             };
-            let Some(args) = a.tail(node) else {
+            let Some(args) = tail else {
                 continue;
             };
             let mut c = args.walk();

@@ -178,7 +178,7 @@ pub struct Analysis<'a> {
     lexical_until: usize,
     /// The two fields of every site node, read off the cursor during the walk
     /// (`child_by_field_id` scans children; the families ask for them many times).
-    parts: HashMap<usize, [Option<Node<'a>>; 2], IdHash>,
+    parts: Vec<[Option<Node<'a>>; 2]>,
     /// `corpus.member` answers (BTree lookups through ancestors cost; scripts ask the
     /// same few pairs thousands of times).
     member_memo: std::cell::RefCell<HashMap<(&'a str, &'a str), Option<&'a Member>, NameHash>>,
@@ -277,7 +277,7 @@ impl<'a> Analysis<'a> {
             project_names: HashSet::default(),
             sites: Vec::new(),
             lexical_until: 0,
-            parts: HashMap::default(),
+            parts: Vec::new(),
             member_memo: Default::default(),
             global_memo: Default::default(),
             lists: HashMap::default(),
@@ -323,7 +323,7 @@ impl<'a> Analysis<'a> {
             project_names: seed.project_names.iter().cloned().collect(),
             sites: Vec::new(),
             lexical_until: 0,
-            parts: HashMap::default(),
+            parts: Vec::new(),
             member_memo: Default::default(),
             global_memo: Default::default(),
             lists: HashMap::default(),
@@ -465,7 +465,6 @@ impl<'a> Analysis<'a> {
         let roles = query::roles();
         let ids = query::kind_ids();
         let mut cursor = root.walk();
-        self.parts.reserve(self.text.len() / 24);
         // (scope, depth of the node that opened it)
         let mut open: Vec<(ScopeId, usize)> = vec![(0, 0)];
         // (depth, id) of site nodes whose fields are being read off the cursor
@@ -484,9 +483,12 @@ impl<'a> Analysis<'a> {
             // The first named child of a site is its object / function / constructor,
             // the last one its property / arguments (read here: `child_by_field_id`
             // scans children, and the families ask many times).
-            if let Some(&(d, id)) = open_sites.last() {
+            if let Some(&(d, idx)) = open_sites.last() {
                 if d + 1 == depth && node.is_named() {
-                    if let Some(entry) = self.parts.get_mut(&id) {
+                    if self.parts.len() <= idx {
+                        self.parts.resize(idx + 1, [None, None]);
+                    }
+                    if let Some(entry) = self.parts.get_mut(idx) {
                         if entry[0].is_none() {
                             entry[0] = Some(node);
                         } else {
@@ -517,9 +519,8 @@ impl<'a> Analysis<'a> {
                         CaptureKind::New
                     };
                     let scope = open.last().map(|s| s.0).unwrap_or(0);
+                    open_sites.push((depth, self.sites.len()));
                     self.sites.push((kind, node, scope));
-                    self.parts.insert(node.id(), [None, None]);
-                    open_sites.push((depth, node.id()));
                 }
                 if r & role::SYNTAX != 0 {
                     let scope = open.last().map(|s| s.0).unwrap_or(0);
@@ -617,9 +618,6 @@ impl<'a> Analysis<'a> {
     /// The object of a member expression, the function of a call, the constructor of a
     /// `new` (read during the walk; any other node asks the tree).
     pub fn head(&self, node: Node<'a>) -> Option<Node<'a>> {
-        if let Some(p) = self.parts.get(&node.id()) {
-            return p[0];
-        }
         let f = query::fields();
         match node.kind() {
             "member_expression" => node.child_by_field_id(f.object),
@@ -631,14 +629,20 @@ impl<'a> Analysis<'a> {
 
     /// The property of a member expression, the arguments of a call or a `new`.
     pub fn tail(&self, node: Node<'a>) -> Option<Node<'a>> {
-        if let Some(p) = self.parts.get(&node.id()) {
-            return p[1];
-        }
         let f = query::fields();
         match node.kind() {
             "member_expression" => node.child_by_field_id(f.property),
             "call_expression" | "new_expression" => node.child_by_field_id(f.arguments),
             _ => None,
+        }
+    }
+
+    /// [`Analysis::head`] and [`Analysis::tail`] of site `i` of [`Analysis::sites`],
+    /// read off the cursor during the walk (`child_by_field_id` scans children).
+    pub fn site_parts(&self, i: usize) -> (Option<Node<'a>>, Option<Node<'a>>) {
+        match self.parts.get(i) {
+            Some(p) => (p[0], p[1]),
+            None => (None, None),
         }
     }
 
