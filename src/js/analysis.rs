@@ -184,7 +184,7 @@ pub struct Analysis<'a> {
     member_memo: std::cell::RefCell<HashMap<(&'a str, &'a str), Option<&'a Member>, NameHash>>,
     /// The named children of every object literal, argument list and parameter list,
     /// read during the walk: `list_items[start..start + len]` by node id.
-    lists: HashMap<usize, (u32, u32), IdHash>,
+    lists: Vec<(usize, usize, u32, u32)>,
     list_items: Vec<Node<'a>>,
     /// Byte ranges of `with` statements: a bare name inside may be a property.
     with_ranges: Vec<(usize, usize)>,
@@ -280,7 +280,7 @@ impl<'a> Analysis<'a> {
             parts: Vec::new(),
             member_memo: Default::default(),
             global_memo: Default::default(),
-            lists: HashMap::default(),
+            lists: Vec::new(),
             list_items: Vec::new(),
             with_ranges: Vec::new(),
         };
@@ -326,7 +326,7 @@ impl<'a> Analysis<'a> {
             parts: Vec::new(),
             member_memo: Default::default(),
             global_memo: Default::default(),
-            lists: HashMap::default(),
+            lists: Vec::new(),
             list_items: Vec::new(),
             with_ranges: Vec::new(),
         };
@@ -539,7 +539,9 @@ impl<'a> Analysis<'a> {
                 self.sites.push((CaptureKind::Number, node, scope));
             }
             if r & role::LIST != 0 {
-                open_lists.push((depth, node.id(), pending_items.len()));
+                // The entry is reserved now, so `lists` stays in document order.
+                open_lists.push((depth, self.lists.len(), pending_items.len()));
+                self.lists.push((node.start_byte(), node.end_byte(), 0, 0));
             }
             if r & role::LIST != 0 && trailing_comma(self.text, node) {
                 let kind = match node.kind() {
@@ -562,11 +564,14 @@ impl<'a> Analysis<'a> {
                     open_sites.pop();
                 }
                 while open_lists.last().is_some_and(|s| s.0 == depth) {
-                    if let Some((_, id, mark)) = open_lists.pop() {
+                    if let Some((_, entry, mark)) = open_lists.pop() {
                         let start = self.list_items.len() as u32;
                         self.list_items.extend(pending_items.drain(mark..));
                         let len = self.list_items.len() as u32 - start;
-                        self.lists.insert(id, (start, len));
+                        if let Some(e) = self.lists.get_mut(entry) {
+                            e.2 = start;
+                            e.3 = len;
+                        }
                     }
                 }
                 if cursor.goto_next_sibling() {
@@ -583,7 +588,13 @@ impl<'a> Analysis<'a> {
     /// The named children of an object literal, argument list or parameter list
     /// (comments left out), as read during the walk; `None` for other nodes.
     pub fn list(&self, node: Node<'a>) -> Option<&[Node<'a>]> {
-        let &(start, len) = self.lists.get(&node.id())?;
+        // Lists start at their bracket: no two start at the same byte.
+        let at = node.start_byte();
+        let i = self.lists.binary_search_by_key(&at, |e| e.0).ok()?;
+        let (_, end, start, len) = self.lists[i];
+        if end != node.end_byte() {
+            return None;
+        }
         self.list_items.get(start as usize..(start + len) as usize)
     }
 
