@@ -158,7 +158,8 @@ pub(crate) struct Ctx<'a> {
     cursor: Option<tree_sitter::TreeCursor<'a>>,
     /// The documented member each judged member expression names (by node id): a
     /// method call reuses what its callee's member site found.
-    member_at: std::collections::HashMap<usize, Option<&'a Member>, crate::js::IdHash>,
+    /// By site index: `None` not judged yet, `Some(m)` the member found (or not).
+    member_at: Vec<Option<Option<&'a Member>>>,
     param_buf: Vec<&'a [crate::docs::Param]>,
     arg_buf: Vec<Node<'a>>,
 }
@@ -306,6 +307,7 @@ fn check_script_full(
         param_buf: Vec::new(),
         arg_buf: Vec::new(),
     };
+    cx.member_at = vec![None; caps.len()];
     run_sites(&mut cx, &caps);
     syntax::parse_errors(&mut cx, root);
     file::directives(&mut cx, text);
@@ -346,24 +348,24 @@ fn visit_member<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId, site: usiz
     let ids = crate::js::query::kind_ids();
     if obj.kind_id() == ids.identifier && !object::receiver(cx, obj, scope) {
         // The receiver itself is reported (or is a built-in judged by its statics).
-        cx.member_at.insert(node.id(), None);
+        set_member(cx, site, None);
         engine::static_member(cx, obj, prop);
         return;
     }
     match cx.a.certain_in(obj, scope) {
         Some(Certain::Interface(iface)) => {
             let m = cx.a.member(iface, cx.a.node_text(prop));
-            cx.member_at.insert(node.id(), m);
+            set_member(cx, site, m);
             if m.is_none() {
                 member::check(cx, node, iface, prop);
             }
         }
         Some(Certain::Builtin(proto)) => {
-            cx.member_at.insert(node.id(), None);
+            set_member(cx, site, None);
             engine::proto_member(cx, proto, prop)
         }
         None => {
-            cx.member_at.insert(node.id(), None);
+            set_member(cx, site, None);
             engine::prototype_chain(cx, obj, prop)
         }
     }
@@ -384,9 +386,19 @@ fn visit_call<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId, site: usize)
     if args.kind_id() != ids.arguments {
         return;
     }
-    let called = match cx.member_at.get(&callee.id()) {
-        Some(&m) => m,
-        None => cx.called_member(callee, scope),
+    // The callee, when a member expression, is the next site (pre-order).
+    let next = cx.member_at.get(site + 1).copied().flatten();
+    let called = match next {
+        Some(m)
+            if cx
+                .a
+                .sites()
+                .get(site + 1)
+                .is_some_and(|s| s.1.id() == callee.id()) =>
+        {
+            m
+        }
+        _ => cx.called_member(callee, scope),
     };
     if let Some(m) = called {
         // Reused buffers: a call site must not cost an allocation.
@@ -409,6 +421,12 @@ fn visit_call<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId, site: usize)
             cx.arg_buf = list;
         }
         cx.param_buf = params;
+    }
+}
+
+fn set_member<'a>(cx: &mut Ctx<'a>, site: usize, m: Option<&'a Member>) {
+    if let Some(slot) = cx.member_at.get_mut(site) {
+        *slot = Some(m);
     }
 }
 
@@ -678,6 +696,7 @@ impl<'c> Session<'c> {
             param_buf: Vec::new(),
             arg_buf: Vec::new(),
         };
+        cx.member_at = vec![None; caps.len()];
         run_sites(&mut cx, &caps);
         syntax::parse_errors(&mut cx, node);
         out.extend(cx.out);
