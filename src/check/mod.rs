@@ -392,9 +392,8 @@ fn visit_call<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId, site: usize)
         Some(m)
             if cx
                 .a
-                .sites()
-                .get(site + 1)
-                .is_some_and(|s| s.1.id() == callee.id()) =>
+                .site_node(site + 1)
+                .is_some_and(|n| n.id() == callee.id()) =>
         {
             m
         }

@@ -469,6 +469,10 @@ impl<'a> Analysis<'a> {
         let mut open: Vec<(ScopeId, usize)> = vec![(0, 0)];
         // (depth, id) of site nodes whose fields are being read off the cursor
         let mut open_sites: Vec<(usize, usize)> = Vec::new();
+        // About one site per 20 bytes of script: grow once, not by doubling.
+        let estimate = root.end_byte().saturating_sub(root.start_byte()) / 20;
+        self.sites.reserve(estimate);
+        self.parts.reserve(estimate);
         // (depth, id, mark in `pending_items`) of lists whose children are being read
         let mut open_lists: Vec<(usize, usize, usize)> = Vec::new();
         let mut pending_items: Vec<Node<'a>> = Vec::new();
@@ -646,6 +650,11 @@ impl<'a> Analysis<'a> {
             "call_expression" | "new_expression" => node.child_by_field_id(f.arguments),
             _ => None,
         }
+    }
+
+    /// The node of site `i` of [`Analysis::sites`].
+    pub fn site_node(&self, i: usize) -> Option<Node<'a>> {
+        self.sites.get(i).map(|s| s.1)
     }
 
     /// [`Analysis::head`] and [`Analysis::tail`] of site `i` of [`Analysis::sites`],
