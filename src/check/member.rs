@@ -21,9 +21,9 @@ use super::{statement_lines, Code, Ctx, Fix, Span};
 const SHORT_INTERFACE: usize = 8;
 
 /// Judges `node` (`receiver.prop`) whose receiver is certainly of `iface`.
-pub(crate) fn check(cx: &mut Ctx, node: Node, iface: &str, prop: Node) {
+pub(crate) fn check<'a>(cx: &mut Ctx<'a>, node: Node<'a>, iface: &'a str, prop: Node<'a>) {
     let name = cx.a.node_text(prop);
-    if cx.corpus.member(iface, name).is_some() {
+    if cx.a.member(iface, name).is_some() {
         return;
     }
     // Every object has Object.prototype's members (`toString`, `hasOwnProperty`).
@@ -37,11 +37,13 @@ pub(crate) fn check(cx: &mut Ctx, node: Node, iface: &str, prop: Node) {
             p.kind(),
             "assignment_expression" | "augmented_assignment_expression"
         ) && p
-            .child_by_field_name("left")
+            .child_by_field_id(crate::js::query::fields().left)
             .is_some_and(|l| l.id() == node.id())
     });
     let inherited = if cx.corpus.ancestors(iface).is_empty() {
         String::new()
+    } else if cx.corpus.ancestors(iface).len() == 1 {
+        format!(" (nor does its parent `{}`)", cx.corpus.ancestors(iface)[0])
     } else {
         format!(
             " (nor do its parents {})",

@@ -39,7 +39,7 @@ pub use project::{FileFacts, ProjectIndex};
 use tree_sitter::Node;
 
 use crate::docs::{Corpus, Member};
-use crate::js::query::{captures, CaptureKind};
+use crate::js::query::CaptureKind;
 use crate::js::{self, Analysis, Certain, LineIndex, ScopeId};
 
 /// Checks one script's text. `path` is how findings name the file (relative to the
@@ -153,9 +153,45 @@ pub(crate) struct Ctx<'a> {
     /// Built-ins the script or its reachable files supply themselves.
     pub polyfills: HashSet<String>,
     pub out: Vec<Finding>,
+    documented_memo: std::collections::HashMap<&'a str, bool, crate::js::NameHash>,
+    /// One cursor for every child listing (creating a cursor allocates).
+    cursor: Option<tree_sitter::TreeCursor<'a>>,
+    /// The documented member each judged member expression names (by node id): a
+    /// method call reuses what its callee's member site found.
+    /// By site index: `None` not judged yet, `Some(m)` the member found (or not).
+    member_at: Vec<Option<Option<&'a Member>>>,
+    param_buf: Vec<&'a [crate::docs::Param]>,
+    arg_buf: Vec<Node<'a>>,
 }
 
 impl<'a> Ctx<'a> {
+    /// The named children of `node` (comments left out), with the shared cursor.
+    pub fn kids(&mut self, node: Node<'a>) -> Vec<Node<'a>> {
+        if let Some(l) = self.a.list(node) {
+            return l.to_vec();
+        }
+        let c = match &mut self.cursor {
+            Some(c) => {
+                c.reset(node);
+                c
+            }
+            None => self.cursor.insert(node.walk()),
+        };
+        let mut out = Vec::new();
+        if c.goto_first_child() {
+            loop {
+                let n = c.node();
+                if n.is_named() && !n.is_extra() {
+                    out.push(n);
+                }
+                if !c.goto_next_sibling() {
+                    break;
+                }
+            }
+        }
+        out
+    }
+
     pub fn push(&mut self, start: usize, end: usize, code: Code, message: String) -> &mut Finding {
         self.out.push(Finding::with_index(
             self.path,
@@ -178,27 +214,41 @@ impl<'a> Ctx<'a> {
 
     /// Whether `name` (unresolved in the script) is something the corpus documents: a
     /// global, a `Global` member, an extra, a constructor or an interface name.
-    pub fn documented(&self, name: &str) -> bool {
-        self.corpus.is_engine_global(name)
+    pub fn documented(&mut self, name: &'a str) -> bool {
+        if let Some(&d) = self.documented_memo.get(name) {
+            return d;
+        }
+        let d = self.corpus.is_engine_global(name)
             || self.corpus.constructors.contains_key(name)
-            || self.corpus.interfaces.contains_key(name)
+            || self.corpus.interfaces.contains_key(name);
+        self.documented_memo.insert(name, d);
+        d
     }
 
     /// The documented member a call invokes: `receiver.m(...)` on a certain receiver,
     /// or a bare call of an undeclared `Global` function.
-    pub fn called_member(&self, callee: Node, scope: ScopeId) -> Option<&'a Member> {
-        match callee.kind() {
+    pub fn called_member(&self, callee: Node<'a>, scope: ScopeId) -> Option<&'a Member> {
+        let ids = crate::js::query::kind_ids();
+        let k = callee.kind_id();
+        let kind = if k == ids.member_expression {
+            "member_expression"
+        } else if k == ids.identifier {
+            "identifier"
+        } else {
+            return None;
+        };
+        match kind {
             "member_expression" => {
-                let obj = callee.child_by_field_name("object")?;
-                let prop = callee.child_by_field_name("property")?;
+                let obj = self.a.head(callee)?;
+                let prop = self.a.tail(callee)?;
                 match self.a.certain_in(obj, scope)? {
-                    Certain::Interface(i) => self.corpus.member(i, self.a.node_text(prop)),
+                    Certain::Interface(i) => self.a.member(i, self.a.node_text(prop)),
                     Certain::Builtin(_) => None,
                 }
             }
             "identifier" => {
                 let name = self.a.node_text(callee);
-                if self.a.is_declared_anywhere(name, callee.start_byte()) {
+                if self.a.is_declared_in(name, scope) {
                     return None;
                 }
                 self.corpus.global_member(name)
@@ -218,9 +268,24 @@ fn check_script(
     script: &str,
     tree: &tree_sitter::Tree,
 ) -> Vec<Finding> {
+    check_script_full(corpus, project, shown, rel, text, script, tree, false).0
+}
+
+/// The full check, and the seed an incremental re-check of one statement needs.
+#[allow(clippy::too_many_arguments)]
+fn check_script_full(
+    corpus: &Corpus,
+    project: &ProjectIndex,
+    shown: &str,
+    rel: &str,
+    text: &str,
+    script: &str,
+    tree: &tree_sitter::Tree,
+    want_seed: bool,
+) -> (Vec<Finding>, crate::js::Seed) {
     let root = tree.root_node();
     let mut a = Analysis::new(corpus, script, tree);
-    let caps = captures(root, script);
+    let caps: Vec<(CaptureKind, Node, ScopeId)> = a.sites().to_vec();
     let own = FileFacts::of_parts(corpus, shown, text, &a, &caps);
     let reach = project.reach(rel, &own);
     let mut polyfills = reach.polyfills;
@@ -236,71 +301,137 @@ fn check_script(
         level: corpus.engine.es_year,
         polyfills,
         out: Vec::new(),
+        documented_memo: Default::default(),
+        cursor: None,
+        member_at: Default::default(),
+        param_buf: Vec::new(),
+        arg_buf: Vec::new(),
     };
-    for &(kind, node) in &caps {
-        match kind {
-            CaptureKind::Member => visit_member(&mut cx, node),
-            CaptureKind::Call => visit_call(&mut cx, node),
-            CaptureKind::New => visit_new(&mut cx, node),
-            other => syntax::feature(&mut cx, other, node),
-        }
-    }
+    cx.member_at = vec![None; caps.len()];
+    run_sites(&mut cx, &caps);
     syntax::parse_errors(&mut cx, root);
     file::directives(&mut cx, text);
+    let mut seed = crate::js::Seed::default();
+    if want_seed {
+        seed = cx.a.seed();
+        seed.polyfills = cx.polyfills.iter().cloned().collect();
+        seed.polyfills.sort();
+    }
     let mut out = cx.out;
     out.extend(construct::check(corpus, shown, script, tree));
-    out.sort_by(|x, y| (x.span.start, x.span.end, x.code).cmp(&(y.span.start, y.span.end, y.code)));
-    out.dedup_by(|x, y| x.span == y.span && x.code == y.code);
-    out
+    sort_findings(&mut out);
+    (out, seed)
 }
 
-fn visit_member(cx: &mut Ctx, node: Node) {
-    let (Some(obj), Some(prop)) = (
-        node.child_by_field_name("object"),
-        node.child_by_field_name("property"),
-    ) else {
+fn sort_findings(out: &mut Vec<Finding>) {
+    out.sort_by_key(|x| (x.span.start, x.span.end, x.code));
+    out.dedup_by(|x, y| x.span == y.span && x.code == y.code);
+}
+
+fn run_sites<'a>(cx: &mut Ctx<'a>, caps: &[(CaptureKind, Node<'a>, ScopeId)]) {
+    // Backwards: a call's callee (a member expression) comes after the call in document
+    // order, so its member is known when the call is judged. Findings are sorted later.
+    for (i, &(kind, node, scope)) in caps.iter().enumerate().rev() {
+        match kind {
+            CaptureKind::Member => visit_member(cx, node, scope, i),
+            CaptureKind::Call => visit_call(cx, node, scope, i),
+            CaptureKind::New => visit_new(cx, node, i),
+            other => syntax::feature(cx, other, node),
+        }
+    }
+}
+
+fn visit_member<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId, site: usize) {
+    let (Some(obj), Some(prop)) = cx.a.site_parts(site) else {
         return;
     };
-    let scope = cx.a.scope_at(node.start_byte());
-    if obj.kind() == "identifier" && !object::receiver(cx, obj) {
+    let ids = crate::js::query::kind_ids();
+    if obj.kind_id() == ids.identifier && !object::receiver(cx, obj, scope) {
         // The receiver itself is reported (or is a built-in judged by its statics).
+        set_member(cx, site, None);
         engine::static_member(cx, obj, prop);
         return;
     }
     match cx.a.certain_in(obj, scope) {
-        Some(Certain::Interface(iface)) => member::check(cx, node, iface, prop),
-        Some(Certain::Builtin(proto)) => engine::proto_member(cx, proto, prop),
-        None => engine::prototype_chain(cx, obj, prop),
+        Some(Certain::Interface(iface)) => {
+            let m = cx.a.member(iface, cx.a.node_text(prop));
+            set_member(cx, site, m);
+            if m.is_none() {
+                member::check(cx, node, iface, prop);
+            }
+        }
+        Some(Certain::Builtin(proto)) => {
+            set_member(cx, site, None);
+            engine::proto_member(cx, proto, prop)
+        }
+        None => {
+            set_member(cx, site, None);
+            engine::prototype_chain(cx, obj, prop)
+        }
     }
 }
 
-fn visit_call(cx: &mut Ctx, node: Node) {
-    let Some(callee) = node.child_by_field_name("function") else {
+fn visit_call<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId, site: usize) {
+    let (Some(callee), tail) = cx.a.site_parts(site) else {
         return;
     };
-    let scope = cx.a.scope_at(node.start_byte());
-    if callee.kind() == "identifier" {
-        function::check(cx, callee);
+    let ids = crate::js::query::kind_ids();
+    if callee.kind_id() == ids.identifier {
+        function::check(cx, callee, scope);
     }
-    let Some(args) = node.child_by_field_name("arguments") else {
+    let _ = node;
+    let Some(args) = tail else {
         return;
     };
-    if args.kind() != "arguments" {
+    if args.kind_id() != ids.arguments {
         return;
     }
-    if let Some(m) = cx.called_member(callee, scope) {
-        let params: Vec<Vec<crate::docs::Param>> = m
-            .overloads
-            .iter()
-            .filter_map(|s| s.params.clone())
-            .collect();
-        option::check_args(cx, &params, args);
-        file::check_args(cx, &params, args);
+    // The callee, when a member expression, is the next site (pre-order).
+    let next = cx.member_at.get(site + 1).copied().flatten();
+    let called = match next {
+        Some(m)
+            if cx
+                .a
+                .site_node(site + 1)
+                .is_some_and(|n| n.id() == callee.id()) =>
+        {
+            m
+        }
+        _ => cx.called_member(callee, scope),
+    };
+    if let Some(m) = called {
+        // Reused buffers: a call site must not cost an allocation.
+        let mut params = std::mem::take(&mut cx.param_buf);
+        params.clear();
+        params.extend(m.overloads.iter().filter_map(|s| s.params.as_deref()));
+        let judged = params.iter().any(|ps| {
+            ps.iter()
+                .any(|p| p.ty.interface().is_some() || p.ty.is_path())
+        });
+        if judged {
+            let mut list = std::mem::take(&mut cx.arg_buf);
+            list.clear();
+            match cx.a.list(args) {
+                Some(l) => list.extend_from_slice(l),
+                None => list.extend(cx.kids(args)),
+            }
+            option::check_args(cx, &params, &list);
+            file::check_args(cx, &params, &list);
+            cx.arg_buf = list;
+        }
+        cx.param_buf = params;
     }
 }
 
-fn visit_new(cx: &mut Ctx, node: Node) {
-    let Some(ctor) = node.child_by_field_name("constructor") else {
+fn set_member<'a>(cx: &mut Ctx<'a>, site: usize, m: Option<&'a Member>) {
+    if let Some(slot) = cx.member_at.get_mut(site) {
+        *slot = Some(m);
+    }
+}
+
+fn visit_new<'a>(cx: &mut Ctx<'a>, node: Node<'a>, site: usize) {
+    let _ = node;
+    let (Some(ctor), tail) = cx.a.site_parts(site) else {
         return;
     };
     constructor::check(cx, ctor);
@@ -311,10 +442,11 @@ fn visit_new(cx: &mut Ctx, node: Node) {
     let Some(c) = cx.corpus.constructors.get(name) else {
         return;
     };
-    if let Some(args) = node.child_by_field_name("arguments") {
-        let params = vec![c.params.clone()];
-        option::check_args(cx, &params, args);
-        file::check_args(cx, &params, args);
+    if let Some(args) = tail.filter(|t| t.id() != ctor.id()) {
+        let params: [&'a [crate::docs::Param]; 1] = [c.params.as_slice()];
+        let list = cx.kids(args);
+        option::check_args(cx, &params, &list);
+        file::check_args(cx, &params, &list);
     }
 }
 
@@ -342,4 +474,323 @@ pub(crate) fn statement_lines(text: &str, node: Node) -> Span {
     } else {
         Span::new(s, e)
     }
+}
+
+/// A script kept open for editing: its text, its tree, its findings. An edit reparses
+/// incrementally (`tree.edit` then `parser.parse(text, Some(&old))`) and re-checks only
+/// what changed where it can: when the edit stays inside one top-level statement and
+/// leaves what that statement contributes to the whole file unchanged (its top-level
+/// declarations and what it assigns them, narrowing, `typeof` tests, polyfills, loads),
+/// only that statement is analysed again, against the rest of the file's facts (the
+/// [`crate::js::Seed`] of the last full check); every other finding is kept, shifted.
+/// Anything else is a full check.
+pub struct Session<'c> {
+    corpus: &'c Corpus,
+    project: &'c ProjectIndex,
+    path: String,
+    text: String,
+    parser: tree_sitter::Parser,
+    tree: tree_sitter::Tree,
+    findings: Vec<Finding>,
+    seed: crate::js::Seed,
+    incremental: usize,
+}
+
+impl std::fmt::Debug for Session<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("path", &self.path)
+            .field("findings", &self.findings.len())
+            .finish()
+    }
+}
+
+impl<'c> Session<'c> {
+    /// Opens `text` as `path` and checks it.
+    pub fn new(
+        corpus: &'c Corpus,
+        project: &'c ProjectIndex,
+        path: &str,
+        text: &str,
+    ) -> Session<'c> {
+        let mut parser = js::parser();
+        let script = js::script_text(path, text, &corpus.engine.directives);
+        let tree = parser
+            .parse(script.as_ref(), None)
+            .expect("a parser with a language and no timeout always returns a tree");
+        let (findings, seed) =
+            check_script_full(corpus, project, path, path, text, &script, &tree, true);
+        Session {
+            corpus,
+            project,
+            path: path.to_string(),
+            text: text.to_string(),
+            parser,
+            tree,
+            findings,
+            seed,
+            incremental: 0,
+        }
+    }
+
+    /// Whether the file needs no blanking (no Markdown, no engine directive): then the
+    /// tree is of the text itself and statements can be re-checked alone.
+    fn plain(&self) -> bool {
+        !js::is_markdown(&self.path)
+            && !self
+                .corpus
+                .engine
+                .directives
+                .iter()
+                .any(|d| self.text.contains(d.as_str()))
+    }
+
+    /// Replaces bytes `start..end` with `new_text` and re-checks; returns the findings.
+    /// Out-of-range or non-boundary offsets are clamped to the nearest character
+    /// boundary, never a panic.
+    pub fn edit(&mut self, start: usize, end: usize, new_text: &str) -> &[Finding] {
+        let mut start = start.min(self.text.len());
+        let mut end = end.clamp(start, self.text.len());
+        while !self.text.is_char_boundary(start) {
+            start -= 1;
+        }
+        while !self.text.is_char_boundary(end) {
+            end += 1;
+        }
+        // The statement the edit falls strictly inside, and what it contributes.
+        let before = if self.plain() {
+            statement_around(&self.tree, start, end).map(|(i, s, e)| {
+                let node = self.tree.root_node().child(i as usize);
+                let summary = node.map(|n| self.summary_of(&self.text, &self.tree, n));
+                (i, s, e, summary)
+            })
+        } else {
+            None
+        };
+        let old_text = std::mem::take(&mut self.text);
+        let mut text = old_text.clone();
+        text.replace_range(start..end, new_text);
+        let new_end = start + new_text.len();
+        let edit = tree_sitter::InputEdit {
+            start_byte: start,
+            old_end_byte: end,
+            new_end_byte: new_end,
+            start_position: point_of(&old_text, start),
+            old_end_position: point_of(&old_text, end),
+            new_end_position: point_of(&text, new_end),
+        };
+        let mut old_tree = self.tree.clone();
+        old_tree.edit(&edit);
+        self.text = text;
+        let script = js::script_text(&self.path, &self.text, &self.corpus.engine.directives);
+        let tree = self
+            .parser
+            .parse(script.as_ref(), Some(&old_tree))
+            .expect("a parser with a language and no timeout always returns a tree");
+        let delta = new_text.len() as isize - (end - start) as isize;
+        if let Some((i, s, e, Some(summary))) = before {
+            if let Some(findings) =
+                self.recheck_statement(&old_text, &old_tree, &tree, i, s, e, delta, &summary)
+            {
+                self.findings = findings;
+                self.tree = tree;
+                self.incremental += 1;
+                return &self.findings;
+            }
+        }
+        let (findings, seed) = check_script_full(
+            self.corpus,
+            self.project,
+            &self.path,
+            &self.path,
+            &self.text,
+            &script,
+            &tree,
+            true,
+        );
+        self.findings = findings;
+        self.seed = seed;
+        self.tree = tree;
+        &self.findings
+    }
+
+    fn summary_of(&self, text: &str, tree: &tree_sitter::Tree, node: Node) -> Vec<String> {
+        let empty = crate::js::Seed::default();
+        let a = Analysis::for_node(self.corpus, text, tree, node, &empty);
+        let mut s = a.summary();
+        let facts = FileFacts::of_parts(self.corpus, &self.path, text, &a, a.sites());
+        s.extend(facts.loads.iter().map(|l| format!("load {l}")));
+        s.push(format!("dynamic {}", facts.dynamic_loads));
+        s
+    }
+
+    /// The incremental path; `None` when the edit reaches beyond statement `i`.
+    #[allow(clippy::too_many_arguments)]
+    fn recheck_statement(
+        &self,
+        old_text: &str,
+        old_tree: &tree_sitter::Tree,
+        tree: &tree_sitter::Tree,
+        i: u32,
+        s: usize,
+        e: usize,
+        delta: isize,
+        summary: &[String],
+    ) -> Option<Vec<Finding>> {
+        let root = tree.root_node();
+        if root.child_count() != old_tree.root_node().child_count() {
+            return None;
+        }
+        let node = root.child(i as usize)?;
+        let new_e = (e as isize + delta) as usize;
+        if node.start_byte() != s || node.end_byte() != new_e {
+            return None;
+        }
+        if old_tree
+            .changed_ranges(tree)
+            .any(|r| r.start_byte < s || r.end_byte > new_e)
+        {
+            return None;
+        }
+        if self.summary_of(&self.text, tree, node) != summary {
+            return None;
+        }
+        // Construct findings pair Starts and Ends across the file: keep them unless the
+        // statement names a Start or an End before or after the edit.
+        let names_construct = |t: &str| {
+            self.corpus
+                .constructs
+                .values()
+                .any(|c| t.contains(c.start.as_str()) || t.contains(c.end.as_str()))
+        };
+        let rerun_constructs =
+            names_construct(&old_text[s..e]) || names_construct(&self.text[s..new_e]);
+        let idx = LineIndex::new(&self.text);
+        let mut out: Vec<Finding> = Vec::new();
+        for f in &self.findings {
+            if rerun_constructs && f.code == Code::Construct {
+                continue;
+            }
+            if f.span.end <= s && f.span.start < s {
+                out.push(rebuilt(f, &self.path, &idx, 0));
+            } else if f.span.start >= e {
+                out.push(rebuilt(f, &self.path, &idx, delta));
+            }
+        }
+        let a = Analysis::for_node(self.corpus, &self.text, tree, node, &self.seed);
+        let caps: Vec<(CaptureKind, Node, ScopeId)> = a.sites().to_vec();
+        let mut cx = Ctx {
+            corpus: self.corpus,
+            project: self.project,
+            path: &self.path,
+            text: &self.text,
+            a,
+            idx,
+            level: self.corpus.engine.es_year,
+            polyfills: self.seed.polyfills.iter().cloned().collect(),
+            out: Vec::new(),
+            documented_memo: Default::default(),
+            cursor: None,
+            member_at: Default::default(),
+            param_buf: Vec::new(),
+            arg_buf: Vec::new(),
+        };
+        cx.member_at = vec![None; caps.len()];
+        run_sites(&mut cx, &caps);
+        syntax::parse_errors(&mut cx, node);
+        out.extend(cx.out);
+        if rerun_constructs {
+            out.extend(construct::check(self.corpus, &self.path, &self.text, tree));
+        }
+        sort_findings(&mut out);
+        Some(out)
+    }
+
+    /// How many edits were re-checked statement-only (for tests and benchmarks).
+    pub fn incremental_edits(&self) -> usize {
+        self.incremental
+    }
+
+    /// The current findings.
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
+    /// The current text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The current tree.
+    pub fn tree(&self) -> &tree_sitter::Tree {
+        &self.tree
+    }
+}
+
+/// The top-level statement that `start..end` falls strictly inside: its index among
+/// the program's children and its byte range.
+fn statement_around(
+    tree: &tree_sitter::Tree,
+    start: usize,
+    end: usize,
+) -> Option<(u32, usize, usize)> {
+    let root = tree.root_node();
+    let mut c = root.walk();
+    if !c.goto_first_child() {
+        return None;
+    }
+    let mut i = 0u32;
+    loop {
+        let n = c.node();
+        if n.start_byte() <= start && end < n.end_byte() {
+            if n.is_error() || n.has_error() {
+                return None;
+            }
+            return Some((i, n.start_byte(), n.end_byte()));
+        }
+        if n.start_byte() >= end {
+            return None;
+        }
+        if !c.goto_next_sibling() {
+            return None;
+        }
+        i += 1;
+    }
+}
+
+/// A kept finding at its new place: spans shifted by `delta`, positions recomputed.
+fn rebuilt(f: &Finding, path: &str, idx: &LineIndex, delta: isize) -> Finding {
+    let shift = |x: usize| (x as isize + delta).max(0) as usize;
+    let span = Span::new(shift(f.span.start), shift(f.span.end));
+    let mut g = Finding::with_index(path, idx, span, f.code, f.message.clone());
+    g.severity = f.severity;
+    g.related = f.related.clone();
+    g.fixes = f
+        .fixes
+        .iter()
+        .map(|x| match x {
+            Fix::Replace { title, span, text } => Fix::Replace {
+                title: title.clone(),
+                span: Span::new(shift(span.start), shift(span.end)),
+                text: text.clone(),
+            },
+            Fix::Delete {
+                title,
+                detail,
+                span,
+            } => Fix::Delete {
+                title: title.clone(),
+                detail: detail.clone(),
+                span: Span::new(shift(span.start), shift(span.end)),
+            },
+        })
+        .collect();
+    g
+}
+
+fn point_of(text: &str, offset: usize) -> tree_sitter::Point {
+    let before = &text[..offset];
+    let row = before.matches('\n').count();
+    let col = offset - before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    tree_sitter::Point::new(row, col)
 }

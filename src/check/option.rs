@@ -19,7 +19,7 @@ use super::{Code, Ctx, Fix, Span};
 const MAX_DEPTH: usize = 8;
 
 /// The one interface every overload types parameter `i` with, if they agree.
-fn param_interface<'p>(overloads: &'p [Vec<Param>], i: usize) -> Option<&'p str> {
+fn param_interface<'p>(overloads: &[&'p [Param]], i: usize) -> Option<&'p str> {
     let mut found: Option<&str> = None;
     for params in overloads {
         let Some(p) = params.get(i) else {
@@ -38,11 +38,9 @@ fn param_interface<'p>(overloads: &'p [Vec<Param>], i: usize) -> Option<&'p str>
 }
 
 /// Judges the object literals among `args` against the parameters' interfaces.
-pub(crate) fn check_args(cx: &mut Ctx, overloads: &[Vec<Param>], args: Node) {
-    let mut c = args.walk();
-    let list: Vec<Node> = args.named_children(&mut c).collect();
-    for (i, arg) in list.into_iter().enumerate() {
-        if arg.kind() != "object" {
+pub(crate) fn check_args<'a>(cx: &mut Ctx<'a>, overloads: &[&'a [Param]], list: &[Node<'a>]) {
+    for (i, &arg) in list.iter().enumerate() {
+        if arg.kind_id() != crate::js::query::kind_ids().object {
             continue;
         }
         if let Some(iface) = param_interface(overloads, i) {
@@ -51,33 +49,38 @@ pub(crate) fn check_args(cx: &mut Ctx, overloads: &[Vec<Param>], args: Node) {
     }
 }
 
-fn key_of<'t>(cx: &Ctx<'t>, child: Node<'t>) -> Option<(Node<'t>, String)> {
+fn key_of<'t>(cx: &Ctx<'t>, child: Node<'t>) -> Option<(Node<'t>, std::borrow::Cow<'t, str>)> {
     let key = match child.kind() {
-        "pair" => child.child_by_field_name("key")?,
+        "pair" => child.child_by_field_id(crate::js::query::fields().key)?,
         "shorthand_property_identifier" => child,
-        "method_definition" => child.child_by_field_name("name")?,
+        "method_definition" => child.child_by_field_id(crate::js::query::fields().name)?,
         _ => return None,
     };
     let text = cx.a.node_text(key);
     let name = match key.kind() {
-        "property_identifier" | "shorthand_property_identifier" | "number" => text.to_string(),
-        "string" => super::project::string_literal(text, "string")?,
+        "property_identifier" | "shorthand_property_identifier" | "number" => {
+            std::borrow::Cow::Borrowed(text)
+        }
+        "string" => std::borrow::Cow::Owned(super::project::string_literal(text, "string")?),
         _ => return None,
     };
     Some((key, name))
 }
 
-fn check_object(cx: &mut Ctx, iface: &str, obj: Node, depth: usize) {
-    let mut c = obj.walk();
-    let children: Vec<Node> = obj.named_children(&mut c).collect();
+fn check_object<'a>(cx: &mut Ctx<'a>, iface: &'a str, obj: Node<'a>, depth: usize) {
+    let children = cx.kids(obj);
     for child in children {
         let Some((key, name)) = key_of(cx, child) else {
             continue;
         };
-        if let Some(m) = cx.corpus.member(iface, &name) {
+        let found = match &name {
+            std::borrow::Cow::Borrowed(n) => cx.a.member(iface, n),
+            std::borrow::Cow::Owned(n) => cx.corpus.member(iface, n),
+        };
+        if let Some(m) = found {
             if depth < MAX_DEPTH && child.kind() == "pair" {
                 if let (Some(value), Some(inner)) = (
-                    child.child_by_field_name("value"),
+                    child.child_by_field_id(crate::js::query::fields().value),
                     crate::js::member_type(m).and_then(|t| t.interface()),
                 ) {
                     if value.kind() == "object" {
@@ -100,6 +103,9 @@ fn report(cx: &mut Ctx, iface: &str, key: Node, name: &str) {
         msg.push_str(&format!(": did you mean {}?", or_list(&close)));
     } else if names.len() <= 12 && !names.is_empty() {
         msg.push_str(&format!(": its keys are {}", and_list(&names)));
+    }
+    if !msg.ends_with('?') {
+        msg.push('.');
     }
     msg.push_str(
         " The engine ignores an unknown key without an error, so this setting never applies.",

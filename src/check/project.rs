@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::docs::Corpus;
-use crate::js::query::{captures, CaptureKind};
+use crate::js::query::CaptureKind;
 use crate::js::{self, Analysis};
 
 /// What one script offers and needs.
@@ -37,18 +37,17 @@ impl FileFacts {
         let script = js::script_text(path, text, &corpus.engine.directives);
         let tree = js::parse(&script);
         let a = Analysis::new(corpus, &script, &tree);
-        let caps = captures(tree.root_node(), &script);
-        FileFacts::of_parts(corpus, path, text, &a, &caps)
+        FileFacts::of_parts(corpus, path, text, &a, a.sites())
     }
 
     /// The facts from an analysis and the query captures already made (the checker
     /// makes both anyway). `text` is the file as written (directives included).
-    pub fn of_parts(
+    pub fn of_parts<'a>(
         corpus: &Corpus,
         path: &str,
         text: &str,
-        a: &Analysis,
-        caps: &[(CaptureKind, tree_sitter::Node)],
+        a: &Analysis<'a>,
+        caps: &[(CaptureKind, tree_sitter::Node<'a>, crate::js::ScopeId)],
     ) -> FileFacts {
         let mut f = FileFacts {
             decls: a
@@ -67,24 +66,24 @@ impl FileFacts {
                 }
             }
         }
-        for &(kind, node) in caps {
+        for (i, &(kind, _node, scope)) in caps.iter().enumerate() {
             if kind != CaptureKind::Call {
                 continue;
             }
-            let Some(callee) = node.child_by_field_name("function") else {
+            let (Some(callee), tail) = a.site_parts(i) else {
                 continue;
             };
-            if callee.kind() != "identifier" {
+            if callee.kind_id() != crate::js::query::kind_ids().identifier {
                 continue;
             }
             let name = a.node_text(callee);
-            if a.is_declared(name, callee.start_byte()) {
+            if a.resolve(name, scope).is_some() {
                 continue;
             }
             let Some(m) = corpus.global_member(name) else {
                 continue;
             };
-            let Some(args) = node.child_by_field_name("arguments") else {
+            let Some(args) = tail else {
                 continue;
             };
             let mut c = args.walk();
@@ -320,6 +319,51 @@ pub fn is_script(corpus: &Corpus, p: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn corpus() -> Corpus {
+        Corpus::from_texts(&[(
+            "g.md",
+            "# Global\n\n## Global-load\n\nSyntax: load(file: path): void\n",
+        )])
+        .unwrap()
+    }
+
+    #[test]
+    fn reach_follows_literal_loads_transitively() {
+        let c = corpus();
+        let mut idx = ProjectIndex::default();
+        idx.update_file(&c, "main.js", "load(\"a.js\");\nmain();");
+        idx.update_file(&c, "a.js", "load(\"./b.js\");\nfunction fa() {}");
+        idx.update_file(&c, "b.js", "function fb() {}\nimplicitGlobal = 1;");
+        idx.update_file(&c, "c.js", "function fc() {}");
+        let own = idx.files["main.js"].clone();
+        let r = idx.reach("main.js", &own);
+        assert!(r.names.contains("fa") && r.names.contains("fb"));
+        assert!(r.names.contains("implicitGlobal"));
+        assert!(!r.names.contains("fc"), "c.js is not loaded");
+        assert_eq!(idx.dependents("b.js"), vec!["a.js", "main.js"]);
+        assert!(idx.dependents("c.js").is_empty());
+        idx.remove_file("c.js");
+        assert!(!idx.files.contains_key("c.js"));
+    }
+
+    #[test]
+    fn computed_loads_or_none_share_one_scope() {
+        let c = corpus();
+        let mut idx = ProjectIndex::default();
+        idx.update_file(&c, "main.js", "var f = \"a.js\";\nload(f);");
+        idx.update_file(&c, "a.js", "function fa() {}");
+        idx.update_file(&c, "c.js", "function fc() {}");
+        assert!(idx.shares_one_scope());
+        let own = idx.files["c.js"].clone();
+        assert!(idx.reach("c.js", &own).names.contains("fa"));
+        let mut none = ProjectIndex::default();
+        none.update_file(&c, "x.js", "function fx() {}");
+        none.update_file(&c, "y.js", "fx();");
+        let own = none.files["y.js"].clone();
+        assert!(none.reach("y.js", &own).names.contains("fx"));
+        assert_eq!(none.dependents("x.js"), vec!["y.js"]);
+    }
 
     #[test]
     fn normalizes() {

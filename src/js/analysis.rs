@@ -43,8 +43,9 @@ use std::collections::{HashMap, HashSet};
 
 use tree_sitter::{Node, Tree};
 
-use crate::docs::{Corpus, Type};
+use crate::docs::{Corpus, Member, Type};
 use crate::es::Proto;
+use crate::js::query::{self, role, CaptureKind};
 
 /// Index of a scope in [`Analysis::scopes`]. The program scope is 0.
 pub type ScopeId = usize;
@@ -73,7 +74,7 @@ pub struct Scope<'a> {
     pub end: usize,
     /// The enclosing scope (`None` for the program).
     pub parent: Option<ScopeId>,
-    names: HashMap<&'a str, BindingId>,
+    names: HashMap<&'a str, BindingId, NameHash>,
 }
 
 /// How a name was declared.
@@ -113,6 +114,8 @@ pub struct Binding<'a> {
     pub narrowed: bool,
     assigns: Vec<Assign<'a>>,
     certain: Option<Certain<'a>>,
+    /// Taken from a [`Seed`]: its facts are the whole file's, fixed.
+    seeded: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,6 +124,30 @@ enum Assign<'a> {
     Array,
     String,
     Other,
+}
+
+/// The whole file's facts a statement's analysis depends on (see [`Analysis::seed`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Seed {
+    /// Program-scope bindings: name, kind, certain type.
+    pub globals: Vec<(String, BindingKind, Option<SeedType>)>,
+    /// Globals the script narrows.
+    pub narrowed: Vec<String>,
+    /// Names tested with `typeof`.
+    pub typeof_names: Vec<String>,
+    /// Built-ins the script (and its reachable files) supply.
+    pub polyfills: Vec<String>,
+    /// Top-level names of reachable project files.
+    pub project_names: Vec<String>,
+}
+
+/// [`Certain`], owned.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SeedType {
+    /// A documented interface.
+    Interface(String),
+    /// A built-in value type.
+    Builtin(Proto),
 }
 
 /// The certain type of an expression.
@@ -143,11 +170,75 @@ pub struct Analysis<'a> {
     pub scopes: Vec<Scope<'a>>,
     /// Every binding, in order of declaration.
     pub bindings: Vec<Binding<'a>>,
-    typeof_names: HashSet<&'a str>,
-    narrowed_globals: HashSet<&'a str>,
+    typeof_names: HashSet<&'a str, NameHash>,
+    narrowed_globals: HashSet<&'a str, NameHash>,
     polyfills: HashSet<String>,
-    project_names: HashSet<String>,
+    project_names: HashSet<String, NameHash>,
+    sites: Vec<(CaptureKind, Node<'a>, ScopeId)>,
+    lexical_until: usize,
+    /// The two fields of every site node, read off the cursor during the walk
+    /// (`child_by_field_id` scans children; the families ask for them many times).
+    parts: Vec<[Option<Node<'a>>; 2]>,
+    /// `corpus.member` answers (BTree lookups through ancestors cost; scripts ask the
+    /// same few pairs thousands of times).
+    member_memo: std::cell::RefCell<HashMap<(&'a str, &'a str), Option<&'a Member>, NameHash>>,
+    /// The named children of every object literal, argument list and parameter list,
+    /// read during the walk: `list_items[start..start + len]` by node id.
+    lists: Vec<(usize, usize, u32, u32)>,
+    list_items: Vec<Node<'a>>,
+    /// Byte ranges of `with` statements: a bare name inside may be a property.
+    with_ranges: Vec<(usize, usize)>,
+    /// `corpus.global_interface` answers.
+    global_memo: std::cell::RefCell<HashMap<&'a str, Option<&'a str>, NameHash>>,
 }
+
+/// Node ids are addresses: spread them with one multiply instead of hashing bytes.
+#[derive(Default, Clone, Copy)]
+pub struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8 | u64::from(*b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_right(17);
+    }
+}
+
+/// The hasher of node-id-keyed maps.
+pub type IdHash = std::hash::BuildHasherDefault<IdHasher>;
+
+/// FNV-1a for identifiers: short keys, no untrusted-input flooding concern worth
+/// SipHash's cost on every name lookup of the walk.
+#[derive(Clone, Copy)]
+pub struct NameHasher(u64);
+
+impl Default for NameHasher {
+    fn default() -> Self {
+        NameHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// The hasher of name-keyed maps.
+pub type NameHash = std::hash::BuildHasherDefault<NameHasher>;
 
 impl std::fmt::Debug for Analysis<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -177,13 +268,21 @@ impl<'a> Analysis<'a> {
                 start: 0,
                 end: text.len().max(root.end_byte()),
                 parent: None,
-                names: HashMap::new(),
+                names: HashMap::default(),
             }],
             bindings: Vec::new(),
-            typeof_names: HashSet::new(),
-            narrowed_globals: HashSet::new(),
+            typeof_names: HashSet::default(),
+            narrowed_globals: HashSet::default(),
             polyfills: HashSet::new(),
-            project_names: HashSet::new(),
+            project_names: HashSet::default(),
+            sites: Vec::new(),
+            lexical_until: 0,
+            parts: Vec::new(),
+            member_memo: Default::default(),
+            global_memo: Default::default(),
+            lists: Vec::new(),
+            list_items: Vec::new(),
+            with_ranges: Vec::new(),
         };
         let mut pending = Pending {
             assigns: Vec::new(),
@@ -192,6 +291,142 @@ impl<'a> Analysis<'a> {
         a.walk(root, &mut pending);
         a.settle(pending);
         a
+    }
+
+    /// Analyses only `node` (a top-level statement of `tree`), with the rest of the file
+    /// standing in as `seed` (from [`Analysis::seed`] of a full analysis): the program
+    /// scope holds the whole file's globals with their certainty. The incremental
+    /// re-check of [`crate::check::Session`] uses it; with `Seed::default()` it gives the
+    /// statement's own [`Analysis::summary`].
+    pub fn for_node(
+        corpus: &'a Corpus,
+        text: &'a str,
+        tree: &'a Tree,
+        node: Node<'a>,
+        seed: &'a Seed,
+    ) -> Analysis<'a> {
+        let mut a = Analysis {
+            corpus,
+            text,
+            tree,
+            scopes: vec![Scope {
+                kind: ScopeKind::Program,
+                start: 0,
+                end: text.len().max(tree.root_node().end_byte()),
+                parent: None,
+                names: HashMap::default(),
+            }],
+            bindings: Vec::new(),
+            typeof_names: seed.typeof_names.iter().map(String::as_str).collect(),
+            narrowed_globals: seed.narrowed.iter().map(String::as_str).collect(),
+            polyfills: seed.polyfills.iter().cloned().collect(),
+            project_names: seed.project_names.iter().cloned().collect(),
+            sites: Vec::new(),
+            lexical_until: 0,
+            parts: Vec::new(),
+            member_memo: Default::default(),
+            global_memo: Default::default(),
+            lists: Vec::new(),
+            list_items: Vec::new(),
+            with_ranges: Vec::new(),
+        };
+        for (name, kind, certain) in &seed.globals {
+            let certain = match certain {
+                Some(SeedType::Interface(i)) => corpus
+                    .interfaces
+                    .get_key_value(i)
+                    .map(|(k, _)| Certain::Interface(k.as_str())),
+                Some(SeedType::Builtin(p)) => Some(Certain::Builtin(*p)),
+                None => None,
+            };
+            a.bindings.push(Binding {
+                name: name.as_str(),
+                kind: *kind,
+                scope: 0,
+                start: 0,
+                end: 0,
+                narrowed: false,
+                assigns: Vec::new(),
+                certain,
+                seeded: true,
+            });
+            let id = a.bindings.len() - 1;
+            a.scopes[0].names.insert(name.as_str(), id);
+        }
+        let mut pending = Pending {
+            assigns: Vec::new(),
+            narrows: Vec::new(),
+        };
+        a.walk(node, &mut pending);
+        a.settle(pending);
+        a
+    }
+
+    /// The whole file's facts that every statement depends on, owned: the program
+    /// scope's bindings and their certainty, narrowed and `typeof`-tested globals,
+    /// polyfills, project names.
+    pub fn seed(&self) -> Seed {
+        let mut globals: Vec<(String, BindingKind, Option<SeedType>)> = self.scopes[0]
+            .names
+            .values()
+            .map(|&b| {
+                let bind = &self.bindings[b];
+                let t = bind.certain.map(|c| match c {
+                    Certain::Interface(i) => SeedType::Interface(i.to_string()),
+                    Certain::Builtin(p) => SeedType::Builtin(p),
+                });
+                (bind.name.to_string(), bind.kind, t)
+            })
+            .collect();
+        globals.sort_by(|x, y| x.0.cmp(&y.0));
+        Seed {
+            globals,
+            narrowed: self
+                .narrowed_globals
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            typeof_names: self.typeof_names.iter().map(|s| s.to_string()).collect(),
+            polyfills: self.polyfills.iter().cloned().collect(),
+            project_names: self.project_names.iter().cloned().collect(),
+        }
+    }
+
+    /// What a piece analysed with an empty seed contributes to the whole file: its
+    /// program-scope declarations, what it assigns them, what it narrows or tests with
+    /// `typeof`, what it polyfills. Two versions of a statement with equal summaries
+    /// leave every other statement's findings unchanged.
+    pub fn summary(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for &b in self.scopes[0].names.values() {
+            let bind = &self.bindings[b];
+            let mut line = format!("decl {} {:?} {}", bind.name, bind.kind, bind.narrowed);
+            for a in &bind.assigns {
+                let shown = match *a {
+                    Assign::New(ctor, scope) => {
+                        if self
+                            .resolve(ctor, scope)
+                            .is_some_and(|c| self.bindings[c].scope != 0)
+                        {
+                            "other".to_string()
+                        } else {
+                            format!("new {ctor}")
+                        }
+                    }
+                    Assign::Array => "array".into(),
+                    Assign::String => "string".into(),
+                    Assign::Other => "other".into(),
+                };
+                line.push(' ');
+                line.push_str(&shown);
+            }
+            out.push(line);
+        }
+        out.extend(self.narrowed_globals.iter().map(|n| format!("narrow {n}")));
+        out.extend(self.typeof_names.iter().map(|n| format!("typeof {n}")));
+        out.extend(self.polyfills.iter().map(|n| format!("polyfill {n}")));
+        out.sort();
+        out
     }
 
     /// Names that reachable project files declare at their top level. A documented
@@ -223,24 +458,125 @@ impl<'a> Analysis<'a> {
 
     // ---- the walk -------------------------------------------------------------------
 
+    /// One cursor walk over `root`. A node whose kind roots a pattern of `scopes.scm`
+    /// builds scopes and bindings; of `sites.scm`, is kept for the families; of
+    /// `syntax.scm`, has the query run at that one node (see [`query::Roles`]).
     fn walk(&mut self, root: Node<'a>, p: &mut Pending<'a>) {
+        let roles = query::roles();
+        let ids = query::kind_ids();
         let mut cursor = root.walk();
         // (scope, depth of the node that opened it)
         let mut open: Vec<(ScopeId, usize)> = vec![(0, 0)];
+        // (depth, id) of site nodes whose fields are being read off the cursor
+        let mut open_sites: Vec<(usize, usize)> = Vec::new();
+        // About one site per 20 bytes of script: grow once, not by doubling.
+        let estimate = root.end_byte().saturating_sub(root.start_byte()) / 20;
+        self.sites.reserve(estimate);
+        self.parts.reserve(estimate);
+        // (depth, id, mark in `pending_items`) of lists whose children are being read
+        let mut open_lists: Vec<(usize, usize, usize)> = Vec::new();
+        let mut pending_items: Vec<Node<'a>> = Vec::new();
         let mut depth = 0usize;
         loop {
             let node = cursor.node();
-            let scope = open.last().map(|s| s.0).unwrap_or(0);
-            if let Some(new_scope) = self.enter(node, scope, p) {
-                open.push((new_scope, depth));
+            if let Some(&(d, _, _)) = open_lists.last() {
+                if d + 1 == depth && node.is_named() && !node.is_extra() {
+                    pending_items.push(node);
+                }
             }
-            if cursor.goto_first_child() {
+            // The first named child of a site is its object / function / constructor,
+            // the last one its property / arguments (read here: `child_by_field_id`
+            // scans children, and the families ask many times).
+            if let Some(&(d, idx)) = open_sites.last() {
+                if d + 1 == depth && node.is_named() {
+                    if self.parts.len() <= idx {
+                        self.parts.resize(idx + 1, [None, None]);
+                    }
+                    if let Some(entry) = self.parts.get_mut(idx) {
+                        if entry[0].is_none() {
+                            entry[0] = Some(node);
+                        } else {
+                            entry[1] = Some(node);
+                        }
+                    }
+                }
+            }
+            let r = roles.of(node.kind_id());
+            if r != 0 {
+                let scope = open.last().map(|s| s.0).unwrap_or(0);
+                if r & role::SCOPE != 0 {
+                    if let Some(new_scope) = self.enter(node, scope, p) {
+                        open.push((new_scope, depth));
+                    }
+                }
+                if r & role::SITE != 0 {
+                    let k = node.kind_id();
+                    let kind = if k == ids.member_expression {
+                        // Only `x.constructor` narrows; skip the field lookups else.
+                        if self.text[..node.end_byte()].ends_with("constructor") {
+                            self.enter(node, scope, p);
+                        }
+                        CaptureKind::Member
+                    } else if k == ids.call_expression {
+                        CaptureKind::Call
+                    } else {
+                        CaptureKind::New
+                    };
+                    let scope = open.last().map(|s| s.0).unwrap_or(0);
+                    open_sites.push((depth, self.sites.len()));
+                    self.sites.push((kind, node, scope));
+                }
+                if r & role::SYNTAX != 0 {
+                    let scope = open.last().map(|s| s.0).unwrap_or(0);
+                    let mut found = Vec::new();
+                    query::captures_at(node, self.text, &mut found);
+                    self.sites
+                        .extend(found.into_iter().map(|(k, n)| (k, n, scope)));
+                }
+            }
+            if r & role::REGEX != 0 {
+                let scope = open.last().map(|s| s.0).unwrap_or(0);
+                self.sites.push((CaptureKind::RegexFlags, node, scope));
+            }
+            if r & role::NUMBER != 0 {
+                let scope = open.last().map(|s| s.0).unwrap_or(0);
+                self.sites.push((CaptureKind::Number, node, scope));
+            }
+            if r & role::LIST != 0 {
+                // The entry is reserved now, so `lists` stays in document order.
+                open_lists.push((depth, self.lists.len(), pending_items.len()));
+                self.lists.push((node.start_byte(), node.end_byte(), 0, 0));
+            }
+            if r & role::LIST != 0 && trailing_comma(self.text, node) {
+                let kind = match node.kind() {
+                    "object" => CaptureKind::TrailingObject,
+                    "arguments" => CaptureKind::TrailingArguments,
+                    _ => CaptureKind::TrailingParameters,
+                };
+                let scope = open.last().map(|s| s.0).unwrap_or(0);
+                self.sites.push((kind, node, scope));
+            }
+            if r & role::OPAQUE == 0 && cursor.goto_first_child() {
                 depth += 1;
                 continue;
             }
             loop {
                 while open.len() > 1 && open.last().is_some_and(|s| s.1 == depth) {
                     open.pop();
+                }
+                while open_sites.last().is_some_and(|s| s.0 == depth) {
+                    open_sites.pop();
+                }
+                while open_lists.last().is_some_and(|s| s.0 == depth) {
+                    if let Some((_, entry, mark)) = open_lists.pop() {
+                        let start = self.list_items.len() as u32;
+                        self.list_items.extend(pending_items.drain(mark..));
+                        let len = self.list_items.len() as u32 - start;
+                        if let Some(e) = self.lists.get_mut(entry) {
+                            e.2 = start;
+                            e.3 = len;
+                        }
+                    }
                 }
                 if cursor.goto_next_sibling() {
                     break;
@@ -253,13 +589,97 @@ impl<'a> Analysis<'a> {
         }
     }
 
+    /// The named children of an object literal, argument list or parameter list
+    /// (comments left out), as read during the walk; `None` for other nodes.
+    pub fn list(&self, node: Node<'a>) -> Option<&[Node<'a>]> {
+        // Lists start at their bracket: no two start at the same byte.
+        let at = node.start_byte();
+        let i = self.lists.binary_search_by_key(&at, |e| e.0).ok()?;
+        let (_, end, start, len) = self.lists[i];
+        if end != node.end_byte() {
+            return None;
+        }
+        self.list_items.get(start as usize..(start + len) as usize)
+    }
+
+    /// The documented member `name` of `iface` (inherited ones included), memoised.
+    pub fn member(&self, iface: &'a str, name: &'a str) -> Option<&'a Member> {
+        if let Ok(memo) = self.member_memo.try_borrow() {
+            if let Some(&m) = memo.get(&(iface, name)) {
+                return m;
+            }
+        }
+        let m = self.corpus.member(iface, name);
+        if let Ok(mut memo) = self.member_memo.try_borrow_mut() {
+            memo.insert((iface, name), m);
+        }
+        m
+    }
+
+    /// The interface of a documented global variable, memoised.
+    pub fn global_interface(&self, name: &'a str) -> Option<&'a str> {
+        if let Ok(memo) = self.global_memo.try_borrow() {
+            if let Some(&g) = memo.get(name) {
+                return g;
+            }
+        }
+        let g = self.corpus.global_interface(name);
+        if let Ok(mut memo) = self.global_memo.try_borrow_mut() {
+            memo.insert(name, g);
+        }
+        g
+    }
+
+    /// The object of a member expression, the function of a call, the constructor of a
+    /// `new` (read during the walk; any other node asks the tree).
+    pub fn head(&self, node: Node<'a>) -> Option<Node<'a>> {
+        let f = query::fields();
+        match node.kind() {
+            "member_expression" => node.child_by_field_id(f.object),
+            "call_expression" => node.child_by_field_id(f.function),
+            "new_expression" => node.child_by_field_id(f.constructor),
+            _ => None,
+        }
+    }
+
+    /// The property of a member expression, the arguments of a call or a `new`.
+    pub fn tail(&self, node: Node<'a>) -> Option<Node<'a>> {
+        let f = query::fields();
+        match node.kind() {
+            "member_expression" => node.child_by_field_id(f.property),
+            "call_expression" | "new_expression" => node.child_by_field_id(f.arguments),
+            _ => None,
+        }
+    }
+
+    /// The node of site `i` of [`Analysis::sites`].
+    pub fn site_node(&self, i: usize) -> Option<Node<'a>> {
+        self.sites.get(i).map(|s| s.1)
+    }
+
+    /// [`Analysis::head`] and [`Analysis::tail`] of site `i` of [`Analysis::sites`],
+    /// read off the cursor during the walk (`child_by_field_id` scans children).
+    pub fn site_parts(&self, i: usize) -> (Option<Node<'a>>, Option<Node<'a>>) {
+        match self.parts.get(i) {
+            Some(p) => (p[0], p[1]),
+            None => (None, None),
+        }
+    }
+
+    /// The captures of `sites.scm` and `syntax.scm`, in document order: what the
+    /// checker's families judge.
+    /// Each comes with the scope it is in.
+    pub fn sites(&self) -> &[(CaptureKind, Node<'a>, ScopeId)] {
+        &self.sites
+    }
+
     fn new_scope(&mut self, kind: ScopeKind, node: Node, parent: ScopeId) -> ScopeId {
         self.scopes.push(Scope {
             kind,
             start: node.start_byte(),
             end: node.end_byte(),
             parent: Some(parent),
-            names: HashMap::new(),
+            names: HashMap::default(),
         });
         self.scopes.len() - 1
     }
@@ -289,6 +709,7 @@ impl<'a> Analysis<'a> {
             narrowed: false,
             assigns: Vec::new(),
             certain: None,
+            seeded: false,
         });
         let id = self.bindings.len() - 1;
         self.scopes[scope].names.insert(name, id);
@@ -304,12 +725,12 @@ impl<'a> Analysis<'a> {
                     self.declare(scope, n, kind);
                 }
                 "assignment_pattern" | "object_assignment_pattern" => {
-                    if let Some(l) = n.child_by_field_name("left") {
+                    if let Some(l) = n.child_by_field_id(crate::js::query::fields().left) {
                         stack.push(l);
                     }
                 }
                 "pair_pattern" => {
-                    if let Some(v) = n.child_by_field_name("value") {
+                    if let Some(v) = n.child_by_field_id(crate::js::query::fields().value) {
                         stack.push(v);
                     }
                 }
@@ -333,7 +754,7 @@ impl<'a> Analysis<'a> {
             }
         }
         match v.kind() {
-            "new_expression" => match v.child_by_field_name("constructor") {
+            "new_expression" => match v.child_by_field_id(crate::js::query::fields().constructor) {
                 Some(c) if c.kind() == "identifier" => Assign::New(self.node_text(c), scope),
                 _ => Assign::Other,
             },
@@ -346,7 +767,7 @@ impl<'a> Analysis<'a> {
     fn enter(&mut self, node: Node<'a>, scope: ScopeId, p: &mut Pending<'a>) -> Option<ScopeId> {
         match node.kind() {
             "function_declaration" | "generator_function_declaration" => {
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.child_by_field_id(crate::js::query::fields().name) {
                     let fs = self.function_scope(scope);
                     self.declare(fs, name, BindingKind::Function);
                 }
@@ -354,14 +775,14 @@ impl<'a> Analysis<'a> {
             }
             "function_expression" | "generator_function" | "function" => {
                 let s = self.new_scope(ScopeKind::Function, node, scope);
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.child_by_field_id(crate::js::query::fields().name) {
                     self.declare(s, name, BindingKind::Function);
                 }
                 Some(s)
             }
             "arrow_function" => {
                 let s = self.new_scope(ScopeKind::Function, node, scope);
-                if let Some(param) = node.child_by_field_name("parameter") {
+                if let Some(param) = node.child_by_field_id(crate::js::query::fields().parameter) {
                     self.declare(s, param, BindingKind::Param);
                 }
                 Some(s)
@@ -371,8 +792,16 @@ impl<'a> Analysis<'a> {
                 self.declare_pattern(scope, node, BindingKind::Param);
                 None
             }
+            "lexical_declaration" => {
+                self.lexical_until = node.end_byte();
+                None
+            }
+            "with_statement" => {
+                self.with_ranges.push((node.start_byte(), node.end_byte()));
+                None
+            }
             "class_declaration" => {
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.child_by_field_id(crate::js::query::fields().name) {
                     let fs = self.function_scope(scope);
                     self.declare(fs, name, BindingKind::Class);
                 }
@@ -380,21 +809,26 @@ impl<'a> Analysis<'a> {
             }
             "catch_clause" => {
                 let s = self.new_scope(ScopeKind::Catch, node, scope);
-                if let Some(param) = node.child_by_field_name("parameter") {
+                if let Some(param) = node.child_by_field_id(crate::js::query::fields().parameter) {
                     self.declare_pattern(s, param, BindingKind::Catch);
                 }
                 Some(s)
             }
             "variable_declarator" => {
-                let kind = match node.parent().map(|n| n.kind()) {
-                    Some("lexical_declaration") => BindingKind::Lexical,
-                    _ => BindingKind::Var,
+                // `parent()` walks down from the root: remember the enclosing
+                // `let`/`const` instead.
+                let kind = if node.start_byte() < self.lexical_until {
+                    BindingKind::Lexical
+                } else {
+                    BindingKind::Var
                 };
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.child_by_field_id(crate::js::query::fields().name) {
                     let fs = self.function_scope(scope);
                     self.declare_pattern(fs, name, kind);
                     if name.kind() == "identifier" {
-                        if let Some(value) = node.child_by_field_name("value") {
+                        if let Some(value) =
+                            node.child_by_field_id(crate::js::query::fields().value)
+                        {
                             let a = self.classify(value, scope);
                             p.assigns
                                 .push((self.node_text(name), scope, name.start_byte(), a));
@@ -404,11 +838,11 @@ impl<'a> Analysis<'a> {
                 None
             }
             "assignment_expression" => {
-                if let Some(left) = node.child_by_field_name("left") {
+                if let Some(left) = node.child_by_field_id(crate::js::query::fields().left) {
                     match left.kind() {
                         "identifier" => {
                             let a = node
-                                .child_by_field_name("right")
+                                .child_by_field_id(crate::js::query::fields().right)
                                 .map(|r| self.classify(r, scope))
                                 .unwrap_or(Assign::Other);
                             p.assigns
@@ -421,7 +855,7 @@ impl<'a> Analysis<'a> {
                 None
             }
             "augmented_assignment_expression" => {
-                if let Some(left) = node.child_by_field_name("left") {
+                if let Some(left) = node.child_by_field_id(crate::js::query::fields().left) {
                     if left.kind() == "identifier" {
                         p.assigns.push((
                             self.node_text(left),
@@ -434,7 +868,7 @@ impl<'a> Analysis<'a> {
                 None
             }
             "update_expression" => {
-                if let Some(arg) = node.child_by_field_name("argument") {
+                if let Some(arg) = node.child_by_field_id(crate::js::query::fields().argument) {
                     if arg.kind() == "identifier" {
                         p.assigns.push((
                             self.node_text(arg),
@@ -447,10 +881,16 @@ impl<'a> Analysis<'a> {
                 None
             }
             "for_in_statement" => {
-                if let Some(left) = node.child_by_field_name("left") {
-                    if node.child_by_field_name("kind").is_some() {
+                if let Some(left) = node.child_by_field_id(crate::js::query::fields().left) {
+                    if node
+                        .child_by_field_id(crate::js::query::fields().kind)
+                        .is_some()
+                    {
                         let fs = self.function_scope(scope);
-                        let kind = match node.child_by_field_name("kind").map(|k| k.kind()) {
+                        let kind = match node
+                            .child_by_field_id(crate::js::query::fields().kind)
+                            .map(|k| k.kind())
+                        {
                             Some("var") => BindingKind::Var,
                             _ => BindingKind::Lexical,
                         };
@@ -467,12 +907,10 @@ impl<'a> Analysis<'a> {
                 }
                 None
             }
-            "binary_expression" => {
-                if node
-                    .child_by_field_name("operator")
-                    .is_some_and(|o| o.kind() == "instanceof")
-                {
-                    if let Some(left) = node.child_by_field_name("left") {
+            "instanceof" => {
+                // The token's parent is the binary expression (rare: `parent()` walks).
+                if let Some(bin) = node.parent() {
+                    if let Some(left) = bin.child_by_field_id(crate::js::query::fields().left) {
                         if left.kind() == "identifier" {
                             p.narrows.push((self.node_text(left), scope));
                         }
@@ -481,9 +919,9 @@ impl<'a> Analysis<'a> {
                 None
             }
             "member_expression" => {
-                let prop = node.child_by_field_name("property");
+                let prop = node.child_by_field_id(crate::js::query::fields().property);
                 if prop.is_some_and(|pr| self.node_text(pr) == "constructor") {
-                    if let Some(obj) = node.child_by_field_name("object") {
+                    if let Some(obj) = node.child_by_field_id(crate::js::query::fields().object) {
                         if obj.kind() == "identifier" {
                             p.narrows.push((self.node_text(obj), scope));
                         }
@@ -491,15 +929,13 @@ impl<'a> Analysis<'a> {
                 }
                 None
             }
-            "unary_expression" => {
-                if node
-                    .child_by_field_name("operator")
-                    .is_some_and(|o| o.kind() == "typeof")
+            "typeof" => {
+                if let Some(arg) = node
+                    .parent()
+                    .and_then(|u| u.child_by_field_id(crate::js::query::fields().argument))
                 {
-                    if let Some(arg) = node.child_by_field_name("argument") {
-                        if arg.kind() == "identifier" {
-                            self.typeof_names.insert(self.node_text(arg));
-                        }
+                    if arg.kind() == "identifier" {
+                        self.typeof_names.insert(self.node_text(arg));
                     }
                 }
                 None
@@ -536,16 +972,20 @@ impl<'a> Analysis<'a> {
                         narrowed: false,
                         assigns: Vec::new(),
                         certain: None,
+                        seeded: false,
                     });
                     let id = self.bindings.len() - 1;
                     self.scopes[0].names.insert(name, id);
                     id
                 }
             };
-            self.bindings[b].assigns.push(a);
+            if !self.bindings[b].seeded {
+                self.bindings[b].assigns.push(a);
+            }
         }
         for (name, scope) in p.narrows {
             match self.resolve(name, scope) {
+                Some(b) if self.bindings[b].seeded => {}
                 Some(b) => self.bindings[b].narrowed = true,
                 None => {
                     self.narrowed_globals.insert(name);
@@ -553,8 +993,10 @@ impl<'a> Analysis<'a> {
             }
         }
         for i in 0..self.bindings.len() {
-            let c = self.binding_certain(i);
-            self.bindings[i].certain = c;
+            if !self.bindings[i].seeded {
+                let c = self.binding_certain(i);
+                self.bindings[i].certain = c;
+            }
         }
     }
 
@@ -642,6 +1084,12 @@ impl<'a> Analysis<'a> {
         self.binding_at(name, offset).is_some()
     }
 
+    /// Whether `name` is declared in `scope` (or an enclosing one) by the script, or at
+    /// the top level of a reachable project file.
+    pub fn is_declared_in(&self, name: &str, scope: ScopeId) -> bool {
+        self.resolve(name, scope).is_some() || self.project_names.contains(name)
+    }
+
     /// Whether `name` is declared at `offset` by the script, or at the top level of a
     /// reachable project file ([`Analysis::set_project_names`]).
     pub fn is_declared_anywhere(&self, name: &str, offset: usize) -> bool {
@@ -675,6 +1123,14 @@ impl<'a> Analysis<'a> {
         let mut v: Vec<&'a str> = self.scopes[0].names.keys().copied().collect();
         v.sort_unstable();
         v
+    }
+
+    /// Whether `offset` lies inside a `with` statement, where a bare name may be a
+    /// property of the `with` object: such names are not accused of being undeclared.
+    pub fn in_with(&self, offset: usize) -> bool {
+        self.with_ranges
+            .iter()
+            .any(|&(s, e)| s <= offset && offset < e)
     }
 
     /// Whether the script tests `name` with `typeof` somewhere (feature detection such
@@ -714,7 +1170,7 @@ impl<'a> Analysis<'a> {
 
     /// The certain interface of an expression node, or `None` (see the module docs for
     /// what counts as certain).
-    pub fn interface_of(&self, node: Node) -> Option<String> {
+    pub fn interface_of(&self, node: Node<'a>) -> Option<String> {
         match self.certain(node)? {
             Certain::Interface(i) => Some(i.to_string()),
             Certain::Builtin(_) => None,
@@ -723,52 +1179,44 @@ impl<'a> Analysis<'a> {
 
     /// The certain type of an expression node: a documented interface or a built-in
     /// value type.
-    pub fn certain(&self, node: Node) -> Option<Certain<'a>> {
+    pub fn certain(&self, node: Node<'a>) -> Option<Certain<'a>> {
         self.certain_in(node, self.scope_at(node.start_byte()))
     }
 
     /// Like [`Analysis::certain`] when the caller knows the node's scope.
-    pub fn certain_in(&self, node: Node, scope: ScopeId) -> Option<Certain<'a>> {
+    pub fn certain_in(&self, node: Node<'a>, scope: ScopeId) -> Option<Certain<'a>> {
         // Walk down to the head of the chain, then type it back up step by step, so a
         // long chain costs no stack.
-        let mut steps: Vec<Node> = Vec::new();
+        let mut steps: Vec<(Node<'a>, bool)> = Vec::new();
         let mut n = node;
+        let mut bare_call = false;
+        let ids = query::kind_ids();
         loop {
-            match n.kind() {
-                "parenthesized_expression" => {
-                    n = n.named_child(0)?;
+            let k = n.kind_id();
+            if k == ids.parenthesized_expression {
+                n = n.named_child(0)?;
+            } else if k == ids.member_expression {
+                steps.push((self.tail(n)?, false));
+                n = self.head(n)?;
+            } else if k == ids.call_expression {
+                let f = self.head(n)?;
+                let fk = f.kind_id();
+                if fk == ids.member_expression {
+                    steps.push((self.tail(f)?, true));
+                    n = self.head(f)?;
+                } else if fk == ids.identifier {
+                    n = f;
+                    bare_call = true;
+                    break;
+                } else {
+                    return None;
                 }
-                "member_expression" => {
-                    steps.push(n);
-                    n = n.child_by_field_name("object")?;
-                }
-                "call_expression" => {
-                    let f = n.child_by_field_name("function")?;
-                    match f.kind() {
-                        "member_expression" => {
-                            steps.push(n);
-                            n = f.child_by_field_name("object")?;
-                        }
-                        "identifier" => {
-                            steps.push(n);
-                            break;
-                        }
-                        _ => return None,
-                    }
-                }
-                _ => break,
+            } else {
+                break;
             }
         }
-        let mut t = if steps.last().is_some_and(|s| s.kind() == "call_expression")
-            && n.kind() == "identifier"
-            && steps
-                .last()
-                .and_then(|s| s.child_by_field_name("function"))
-                .is_some_and(|f| f.id() == n.id())
-        {
+        let mut t = if bare_call {
             // A bare call of a documented global function: its return type.
-            let call = steps.pop()?;
-            let _ = call;
             let name = self.node_text(n);
             if self.resolve(name, scope).is_some() || self.project_names.contains(name) {
                 return None;
@@ -778,19 +1226,11 @@ impl<'a> Analysis<'a> {
         } else {
             self.head_certain(n, scope)?
         };
-        while let Some(step) = steps.pop() {
+        while let Some((prop, is_call)) = steps.pop() {
             let Certain::Interface(iface) = t else {
                 return None;
             };
-            let (prop, is_call) = match step.kind() {
-                "member_expression" => (step.child_by_field_name("property")?, false),
-                _ => (
-                    step.child_by_field_name("function")?
-                        .child_by_field_name("property")?,
-                    true,
-                ),
-            };
-            let m = self.corpus.member(iface, self.node_text(prop))?;
+            let m = self.member(iface, self.node_text(prop))?;
             let is_method = m.overloads.first().is_some_and(|s| s.is_method());
             if is_call != is_method {
                 // `layout.heading` without a call is a function value, not a Paragraph.
@@ -802,33 +1242,52 @@ impl<'a> Analysis<'a> {
     }
 
     fn head_certain(&self, n: Node, scope: ScopeId) -> Option<Certain<'a>> {
-        match n.kind() {
-            "identifier" => {
-                let name = self.node_text(n);
-                match self.resolve(name, scope) {
-                    Some(b) => self.bindings[b].certain,
-                    None => {
-                        if self.project_names.contains(name) || self.narrowed_globals.contains(name)
-                        {
-                            return None;
-                        }
-                        self.corpus.global_interface(name).map(Certain::Interface)
+        let ids = query::kind_ids();
+        let k = n.kind_id();
+        if k == ids.identifier {
+            let name = self.node_text(n);
+            return match self.resolve(name, scope) {
+                Some(b) => self.bindings[b].certain,
+                None => {
+                    if self.project_names.contains(name) || self.narrowed_globals.contains(name) {
+                        return None;
                     }
+                    self.global_interface(name).map(Certain::Interface)
                 }
+            };
+        }
+        if k == ids.new_expression {
+            let c = n.child_by_field_id(query::fields().constructor)?;
+            if c.kind_id() != ids.identifier {
+                return None;
             }
-            "new_expression" => {
-                let c = n.child_by_field_name("constructor")?;
-                if c.kind() != "identifier" {
-                    return None;
-                }
-                self.new_type(self.node_text(c), scope)
-            }
-            "array" => Some(Certain::Builtin(Proto::Array)),
-            "string" | "template_string" => Some(Certain::Builtin(Proto::String)),
-            "regex" => Some(Certain::Builtin(Proto::RegExp)),
-            _ => None,
+            return self.new_type(self.node_text(c), scope);
+        }
+        if k == ids.array {
+            Some(Certain::Builtin(Proto::Array))
+        } else if k == ids.string || k == ids.template_string {
+            Some(Certain::Builtin(Proto::String))
+        } else if k == ids.regex {
+            Some(Certain::Builtin(Proto::RegExp))
+        } else {
+            None
         }
     }
+}
+
+/// Whether a list node (`{...}`, `(...)`) ends with a comma before its closing token,
+/// judged by the text: skipping white space back from the closing token.
+fn trailing_comma(text: &str, list: Node) -> bool {
+    let end = list.end_byte();
+    if end < 2 || end > text.len() {
+        return false;
+    }
+    let inner = &text.as_bytes()[list.start_byte() + 1..end - 1];
+    inner
+        .iter()
+        .rev()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b',')
 }
 
 /// The type of the value a member gives (a method's return, a property's type), when
