@@ -1,0 +1,184 @@
+//! One open buffer: its text, version and syntax tree, kept current by incremental edits.
+//!
+//! Every analysis reads the buffer, never the disk: the user's unsaved text is the truth.
+
+use tower_lsp_server::ls_types::{Position, Range, TextDocumentContentChangeEvent};
+use tree_sitter::{InputEdit, Point, Tree};
+
+use crate::js::LineIndex;
+
+/// Buffers above this size are kept but not analysed: a generated 50 MB bundle must not
+/// stall the session on every keystroke.
+pub const MAX_ANALYSED_BYTES: usize = 8 << 20;
+
+/// What kind of text a buffer holds, deciding how it is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A script: parsed and kept as a tree.
+    Script,
+    /// Markdown: its fenced `js` blocks are checked.
+    Markdown,
+    /// Too large or binary: stored, never analysed.
+    Skipped,
+}
+
+/// An open buffer.
+#[derive(Debug, Clone)]
+pub struct Document {
+    /// The text as the editor has it.
+    pub text: String,
+    /// The editor's version of the text.
+    pub version: i32,
+    /// The tree of `text` (scripts only).
+    pub tree: Option<Tree>,
+    /// How the buffer is checked.
+    pub kind: Kind,
+}
+
+/// Whether a text looks binary: a NUL byte in its first 8 KiB, as git decides.
+pub fn looks_binary(text: &str) -> bool {
+    text.as_bytes().iter().take(8192).any(|&b| b == 0)
+}
+
+fn kind_of(path: &str, text: &str) -> Kind {
+    if text.len() > MAX_ANALYSED_BYTES || looks_binary(text) {
+        Kind::Skipped
+    } else if path.ends_with(".md") || path.ends_with(".markdown") {
+        Kind::Markdown
+    } else {
+        Kind::Script
+    }
+}
+
+fn point_at(idx: &LineIndex, offset: usize) -> Point {
+    let row = idx.line0(offset);
+    Point::new(row, offset - idx.line_start(row))
+}
+
+impl Document {
+    /// A freshly opened buffer; `path` decides Markdown from script.
+    pub fn open(path: &str, text: String, version: i32) -> Document {
+        let kind = kind_of(path, &text);
+        let tree = (kind == Kind::Script).then(|| crate::js::parse(&text));
+        Document {
+            text,
+            version,
+            tree,
+            kind,
+        }
+    }
+
+    /// Applies the editor's changes in order, editing the tree so the next parse reuses
+    /// everything the edit did not touch.
+    pub fn apply(
+        &mut self,
+        path: &str,
+        changes: Vec<TextDocumentContentChangeEvent>,
+        version: i32,
+    ) {
+        self.version = version;
+        for ch in changes {
+            match ch.range {
+                None => {
+                    self.text = ch.text;
+                    self.tree = None;
+                }
+                Some(range) => {
+                    let idx = LineIndex::new(&self.text);
+                    let start = idx.offset_utf16(range.start.line, range.start.character);
+                    let end = idx
+                        .offset_utf16(range.end.line, range.end.character)
+                        .max(start);
+                    let start_position = point_at(&idx, start);
+                    let old_end_position = point_at(&idx, end);
+                    self.text.replace_range(start..end, &ch.text);
+                    let new_end = start + ch.text.len();
+                    let new_end_position = {
+                        let nl = ch.text.matches('\n').count();
+                        match ch.text.rfind('\n') {
+                            Some(i) => Point::new(start_position.row + nl, ch.text.len() - i - 1),
+                            None => Point::new(
+                                start_position.row,
+                                start_position.column + ch.text.len(),
+                            ),
+                        }
+                    };
+                    if let Some(tree) = self.tree.as_mut() {
+                        tree.edit(&InputEdit {
+                            start_byte: start,
+                            old_end_byte: end,
+                            new_end_byte: new_end,
+                            start_position,
+                            old_end_position,
+                            new_end_position,
+                        });
+                    }
+                }
+            }
+        }
+        let kind = kind_of(path, &self.text);
+        if kind != Kind::Script {
+            self.tree = None;
+        } else {
+            let mut parser = crate::js::parser();
+            self.tree = parser.parse(&self.text, self.tree.as_ref());
+        }
+        self.kind = kind;
+    }
+}
+
+/// Byte offset of an LSP position in `text`.
+pub fn offset_of(text: &str, pos: Position) -> usize {
+    LineIndex::new(text).offset_utf16(pos.line, pos.character)
+}
+
+/// The LSP position of a byte offset.
+pub fn position_of(idx: &LineIndex, offset: usize) -> Position {
+    let (line, character) = idx.line_col_utf16(offset);
+    Position { line, character }
+}
+
+/// The LSP range of a byte range.
+pub fn range_of(idx: &LineIndex, start: usize, end: usize) -> Range {
+    Range {
+        start: position_of(idx, start),
+        end: position_of(idx, end),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(sl: u32, sc: u32, el: u32, ec: u32, text: &str) -> TextDocumentContentChangeEvent {
+        TextDocumentContentChangeEvent {
+            range: Some(Range {
+                start: Position::new(sl, sc),
+                end: Position::new(el, ec),
+            }),
+            range_length: None,
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn incremental_edits_match_a_fresh_parse() {
+        let mut d = Document::open("a.js", "var é = 1;\nfoo(é);\n".into(), 1);
+        // "é" is one UTF-16 unit: replace `foo` on line 1.
+        d.apply("a.js", vec![change(1, 0, 1, 3, "bar\nbaz")], 2);
+        assert_eq!(d.text, "var é = 1;\nbar\nbaz(é);\n");
+        d.apply("a.js", vec![change(0, 5, 0, 5, "x")], 3);
+        assert_eq!(d.text, "var éx = 1;\nbar\nbaz(é);\n");
+        let fresh = crate::js::parse(&d.text);
+        assert_eq!(
+            d.tree.as_ref().unwrap().root_node().to_sexp(),
+            fresh.root_node().to_sexp()
+        );
+    }
+
+    #[test]
+    fn binary_and_huge_are_skipped() {
+        assert_eq!(Document::open("a.js", "a\0b".into(), 1).kind, Kind::Skipped);
+        assert_eq!(Document::open("a.md", "# x".into(), 1).kind, Kind::Markdown);
+    }
+}

@@ -1,0 +1,1106 @@
+//! The `LanguageServer` implementation: the document store, scheduling, and the protocol.
+
+use std::collections::{HashMap, HashSet};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use dashmap::DashMap;
+use serde_json::Value;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer};
+
+use super::config::Settings;
+use super::document::{range_of, Document, Kind};
+use super::{actions, features};
+use crate::check::{Finding, ProjectIndex, Severity};
+use crate::docs::Corpus;
+use crate::js::LineIndex;
+use crate::project::{Project, CONFIG_FILE};
+
+/// How long the server waits for the client to answer a request it sent (configuration,
+/// registration, applyEdit): a client that never answers must not freeze the session.
+pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The environment variable that enables the test-only `grounded/debugPanic` request.
+pub const DEBUG_PANIC_ENV: &str = "GROUNDED_LSP_DEBUG_PANIC";
+
+/// One open buffer and what was last published for it.
+struct Entry {
+    uri: Uri,
+    /// The file's path, for `file:` URIs.
+    path: Option<PathBuf>,
+    /// How findings and the project index name the file: relative to the root when inside
+    /// it, else the absolute path (or the URI for non-file URIs).
+    rel: String,
+    doc: Document,
+    /// Findings of the static check, and the version they were computed for.
+    findings: Arc<Vec<Finding>>,
+    findings_version: i32,
+}
+
+/// Findings of the last dry run, by URI string (open or not).
+type DryFindings = DashMap<String, (Uri, Vec<Finding>)>;
+
+/// Everything the handlers share.
+pub struct State {
+    client: Client,
+    cli_docs: Option<PathBuf>,
+    docs: DashMap<String, Entry>,
+    dry: DryFindings,
+    corpus: RwLock<Arc<Corpus>>,
+    /// The corpus folder on disk (related information links), `None` for the bundled one.
+    corpus_dir: RwLock<Option<PathBuf>>,
+    index: RwLock<ProjectIndex>,
+    root: RwLock<Option<PathBuf>>,
+    project: RwLock<Option<Project>>,
+    settings: RwLock<Settings>,
+    /// Bumped by every edit: the idle dry run runs only if nothing changed meanwhile.
+    edits: AtomicU64,
+    dry_running: AtomicBool,
+    dry_pending: AtomicBool,
+    can_pull_config: AtomicBool,
+    can_register_watchers: AtomicBool,
+}
+
+/// The server: a handle on the shared state.
+#[derive(Clone)]
+pub struct Backend {
+    state: Arc<State>,
+}
+
+fn read<T: Clone>(l: &RwLock<T>) -> T {
+    l.read().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+fn write<T>(l: &RwLock<T>, v: T) {
+    *l.write().unwrap_or_else(|e| e.into_inner()) = v;
+}
+
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic without a message".into()
+    }
+}
+
+/// Runs analysis code, turning a panic into a logged error answer: one bad input must
+/// cost one answer, never the session.
+fn guard<T>(what: &str, f: impl FnOnce() -> T) -> Result<T> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
+        let msg = panic_message(&*p);
+        tracing::error!("panic in {what}: {msg}");
+        Error {
+            code: ErrorCode::InternalError,
+            message: format!("grounded: internal error in {what}: {msg}").into(),
+            data: None,
+        }
+    })
+}
+
+fn severity(s: Severity) -> DiagnosticSeverity {
+    match s {
+        Severity::Error => DiagnosticSeverity::ERROR,
+        Severity::Warning => DiagnosticSeverity::WARNING,
+    }
+}
+
+/// The range of a finding by its 1-based line and character column, for findings computed
+/// on another text than the buffer's current one (the dry run).
+fn range_by_line_col(text: &str, f: &Finding) -> Range {
+    let idx = LineIndex::new(text);
+    let at = |line: usize, col: usize| {
+        let start = idx.line_start(line.saturating_sub(1));
+        let rest = &text[start..];
+        let off = rest
+            .char_indices()
+            .take_while(|(_, c)| *c != '\n')
+            .nth(col.saturating_sub(1))
+            .map(|(i, _)| start + i)
+            .unwrap_or_else(|| start + rest.find('\n').unwrap_or(rest.len()));
+        off
+    };
+    let s = at(f.line, f.column);
+    let e = at(f.end_line, f.end_column).max(s);
+    range_of(&idx, s, e)
+}
+
+impl Backend {
+    /// A server talking to `client`; `cli_docs` is `serve --docs`.
+    pub fn new(client: Client, cli_docs: Option<PathBuf>) -> Backend {
+        let corpus = crate::docs::bundled::demo()
+            .map(Arc::new)
+            .expect("the bundled corpus loads");
+        Backend {
+            state: Arc::new(State {
+                client,
+                cli_docs,
+                docs: DashMap::new(),
+                dry: DashMap::new(),
+                corpus: RwLock::new(corpus),
+                corpus_dir: RwLock::new(None),
+                index: RwLock::new(ProjectIndex::default()),
+                root: RwLock::new(None),
+                project: RwLock::new(None),
+                settings: RwLock::new(Settings::default()),
+                edits: AtomicU64::new(0),
+                dry_running: AtomicBool::new(false),
+                dry_pending: AtomicBool::new(false),
+                can_pull_config: AtomicBool::new(false),
+                can_register_watchers: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    fn corpus(&self) -> Arc<Corpus> {
+        read(&self.state.corpus)
+    }
+
+    fn root(&self) -> Option<PathBuf> {
+        read(&self.state.root)
+    }
+
+    /// How a file is named for the checker and the index.
+    fn rel_of(&self, uri: &Uri) -> (Option<PathBuf>, String) {
+        let Some(path) = uri.to_file_path().map(|p| p.into_owned()) else {
+            return (None, uri.as_str().to_string());
+        };
+        if let Some(root) = self.root() {
+            let root_c = std::fs::canonicalize(&root).unwrap_or(root.clone());
+            let full = std::fs::canonicalize(&path).unwrap_or(path.clone());
+            for r in [&root, &root_c] {
+                if let Ok(rel) = full.strip_prefix(r).or_else(|_| path.strip_prefix(r)) {
+                    let rel = rel
+                        .components()
+                        .map(|c| c.as_os_str().to_string_lossy())
+                        .collect::<Vec<_>>()
+                        .join("/");
+                    return (Some(path), rel);
+                }
+            }
+        }
+        let s = path.display().to_string();
+        (Some(path), s)
+    }
+
+    fn inside_root(&self, rel: &str) -> bool {
+        !rel.starts_with('/') && !rel.contains("://") && self.root().is_some()
+    }
+
+    // ---- configuration and corpus -------------------------------------------------
+
+    /// Where the corpus comes from now: `--docs`, the client's setting, `grounded.toml`,
+    /// else `None` (bundled).
+    fn docs_path(&self) -> Option<PathBuf> {
+        if let Some(d) = &self.state.cli_docs {
+            return Some(d.clone());
+        }
+        let root = self.root();
+        if let Some(root) = &root {
+            if let Some(p) = read(&self.state.settings).docs_path(root) {
+                return Some(p);
+            }
+        }
+        read(&self.state.project).and_then(|p| p.docs_path(None))
+    }
+
+    /// Reads `grounded.toml`, loads the corpus, rescans the project; off the async
+    /// threads. Errors are shown to the user and the previous corpus stays.
+    async fn reload(&self) {
+        let this = self.clone();
+        let res = tokio::task::spawn_blocking(move || {
+            guard("reload", || {
+                if let Some(root) = this.root() {
+                    match Project::discover(&root, &root) {
+                        Ok(p) => write(&this.state.project, Some(p)),
+                        Err(e) => return Err(e),
+                    }
+                }
+                let path = this.docs_path();
+                let corpus = match &path {
+                    Some(p) => Corpus::load(p).map_err(|e| e.to_string())?,
+                    None => crate::docs::bundled::demo().map_err(|e| e.to_string())?,
+                };
+                let corpus = Arc::new(corpus);
+                let dir = path.map(|p| {
+                    if p.is_file() {
+                        p.parent().map(Path::to_path_buf).unwrap_or(p)
+                    } else {
+                        p
+                    }
+                });
+                let index = match this.root() {
+                    Some(root) => {
+                        let mut ix = ProjectIndex::scan(&corpus, &root);
+                        for e in this.state.docs.iter() {
+                            if this.inside_root(&e.rel) && e.doc.kind != Kind::Skipped {
+                                ix.update_file(&corpus, &e.rel, &e.doc.text);
+                            }
+                        }
+                        ix
+                    }
+                    None => ProjectIndex::default(),
+                };
+                tracing::info!("corpus {} loaded", corpus.origin);
+                write(&this.state.corpus, corpus);
+                write(&this.state.corpus_dir, dir);
+                write(&this.state.index, index);
+                Ok(())
+            })
+        })
+        .await;
+        let msg = match res {
+            Ok(Ok(Ok(()))) => None,
+            Ok(Ok(Err(e))) => Some(e),
+            Ok(Err(e)) => Some(e.message.to_string()),
+            Err(e) => Some(format!("reload failed: {e}")),
+        };
+        if let Some(m) = msg {
+            tracing::warn!("{m}");
+            self.state
+                .client
+                .show_message(MessageType::ERROR, format!("grounded: {m}"))
+                .await;
+        }
+    }
+
+    /// Asks the client for the `grounded` section, with a timeout.
+    async fn pull_configuration(&self) -> Option<Value> {
+        if !self.state.can_pull_config.load(Ordering::Relaxed) {
+            return None;
+        }
+        let items = vec![ConfigurationItem {
+            scope_uri: None,
+            section: Some("grounded".into()),
+        }];
+        match tokio::time::timeout(CLIENT_TIMEOUT, self.state.client.configuration(items)).await {
+            Ok(Ok(mut v)) => v.pop(),
+            Ok(Err(e)) => {
+                tracing::warn!("workspace/configuration failed: {e}");
+                None
+            }
+            Err(_) => {
+                tracing::warn!("workspace/configuration: no answer in {CLIENT_TIMEOUT:?}");
+                None
+            }
+        }
+    }
+
+    /// Applies new client settings; reloads the corpus if its path changed.
+    async fn apply_settings(&self, v: &Value) {
+        let before = read(&self.state.settings);
+        let mut after = before.clone();
+        after.merge(v);
+        if after == before {
+            return;
+        }
+        write(&self.state.settings, after.clone());
+        if after.docs != before.docs {
+            self.reload().await;
+        }
+        self.recheck_all();
+    }
+
+    async fn register_watchers(&self) {
+        if !self.state.can_register_watchers.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut globs: Vec<String> = vec![format!("**/{CONFIG_FILE}")];
+        for ext in &self.corpus().engine.script_extensions {
+            globs.push(format!("**/*{ext}"));
+        }
+        globs.extend([
+            "**/*.md".into(),
+            "**/*.jsonl".into(),
+            "**/facts.toml".into(),
+        ]);
+        let watchers = globs
+            .into_iter()
+            .map(|g| FileSystemWatcher {
+                glob_pattern: GlobPattern::String(g),
+                kind: None,
+            })
+            .collect();
+        let reg = Registration {
+            id: "grounded-watch".into(),
+            method: "workspace/didChangeWatchedFiles".into(),
+            register_options: serde_json::to_value(DidChangeWatchedFilesRegistrationOptions {
+                watchers,
+            })
+            .ok(),
+        };
+        match tokio::time::timeout(
+            CLIENT_TIMEOUT,
+            self.state.client.register_capability(vec![reg]),
+        )
+        .await
+        {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::warn!("registering file watchers failed: {e}"),
+            Err(_) => tracing::warn!("client/registerCapability: no answer in {CLIENT_TIMEOUT:?}"),
+        }
+    }
+
+    // ---- diagnostics --------------------------------------------------------------
+
+    fn diagnostic_of(&self, text: &str, f: &Finding, by_span: bool) -> Diagnostic {
+        let range = if by_span
+            && f.span.end <= text.len()
+            && text.is_char_boundary(f.span.start)
+            && text.is_char_boundary(f.span.end)
+        {
+            range_of(&LineIndex::new(text), f.span.start, f.span.end)
+        } else {
+            range_by_line_col(text, f)
+        };
+        let dir = read(&self.state.corpus_dir);
+        let mut code_description = None;
+        let mut related_information = None;
+        if let (Some(rel), Some(dir)) = (&f.related, dir) {
+            if let Some(uri) = Uri::from_file_path(dir.join(&rel.file)) {
+                let line = rel.line.saturating_sub(1) as u32;
+                code_description = Some(CodeDescription { href: uri.clone() });
+                related_information = Some(vec![DiagnosticRelatedInformation {
+                    location: Location {
+                        uri,
+                        range: Range::new(Position::new(line, 0), Position::new(line, 0)),
+                    },
+                    message: rel.message.clone(),
+                }]);
+            }
+        }
+        Diagnostic {
+            range,
+            severity: Some(severity(f.severity)),
+            code: Some(NumberOrString::String(f.code.as_str().into())),
+            code_description,
+            source: Some("grounded".into()),
+            message: f.message.clone(),
+            related_information,
+            tags: None,
+            data: None,
+        }
+    }
+
+    /// Publishes the static and dry-run findings of one URI.
+    async fn publish(&self, key: &str) {
+        let (uri, version, diags) = {
+            let dry = self.state.dry.get(key).map(|d| (d.0.clone(), d.1.clone()));
+            match self.state.docs.get(key) {
+                Some(e) => {
+                    let text = &e.doc.text;
+                    let mut d: Vec<Diagnostic> = e
+                        .findings
+                        .iter()
+                        .map(|f| self.diagnostic_of(text, f, true))
+                        .collect();
+                    if let Some((_, fs)) = &dry {
+                        d.extend(fs.iter().map(|f| self.diagnostic_of(text, f, false)));
+                    }
+                    (e.uri.clone(), Some(e.doc.version), d)
+                }
+                None => match dry {
+                    Some((uri, fs)) => {
+                        let text = uri
+                            .to_file_path()
+                            .and_then(|p| std::fs::read(&*p).ok())
+                            .map(|b| String::from_utf8_lossy(&b).into_owned())
+                            .unwrap_or_default();
+                        let d = fs
+                            .iter()
+                            .map(|f| self.diagnostic_of(&text, f, false))
+                            .collect();
+                        (uri, None, d)
+                    }
+                    None => return,
+                },
+            }
+        };
+        self.state
+            .client
+            .publish_diagnostics(uri, diags, version)
+            .await;
+    }
+
+    /// Re-checks every open buffer (corpus or settings changed).
+    fn recheck_all(&self) {
+        let keys: Vec<(String, i32)> = self
+            .state
+            .docs
+            .iter()
+            .map(|e| (e.key().clone(), e.doc.version))
+            .collect();
+        for (k, v) in keys {
+            self.schedule_check(k, v, false, true);
+        }
+    }
+
+    /// Checks a buffer after the debounce, unless a newer version arrives meanwhile;
+    /// `cascade` also re-checks the open files that depend on it.
+    fn schedule_check(&self, key: String, version: i32, cascade: bool, now: bool) {
+        let this = self.clone();
+        tokio::spawn(async move {
+            let debounce = read(&this.state.settings).debounce_ms;
+            if debounce > 0 && !now {
+                tokio::time::sleep(Duration::from_millis(debounce)).await;
+            }
+            this.check_now(key, version, cascade).await;
+        });
+    }
+
+    async fn check_now(&self, key: String, version: i32, cascade: bool) {
+        let snapshot = match self.state.docs.get(&key) {
+            Some(e) if e.doc.version == version => (
+                e.rel.clone(),
+                e.doc.text.clone(),
+                e.doc.tree.clone(),
+                e.doc.kind,
+            ),
+            _ => return, // superseded or closed
+        };
+        let (rel, text, tree, kind) = snapshot;
+        let this = self.clone();
+        let rel2 = rel.clone();
+        let res = tokio::task::spawn_blocking(move || {
+            guard("check", || {
+                let corpus = this.corpus();
+                if kind == Kind::Skipped {
+                    return Vec::new();
+                }
+                if this.inside_root(&rel2) {
+                    let mut ix = this.state.index.write().unwrap_or_else(|e| e.into_inner());
+                    ix.update_file(&corpus, &rel2, &text);
+                }
+                let index = read(&this.state.index);
+                let mut fs = match (&tree, kind) {
+                    (Some(t), Kind::Script) => {
+                        let mut fs = crate::check::check_tree(&corpus, &index, &rel2, &text, t);
+                        fs.extend(crate::check::construct::check(&corpus, &rel2, &text, t));
+                        fs
+                    }
+                    _ => crate::check::check_text(&corpus, &index, &rel2, &text),
+                };
+                fs.sort_by(|a, b| (a.span, a.code).cmp(&(b.span, b.code)));
+                fs.dedup_by(|a, b| a.span == b.span && a.code == b.code && a.message == b.message);
+                fs
+            })
+        })
+        .await;
+        let findings = match res {
+            Ok(Ok(f)) => f,
+            Ok(Err(_)) => Vec::new(),
+            Err(e) => {
+                tracing::error!("check task failed: {e}");
+                Vec::new()
+            }
+        };
+        // A result computed for an old version is dropped: the buffer moved on.
+        match self.state.docs.get_mut(&key) {
+            Some(mut e) if e.doc.version == version => {
+                e.findings = Arc::new(findings);
+                e.findings_version = version;
+            }
+            _ => return,
+        }
+        self.publish(&key).await;
+        if cascade && self.inside_root(&rel) {
+            self.recheck_dependents(&[rel], Some(&key));
+        }
+    }
+
+    fn recheck_dependents(&self, rels: &[String], except: Option<&str>) {
+        let deps: HashSet<String> = {
+            let ix = self.state.index.read().unwrap_or_else(|e| e.into_inner());
+            rels.iter().flat_map(|r| ix.dependents(r)).collect()
+        };
+        if deps.is_empty() {
+            return;
+        }
+        let targets: Vec<(String, i32)> = self
+            .state
+            .docs
+            .iter()
+            .filter(|e| deps.contains(&e.rel) && Some(e.key().as_str()) != except)
+            .map(|e| (e.key().clone(), e.doc.version))
+            .collect();
+        for (k, v) in targets {
+            self.schedule_check(k, v, false, false);
+        }
+    }
+
+    // ---- dry run ------------------------------------------------------------------
+
+    /// Runs the dry run off the request path; one at a time, a request during a run
+    /// runs once more after it.
+    fn schedule_dry_run(&self, trigger: Option<String>) {
+        let s = read(&self.state.settings);
+        if !s.dry_run || self.root().is_none() {
+            return;
+        }
+        if self.state.dry_running.swap(true, Ordering::SeqCst) {
+            self.state.dry_pending.store(true, Ordering::SeqCst);
+            return;
+        }
+        let this = self.clone();
+        tokio::spawn(async move {
+            let mut trigger = trigger;
+            loop {
+                this.dry_run(trigger.take(), &s).await;
+                if !this.state.dry_pending.swap(false, Ordering::SeqCst) {
+                    break;
+                }
+            }
+            this.state.dry_running.store(false, Ordering::SeqCst);
+        });
+    }
+
+    async fn dry_run(&self, trigger: Option<String>, s: &Settings) {
+        let Some(root) = self.root() else { return };
+        let mut entries: Vec<PathBuf> = Vec::new();
+        if let Some(e) = read(&self.state.project).and_then(|p| p.config.entry) {
+            entries.push(PathBuf::from(e));
+        }
+        if let Some(t) = trigger {
+            if let Some(e) = self.state.docs.get(&t) {
+                if self.inside_root(&e.rel)
+                    && e.doc.kind == Kind::Script
+                    && !entries.contains(&PathBuf::from(&e.rel))
+                {
+                    entries.push(PathBuf::from(&e.rel));
+                }
+            }
+        }
+        if entries.is_empty() {
+            return;
+        }
+        let overlay: HashMap<PathBuf, String> = self
+            .state
+            .docs
+            .iter()
+            .filter_map(|e| Some((e.path.clone()?, e.doc.text.clone())))
+            .collect();
+        let corpus = self.corpus();
+        let opts = crate::dryrun::Options {
+            budget_ms: s.dry_run_budget_ms,
+            ..Default::default()
+        };
+        let root2 = root.clone();
+        let res = tokio::task::spawn_blocking(move || {
+            guard("dry run", || {
+                crate::dryrun::run_project(&corpus, &root2, &entries, &overlay, &opts)
+            })
+        })
+        .await;
+        let report = match res {
+            Ok(Ok(r)) => r,
+            _ => return,
+        };
+        let mut by_uri: HashMap<String, (Uri, Vec<Finding>)> = HashMap::new();
+        for f in report.findings {
+            let p = Path::new(&f.path);
+            let abs = if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                root.join(p)
+            };
+            let Some(uri) = Uri::from_file_path(&abs) else {
+                continue;
+            };
+            // An open buffer is keyed by the URI the client sent.
+            let key = self
+                .state
+                .docs
+                .iter()
+                .find(|e| e.path.as_deref() == Some(abs.as_path()))
+                .map(|e| e.key().clone())
+                .unwrap_or_else(|| uri.as_str().to_string());
+            by_uri
+                .entry(key)
+                .or_insert_with(|| (uri, Vec::new()))
+                .1
+                .push(f);
+        }
+        let mut keys: HashSet<String> = self.state.dry.iter().map(|e| e.key().clone()).collect();
+        keys.extend(by_uri.keys().cloned());
+        self.state.dry.clear();
+        for (k, v) in by_uri {
+            self.state.dry.insert(k, v);
+        }
+        for k in keys {
+            if !self.state.dry.contains_key(&k) && !self.state.docs.contains_key(&k) {
+                // A closed file whose dry-run findings went away: clear them.
+                if let Ok(uri) = k.parse::<Uri>() {
+                    self.state
+                        .client
+                        .publish_diagnostics(uri, Vec::new(), None)
+                        .await;
+                }
+                continue;
+            }
+            self.publish(&k).await;
+        }
+    }
+
+    fn note_edit(&self) {
+        let n = self.state.edits.fetch_add(1, Ordering::SeqCst) + 1;
+        let s = read(&self.state.settings);
+        if !s.dry_run {
+            return;
+        }
+        let this = self.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(s.dry_run_idle_ms)).await;
+            if this.state.edits.load(Ordering::SeqCst) == n {
+                this.schedule_dry_run(None);
+            }
+        });
+    }
+
+    // ---- test-only ----------------------------------------------------------------
+
+    /// `grounded/debugPanic`: panics inside the same guard every handler uses, when
+    /// [`DEBUG_PANIC_ENV`] is set (tests prove a panic costs one answer, not the session).
+    pub async fn debug_panic(&self, _params: Value) -> Result<Value> {
+        if std::env::var_os(DEBUG_PANIC_ENV).is_none() {
+            return Err(Error::method_not_found());
+        }
+        guard("grounded/debugPanic", || -> Value {
+            panic!("debug panic requested")
+        })
+    }
+
+    /// Snapshot of a buffer for a request: text, tree; `None` when not open or skipped.
+    fn snapshot(&self, uri: &Uri) -> Option<(String, Option<tree_sitter::Tree>, Kind)> {
+        let e = self.state.docs.get(uri.as_str())?;
+        Some((e.doc.text.clone(), e.doc.tree.clone(), e.doc.kind))
+    }
+
+    fn script(&self, uri: &Uri) -> Option<(String, tree_sitter::Tree)> {
+        match self.snapshot(uri)? {
+            (text, Some(tree), Kind::Script) => Some((text, tree)),
+            _ => None,
+        }
+    }
+
+    fn find_function_in_project(&self, name: &str) -> Option<Location> {
+        let root = self.root()?;
+        let corpus = self.corpus();
+        // Open buffers first: they are the truth.
+        for e in self.state.docs.iter() {
+            if e.doc.kind == Kind::Script {
+                if let Some((s, en)) = features::find_function(&e.doc.text, name) {
+                    let idx = LineIndex::new(&e.doc.text);
+                    return Some(Location {
+                        uri: e.uri.clone(),
+                        range: range_of(&idx, s, en),
+                    });
+                }
+            }
+        }
+        let exts = corpus.engine.script_extensions.clone();
+        for entry in ignore::WalkBuilder::new(&root)
+            .build()
+            .flatten()
+            .take(20_000)
+        {
+            let p = entry.path();
+            let name_s = p.to_string_lossy();
+            if !p.is_file() || !exts.iter().any(|x| name_s.ends_with(x.as_str())) {
+                continue;
+            }
+            let Ok(bytes) = std::fs::read(p) else {
+                continue;
+            };
+            if bytes.len() > super::document::MAX_ANALYSED_BYTES {
+                continue;
+            }
+            let text = String::from_utf8_lossy(&bytes);
+            if !text.contains(name) {
+                continue;
+            }
+            if let Some((s, en)) = features::find_function(&text, name) {
+                let idx = LineIndex::new(&text);
+                let uri = Uri::from_file_path(p)?;
+                return Some(Location {
+                    uri,
+                    range: range_of(&idx, s, en),
+                });
+            }
+        }
+        None
+    }
+}
+
+fn workspace_root(params: &InitializeParams) -> Option<PathBuf> {
+    if let Some(f) = params.workspace_folders.as_ref().and_then(|f| f.first()) {
+        return f.uri.to_file_path().map(|p| p.into_owned());
+    }
+    #[allow(deprecated)]
+    params
+        .root_uri
+        .as_ref()
+        .and_then(|u| u.to_file_path().map(|p| p.into_owned()))
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let root = workspace_root(&params);
+        tracing::info!("initialize, root {:?}", root);
+        write(&self.state.root, root);
+        if let Some(opts) = &params.initialization_options {
+            let mut s = read(&self.state.settings);
+            s.merge(opts);
+            write(&self.state.settings, s);
+        }
+        let ws = params.capabilities.workspace.as_ref();
+        self.state.can_pull_config.store(
+            ws.and_then(|w| w.configuration).unwrap_or(false),
+            Ordering::Relaxed,
+        );
+        self.state.can_register_watchers.store(
+            ws.and_then(|w| w.did_change_watched_files.as_ref())
+                .and_then(|d| d.dynamic_registration)
+                .unwrap_or(false),
+            Ordering::Relaxed,
+        );
+        self.reload().await;
+        Ok(InitializeResult {
+            server_info: Some(ServerInfo {
+                name: "grounded".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+            capabilities: ServerCapabilities {
+                text_document_sync: Some(TextDocumentSyncCapability::Options(
+                    TextDocumentSyncOptions {
+                        open_close: Some(true),
+                        change: Some(TextDocumentSyncKind::INCREMENTAL),
+                        save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+                        ..Default::default()
+                    },
+                )),
+                hover_provider: Some(HoverProviderCapability::Simple(true)),
+                completion_provider: Some(CompletionOptions {
+                    trigger_characters: Some(vec![".".into()]),
+                    ..Default::default()
+                }),
+                signature_help_provider: Some(SignatureHelpOptions {
+                    trigger_characters: Some(vec!["(".into(), ",".into()]),
+                    retrigger_characters: None,
+                    work_done_progress_options: Default::default(),
+                }),
+                definition_provider: Some(OneOf::Left(true)),
+                document_symbol_provider: Some(OneOf::Left(true)),
+                code_action_provider: Some(CodeActionProviderCapability::Options(
+                    CodeActionOptions {
+                        code_action_kinds: Some(vec![
+                            CodeActionKind::QUICKFIX,
+                            CodeActionKind::REFACTOR_REWRITE,
+                        ]),
+                        ..Default::default()
+                    },
+                )),
+                ..Default::default()
+            },
+            offset_encoding: None,
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        self.register_watchers().await;
+        if let Some(v) = self.pull_configuration().await {
+            self.apply_settings(&v).await;
+        }
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let td = params.text_document;
+        let key = td.uri.as_str().to_string();
+        let (path, rel) = self.rel_of(&td.uri);
+        let doc = Document::open(&rel, td.text, td.version);
+        if doc.kind == Kind::Skipped {
+            tracing::warn!("{rel}: too large or binary, not analysed");
+        }
+        let version = doc.version;
+        self.state.docs.insert(
+            key.clone(),
+            Entry {
+                uri: td.uri,
+                path,
+                rel,
+                doc,
+                findings: Arc::new(Vec::new()),
+                findings_version: -1,
+            },
+        );
+        self.schedule_check(key, version, true, true);
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        // Applied before any `.await`: handlers interleave at awaits (tower-lsp #284),
+        // and an edit applied late corrupts every later one.
+        let key = params.text_document.uri.as_str().to_string();
+        let version = params.text_document.version;
+        {
+            let Some(mut e) = self.state.docs.get_mut(&key) else {
+                tracing::warn!("didChange for a document that is not open: {key}");
+                return;
+            };
+            let rel = e.rel.clone();
+            let res = guard("didChange", || {
+                e.doc.apply(&rel, params.content_changes, version)
+            });
+            if res.is_err() {
+                return;
+            }
+        }
+        self.note_edit();
+        self.schedule_check(key, version, true, false);
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        self.schedule_dry_run(Some(params.text_document.uri.as_str().to_string()));
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let key = params.text_document.uri.as_str().to_string();
+        if let Some((_, e)) = self.state.docs.remove(&key) {
+            // The file on disk is the truth again for its dependents.
+            if self.inside_root(&e.rel) {
+                if let Some(p) = &e.path {
+                    let corpus = self.corpus();
+                    let mut ix = self.state.index.write().unwrap_or_else(|x| x.into_inner());
+                    match std::fs::read(p) {
+                        Ok(b) => ix.update_file(&corpus, &e.rel, &String::from_utf8_lossy(&b)),
+                        Err(_) => ix.remove_file(&e.rel),
+                    }
+                }
+            }
+        }
+        self.state.dry.remove(&key);
+        if let Ok(uri) = key.parse::<Uri>() {
+            self.state
+                .client
+                .publish_diagnostics(uri, Vec::new(), None)
+                .await;
+        }
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        let pushed = match &params.settings {
+            Value::Object(m) if !m.is_empty() => Some(params.settings.clone()),
+            _ => None,
+        };
+        let v = match pushed {
+            Some(v) if v.get("grounded").is_some() || self.pull_configuration_skipped() => v,
+            _ => match self.pull_configuration().await {
+                Some(v) => v,
+                None => params.settings,
+            },
+        };
+        self.apply_settings(&v).await;
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let corpus_dir = read(&self.state.corpus_dir);
+        let mut reload = false;
+        let mut created_or_deleted = false;
+        let mut changed_rels = Vec::new();
+        for ch in params.changes {
+            let Some(path) = ch.uri.to_file_path().map(|p| p.into_owned()) else {
+                continue;
+            };
+            if path.file_name().is_some_and(|n| n == CONFIG_FILE) {
+                reload = true;
+                continue;
+            }
+            if let Some(dir) = &corpus_dir {
+                if path.starts_with(dir) {
+                    reload = true;
+                    continue;
+                }
+            }
+            let (_, rel) = self.rel_of(&ch.uri);
+            if !self.inside_root(&rel) {
+                continue;
+            }
+            let exts = self.corpus().engine.script_extensions.clone();
+            if !exts.iter().any(|x| rel.ends_with(x.as_str())) && !rel.ends_with(".md") {
+                // Data files (`path` targets): their existence matters to `file` findings.
+                created_or_deleted |= ch.typ != FileChangeType::CHANGED;
+                continue;
+            }
+            if self.state.docs.contains_key(ch.uri.as_str()) {
+                continue; // the buffer wins over the disk
+            }
+            let corpus = self.corpus();
+            {
+                let mut ix = self.state.index.write().unwrap_or_else(|x| x.into_inner());
+                if ch.typ == FileChangeType::DELETED {
+                    ix.remove_file(&rel);
+                } else if let Ok(b) = std::fs::read(&path) {
+                    let text = String::from_utf8_lossy(&b);
+                    let _ = guard("index update", || ix.update_file(&corpus, &rel, &text));
+                }
+            }
+            created_or_deleted |= ch.typ != FileChangeType::CHANGED;
+            changed_rels.push(rel);
+        }
+        if reload {
+            self.reload().await;
+            self.recheck_all();
+        } else if created_or_deleted {
+            self.recheck_all();
+        } else {
+            self.recheck_dependents(&changed_rels, None);
+        }
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let p = params.text_document_position_params;
+        let Some((text, tree)) = self.script(&p.text_document.uri) else {
+            return Ok(None);
+        };
+        let corpus = self.corpus();
+        guard("hover", || {
+            let off = LineIndex::new(&text).offset_utf16(p.position.line, p.position.character);
+            features::hover(&corpus, &text, &tree, off)
+        })
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let p = params.text_document_position;
+        let Some((text, tree)) = self.script(&p.text_document.uri) else {
+            return Ok(None);
+        };
+        let corpus = self.corpus();
+        guard("completion", || {
+            let off = LineIndex::new(&text).offset_utf16(p.position.line, p.position.character);
+            let items = features::completion(&corpus, &text, &tree, off);
+            (!items.is_empty()).then_some(CompletionResponse::Array(items))
+        })
+    }
+
+    async fn signature_help(&self, params: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
+        let p = params.text_document_position_params;
+        let Some((text, tree)) = self.script(&p.text_document.uri) else {
+            return Ok(None);
+        };
+        let corpus = self.corpus();
+        guard("signatureHelp", || {
+            let off = LineIndex::new(&text).offset_utf16(p.position.line, p.position.character);
+            features::signature_help(&corpus, &text, &tree, off)
+        })
+    }
+
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
+        let Some((text, tree)) = self.script(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        let corpus = self.corpus();
+        guard("documentSymbol", || {
+            Some(DocumentSymbolResponse::Nested(features::document_symbols(
+                &corpus, &text, &tree,
+            )))
+        })
+    }
+
+    async fn goto_definition(
+        &self,
+        params: GotoDefinitionParams,
+    ) -> Result<Option<GotoDefinitionResponse>> {
+        let p = params.text_document_position_params;
+        let uri = p.text_document.uri.clone();
+        let Some((text, tree)) = self.script(&uri) else {
+            return Ok(None);
+        };
+        let Some(root) = self.root() else {
+            return Ok(None);
+        };
+        let corpus = self.corpus();
+        let target = guard("definition", || {
+            let off = LineIndex::new(&text).offset_utf16(p.position.line, p.position.character);
+            features::definition(&corpus, &root, &text, &tree, off)
+        })?;
+        let loc = match target {
+            None => None,
+            Some(features::Target::File(path)) => Uri::from_file_path(&path).map(|uri| Location {
+                uri,
+                range: Range::default(),
+            }),
+            Some(features::Target::Here(s, e)) => Some(Location {
+                uri,
+                range: range_of(&LineIndex::new(&text), s, e),
+            }),
+            Some(features::Target::Function(name)) => {
+                let this = self.clone();
+                tokio::task::spawn_blocking(move || {
+                    guard("definition", || this.find_function_in_project(&name))
+                })
+                .await
+                .map_err(|_| Error::internal_error())??
+            }
+        };
+        Ok(loc.map(GotoDefinitionResponse::Scalar))
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let uri = params.text_document.uri.clone();
+        let (text, tree, findings) = {
+            let Some(e) = self.state.docs.get(uri.as_str()) else {
+                return Ok(None);
+            };
+            if e.doc.kind == Kind::Skipped {
+                return Ok(None);
+            }
+            // Fixes computed for an older text would edit the wrong bytes.
+            let findings = if e.findings_version == e.doc.version {
+                e.findings.clone()
+            } else {
+                Arc::new(Vec::new())
+            };
+            (e.doc.text.clone(), e.doc.tree.clone(), findings)
+        };
+        let corpus = self.corpus();
+        let r = params.range;
+        let actions = guard("codeAction", || {
+            let idx = LineIndex::new(&text);
+            let start = idx.offset_utf16(r.start.line, r.start.character);
+            let end = idx.offset_utf16(r.end.line, r.end.character);
+            let mut out = actions::quick_fixes(&uri, &text, &findings, start, end, |f| {
+                self.diagnostic_of(&text, f, true)
+            });
+            if let Some(tree) = &tree {
+                out.extend(actions::remove_construct(
+                    &corpus,
+                    &uri,
+                    &text,
+                    tree,
+                    r.start.line,
+                ));
+            }
+            out
+        })?;
+        Ok((!actions.is_empty()).then_some(actions))
+    }
+}
+
+impl Backend {
+    /// Whether the client cannot be asked for configuration (then pushed settings are
+    /// taken as they come).
+    fn pull_configuration_skipped(&self) -> bool {
+        !self.state.can_pull_config.load(Ordering::Relaxed)
+    }
+}
