@@ -1,15 +1,133 @@
 //! `grounded dry-run`.
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
-use super::{Fail, Format};
+use crate::check::{Finding, Severity};
+use crate::dryrun::{self, Options};
 
-/// `grounded dry-run [--docs P] [--format F] [ENTRY]`
+use super::{project_and_corpus, Fail, Format};
+
+/// `grounded dry-run [--docs P] [--format F] [--budget-ms N] [ENTRY]`
+///
+/// The project is the one around ENTRY (else the current folder); the entries are
+/// ENTRY, else `grounded.toml`'s `entry`, else every top-level script. Findings' paths
+/// are relative to the project root.
 pub fn run(
-    _docs: Option<&Path>,
-    _format: Format,
-    _budget_ms: u64,
-    _entry: Option<&Path>,
+    docs: Option<&Path>,
+    format: Format,
+    budget_ms: u64,
+    entry: Option<&Path>,
 ) -> Result<i32, Fail> {
-    Err(Fail("`dry-run` is not available in this build yet".into()))
+    if format == Format::Sarif {
+        return Err(Fail(
+            "`dry-run` prints human or json, not sarif (use `check --dry-run --format sarif`)"
+                .into(),
+        ));
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let start = match entry {
+        Some(e) => {
+            if !e.is_file() {
+                return Err(Fail(format!("entry script {} does not exist", e.display())));
+            }
+            e.to_path_buf()
+        }
+        None => cwd.clone(),
+    };
+    let (project, corpus) = project_and_corpus(&start, docs)?;
+    let entries: Vec<PathBuf> = match entry {
+        Some(e) => {
+            let abs = std::fs::canonicalize(e).map_err(|err| format!("{}: {err}", e.display()))?;
+            match abs.strip_prefix(&project.root) {
+                Ok(rel) => vec![rel.to_path_buf()],
+                Err(_) => {
+                    return Err(Fail(format!(
+                        "entry script {} is outside the project root {}",
+                        e.display(),
+                        project.root.display()
+                    )))
+                }
+            }
+        }
+        None => match &project.config.entry {
+            Some(e) => {
+                if !project.root.join(e).is_file() {
+                    return Err(Fail(format!(
+                        "the entry `{e}` named in grounded.toml does not exist under {}",
+                        project.root.display()
+                    )));
+                }
+                vec![PathBuf::from(e)]
+            }
+            None => dryrun::entries(&corpus, &project.root, None),
+        },
+    };
+    if entries.is_empty() {
+        return Err(Fail(format!(
+            "no script to run under {} (no entry given, none in grounded.toml, no top-level script)",
+            project.root.display()
+        )));
+    }
+    let opts = Options {
+        budget_ms,
+        ..Options::default()
+    };
+    let report = dryrun::run_project(&corpus, &project.root, &entries, &HashMap::new(), &opts);
+    match format {
+        Format::Json => {
+            let json = serde_json::to_string_pretty(&report.findings)?;
+            println!("{json}");
+        }
+        _ => print_human(&project.root, &report),
+    }
+    let errors = report
+        .findings
+        .iter()
+        .any(|f| f.severity == Severity::Error);
+    Ok(if errors { 1 } else { 0 })
+}
+
+fn print_human(root: &Path, report: &dryrun::Report) {
+    let mut texts: HashMap<String, Option<String>> = HashMap::new();
+    for f in &report.findings {
+        let text = texts
+            .entry(f.path.clone())
+            .or_insert_with(|| std::fs::read_to_string(root.join(&f.path)).ok());
+        print_finding(f, text.as_deref());
+    }
+    let n = report.findings.len();
+    println!("dry run: {n} finding{}", if n == 1 { "" } else { "s" });
+    for l in &report.limits {
+        println!("  limit: {l}");
+    }
+}
+
+fn print_finding(f: &Finding, text: Option<&str>) {
+    let sev = match f.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    println!(
+        "{}:{}:{}: {sev}[{}]: {}",
+        f.path,
+        f.line,
+        f.column,
+        f.code.as_str(),
+        f.message
+    );
+    let Some(line) = text.and_then(|t| t.lines().nth(f.line.saturating_sub(1))) else {
+        return;
+    };
+    let width = if f.end_line == f.line {
+        f.end_column.saturating_sub(f.column).max(1)
+    } else {
+        1
+    };
+    println!("{:>5} | {line}", f.line);
+    println!(
+        "      | {}{}",
+        " ".repeat(f.column.saturating_sub(1)),
+        "^".repeat(width)
+    );
 }

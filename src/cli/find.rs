@@ -2,23 +2,106 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Fail, Format};
+use super::{project_and_corpus, Fail, Format};
+use crate::footprint::{self, FindOptions};
 
 /// `grounded constructs FILE`
-pub fn constructs(_docs: Option<&Path>, _format: Format, _file: &Path) -> Result<i32, Fail> {
-    Err(Fail(
-        "`constructs` is not available in this build yet".into(),
-    ))
+pub fn constructs(docs: Option<&Path>, format: Format, file: &Path) -> Result<i32, Fail> {
+    if format == Format::Sarif {
+        return Err(Fail("`constructs` writes human or json, not sarif".into()));
+    }
+    let text =
+        std::fs::read_to_string(file).map_err(|e| Fail(format!("{}: {e}", file.display())))?;
+    let (_, corpus) = project_and_corpus(file, docs)?;
+    let tree = crate::js::parse(&text);
+    let found = footprint::instances(&corpus, &text, &tree);
+    if format == Format::Json {
+        println!("{}", serde_json::to_string_pretty(&found)?);
+        return Ok(0);
+    }
+    let shown = file.display();
+    if found.is_empty() {
+        println!("{shown}: no construct instance");
+        return Ok(0);
+    }
+    println!(
+        "{shown}: {} construct instance{}",
+        found.len(),
+        if found.len() == 1 { "" } else { "s" }
+    );
+    for i in &found {
+        let object = i
+            .object
+            .as_deref()
+            .map(|o| format!(" `{o}`"))
+            .unwrap_or_default();
+        let span = if i.is_closed() {
+            format!("lines {}-{}", i.start_line, i.end_line)
+        } else {
+            format!("line {}, unclosed", i.start_line)
+        };
+        let lines = i
+            .lines
+            .iter()
+            .map(|&(a, b)| {
+                if a == b {
+                    a.to_string()
+                } else {
+                    format!("{a}-{b}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        println!("  {}{object}: {span}; footprint {lines}", i.construct);
+    }
+    Ok(0)
 }
 
 /// `grounded find PATTERN [PATHS...]`
 pub fn find(
-    _docs: Option<&Path>,
-    _format: Format,
-    _fixed: bool,
-    _context: usize,
-    _pattern: &str,
-    _paths: &[PathBuf],
+    docs: Option<&Path>,
+    format: Format,
+    fixed: bool,
+    context: usize,
+    pattern: &str,
+    paths: &[PathBuf],
 ) -> Result<i32, Fail> {
-    Err(Fail("`find` is not available in this build yet".into()))
+    if format == Format::Sarif {
+        return Err(Fail("`find` writes human or json, not sarif".into()));
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let mut abs = Vec::with_capacity(paths.len());
+    for p in paths {
+        let full = cwd.join(p);
+        if !full.exists() {
+            return Err(Fail(format!("{}: no such file or folder", p.display())));
+        }
+        abs.push(std::fs::canonicalize(&full).unwrap_or(full));
+    }
+    let start = abs.first().cloned().unwrap_or_else(|| cwd.clone());
+    let (project, corpus) = project_and_corpus(&start, docs)?;
+    let opts = FindOptions {
+        fixed,
+        context,
+        paths: abs,
+        ..FindOptions::default()
+    };
+    let result = footprint::find_in_files(&corpus, &project.root, pattern, &opts).map_err(Fail)?;
+    if format == Format::Json {
+        let hits: Vec<_> = result.hits().collect();
+        println!("{}", serde_json::to_string_pretty(&hits)?);
+        for n in &result.notes {
+            eprintln!("grounded: {n}");
+        }
+        if let Some(c) = &result.concept {
+            eprintln!(
+                "grounded: no match for `{}`; searched the engine's symbols instead: {}",
+                c.words,
+                c.symbols.join(", ")
+            );
+        }
+        return Ok(0);
+    }
+    print!("{}", result.render_human());
+    Ok(0)
 }

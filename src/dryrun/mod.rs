@@ -1,15 +1,39 @@
 //! `dryrun`: execute the project against a fake engine generated from the docs.
+//!
+//! The static check must skip every receiver whose type is uncertain (parameters,
+//! values returned by the project's own functions, callbacks), which is exactly where
+//! dynamic code lives. The docs are complete and enumerable, so a fake engine is
+//! generated from them ([`describe`] + `prelude.js`) and the project actually runs
+//! against it in QuickJS ([`engine`]): every documented global, constructor and member
+//! exists as a stub of its documented type, and touching an undocumented member of a
+//! typed object is recorded with the script's own file, line and column.
+//!
+//! Safety: no I/O of the engine's own; the only doors out are the wired loaders, which
+//! read nothing but the project's files ([`source`]); a time budget (interrupt
+//! handler), a memory limit and a stack limit bound every run.
+//!
+//! Example: `function configure(grid) { grid.cellSpacing = 2; } configure(new Table());`
+//! is silent for the static check (a parameter is never certain) and a `dry-run`
+//! finding here: the value that reaches `grid` at run time is a `Table`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use crate::check::Finding;
 use crate::docs::Corpus;
 
+pub mod describe;
+pub mod engine;
+pub mod report;
+pub mod source;
+
+pub use source::entries;
+
 /// Options of a run.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// Time budget.
+    /// Time budget of each entry script, in milliseconds.
     pub budget_ms: u64,
     /// Memory limit in bytes.
     pub memory_limit: usize,
@@ -27,20 +51,76 @@ impl Default for Options {
 /// What a run found and what it could not prove.
 #[derive(Debug, Clone, Default)]
 pub struct Report {
-    /// Findings, code `dry-run` (or `file`).
+    /// Findings, code `dry-run` (or `file`), deduplicated, in file then position order.
     pub findings: Vec<Finding>,
     /// What the run cannot prove, in words.
     pub limits: Vec<String>,
 }
 
-/// Runs the project under `root` from `entries` (paths relative to the root).
-/// `overlay` holds unsaved buffers (absolute path → text) that win over the disk.
+/// What every dry run cannot prove, whatever the project.
+const LIMITS: &[&str] = &[
+    "rendering is not simulated: the fake engine checks the names and types the scripts use, not what the engine would lay out or draw",
+    "data APIs return empty stubs (empty strings, zero, empty arrays), so loops over read data may run zero times and their bodies go unexercised",
+    "only what the run reached is judged: functions never called and branches never taken say nothing",
+    "callbacks given to documented methods run once, with permissive arguments",
+    "the language's built-ins are QuickJS's, a later edition than the engine's level; the static check judges which built-ins exist",
+];
+
+/// Runs the project under `root` from `entries` (paths relative to the root; empty:
+/// every top-level script, see [`entries`]). `overlay` holds unsaved buffers
+/// (absolute path → text) that win over the disk.
+///
+/// Blocking and self-contained: each entry runs in a runtime of its own, within
+/// `opts.budget_ms`; callable from `tokio::task::spawn_blocking`.
 pub fn run_project(
-    _corpus: &Corpus,
-    _root: &Path,
-    _entries: &[PathBuf],
-    _overlay: &HashMap<PathBuf, String>,
-    _opts: &Options,
+    corpus: &Corpus,
+    root: &Path,
+    entries: &[PathBuf],
+    overlay: &HashMap<PathBuf, String>,
+    opts: &Options,
 ) -> Report {
-    Report::default()
+    let sources = Rc::new(source::Sources::new(root, overlay, corpus));
+    let entries: Vec<PathBuf> = if entries.is_empty() {
+        source::entries(corpus, root, None)
+    } else {
+        entries.to_vec()
+    };
+    let description = describe::describe(corpus);
+    let mut report = Report {
+        findings: Vec::new(),
+        limits: LIMITS.iter().map(|s| s.to_string()).collect(),
+    };
+    let mut texts = HashMap::new();
+    for entry in &entries {
+        let rel = match sources.resolve(&entry.to_string_lossy()) {
+            source::Resolved::Inside(rel) => rel,
+            source::Resolved::Outside => {
+                report.limits.push(format!(
+                    "entry `{}` is outside the project root {}: not run",
+                    entry.display(),
+                    sources.root().display()
+                ));
+                continue;
+            }
+        };
+        let events = engine::run_entry(&description, &sources, &rel, opts);
+        for ev in &events {
+            if let engine::Event::NoEntry { path } = ev {
+                report
+                    .limits
+                    .push(format!("entry `{path}` does not exist: not run"));
+            }
+        }
+        report.findings.extend(report::findings(
+            corpus,
+            &sources,
+            &rel,
+            &events,
+            opts.budget_ms,
+            opts.memory_limit,
+            &mut texts,
+        ));
+    }
+    report::dedup(&mut report.findings);
+    report
 }

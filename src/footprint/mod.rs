@@ -1,9 +1,37 @@
 //! `footprint`: a construct is all of its lines, not the one that matched.
+//!
+//! An agent asked to "remove the table" that deletes the `tableStart` line it found
+//! leaves rows and cells floating in whatever comes next, and the `var t = new Table()`
+//! and `t.columns = 3` lines dangling. The footprint of a construct instance is every
+//! line of it: its object's declaration and configuration, the Start call, everything
+//! up to the matching End (nesting counted), and the End call. The footprint of a
+//! variable is every statement that declares or configures it.
+//!
+//! This layer also holds the two operations built on footprints: project search
+//! ([`find`]) and deletion that can only shrink a file ([`delete`]).
+//!
+//! Invariant: depends on `docs` (which calls are constructs) and `js` (parsing) only;
+//! every construct comes from the corpus, none is named here.
+
+pub mod analysis;
+pub mod constructs;
+pub mod delete;
+pub mod find;
+
+use std::ops::Range;
+
+use serde::Serialize;
 
 use crate::docs::Corpus;
 
+pub use analysis::Analysis;
+pub use delete::{
+    delete_lines, delete_lines_in_text, parse_delete_marks, DeleteOutcome, DeleteRefusal, FileStamp,
+};
+pub use find::{find_in_files, FindOptions, FindResult};
+
 /// One construct instance in a script.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ConstructInstance {
     /// The construct's id (`table`).
     pub construct: String,
@@ -15,13 +43,176 @@ pub struct ConstructInstance {
     pub end_line: usize,
     /// The whole footprint, 1-based inclusive line ranges, sorted, merged.
     pub lines: Vec<(usize, usize)>,
+    /// Byte range of the Start call's member name (`tableStart`), for editors.
+    #[serde(skip)]
+    pub start_span: Range<usize>,
+    /// Byte range of the End call's member name, `None` when unclosed.
+    #[serde(skip)]
+    pub end_span: Option<Range<usize>>,
+}
+
+impl ConstructInstance {
+    /// Whether the instance has a matching End.
+    pub fn is_closed(&self) -> bool {
+        self.end_span.is_some()
+    }
+
+    /// The 1-based numbers of every line of the footprint, ascending: the marks that
+    /// [`delete_lines`] takes to remove the instance.
+    pub fn line_numbers(&self) -> Vec<usize> {
+        self.lines.iter().flat_map(|&(a, b)| a..=b).collect()
+    }
+
+    /// The byte ranges of the footprint's whole lines in `text` (line endings
+    /// included), ascending and disjoint: what an editor deletes to remove it.
+    pub fn byte_spans(&self, text: &str) -> Vec<Range<usize>> {
+        line_spans(text, &self.lines)
+    }
 }
 
 /// Every construct instance of a script, in order of its Start.
-pub fn instances(
-    _corpus: &Corpus,
-    _text: &str,
-    _tree: &tree_sitter::Tree,
-) -> Vec<ConstructInstance> {
-    Vec::new()
+pub fn instances(corpus: &Corpus, text: &str, tree: &tree_sitter::Tree) -> Vec<ConstructInstance> {
+    let an = Analysis::new(text, tree, Some(corpus));
+    constructs::instances_of(&an)
+}
+
+/// The construct instance whose footprint holds byte `offset`, the innermost when
+/// they nest (the language server's "Remove this table").
+pub fn instance_at(
+    corpus: &Corpus,
+    text: &str,
+    tree: &tree_sitter::Tree,
+    offset: usize,
+) -> Option<ConstructInstance> {
+    let line = text
+        .get(..offset.min(text.len()))
+        .map_or(1, |h| h.matches('\n').count() + 1);
+    instances(corpus, text, tree)
+        .into_iter()
+        .filter(|i| i.lines.iter().any(|&(a, b)| a <= line && line <= b))
+        .min_by_key(|i| i.lines.iter().map(|&(a, b)| b - a + 1).sum::<usize>())
+}
+
+/// Where to look for variables: a byte offset (the identifier there) or a 1-based line
+/// (every declared variable used on it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum At {
+    /// A byte offset in the text.
+    Offset(usize),
+    /// A 1-based line.
+    Line(usize),
+}
+
+/// The footprint of one declared variable.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VariableFootprint {
+    /// The variable's name.
+    pub name: String,
+    /// 1-based line of its declaration.
+    pub declared_line: usize,
+    /// Every line that declares or configures it, 1-based, ascending.
+    pub lines: Vec<usize>,
+}
+
+/// The footprints of the declared variables at `at`: every line that declares or
+/// configures each (`var box = new Block()`, each `box.prop = ...`, each call that
+/// takes it), in order. Globals (names no scope declares, such as `layout`) never
+/// expand.
+pub fn variable_footprint(text: &str, tree: &tree_sitter::Tree, at: At) -> Vec<VariableFootprint> {
+    let an = Analysis::new(text, tree, None);
+    variables_at(&an, at)
+}
+
+/// [`variable_footprint`] on an analysis already made (one per file, many queries).
+pub fn variables_at(an: &Analysis, at: At) -> Vec<VariableFootprint> {
+    let mut bindings: Vec<usize> = Vec::new();
+    match at {
+        At::Offset(o) => bindings.extend(an.ref_at(o).and_then(|r| r.binding)),
+        At::Line(l) if l >= 1 => {
+            for r in an.refs_on_row(l - 1) {
+                if let Some(b) = r.binding {
+                    if !bindings.contains(&b) {
+                        bindings.push(b);
+                    }
+                }
+            }
+        }
+        At::Line(_) => {}
+    }
+    bindings
+        .into_iter()
+        .map(|b| {
+            let mut lines: Vec<usize> = an
+                .uses_of(b)
+                .flat_map(|u| u.start_row + 1..=u.end_row + 1)
+                .collect();
+            lines.sort_unstable();
+            lines.dedup();
+            VariableFootprint {
+                name: an.bindings[b].name.clone(),
+                declared_line: an.bindings[b].decl_row + 1,
+                lines,
+            }
+        })
+        .collect()
+}
+
+/// Sorts 1-based inclusive ranges and merges those that overlap or touch.
+pub fn merge_ranges(mut r: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    r.sort_unstable();
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(r.len());
+    for (a, b) in r {
+        match out.last_mut() {
+            Some(last) if a <= last.1 + 1 => last.1 = last.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    out
+}
+
+/// The byte ranges of whole 1-based lines of `text`, each with its line ending;
+/// ranges past the end are dropped, adjacent ones merged.
+pub fn line_spans(text: &str, lines: &[(usize, usize)]) -> Vec<Range<usize>> {
+    let mut starts = vec![0];
+    starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+    if starts.last() == Some(&text.len()) && !text.is_empty() {
+        starts.pop();
+    }
+    let n = starts.len();
+    let mut out: Vec<Range<usize>> = Vec::new();
+    for &(a, b) in &merge_ranges(lines.to_vec()) {
+        if a == 0 || a > n {
+            continue;
+        }
+        let b = b.min(n);
+        let s = starts[a - 1];
+        let e = starts.get(b).copied().unwrap_or(text.len());
+        match out.last_mut() {
+            Some(last) if last.end == s => last.end = e,
+            _ => out.push(s..e),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merges_touching_ranges() {
+        assert_eq!(
+            merge_ranges(vec![(5, 7), (3, 3), (4, 4), (10, 12), (11, 11)]),
+            vec![(3, 7), (10, 12)]
+        );
+    }
+
+    #[test]
+    fn spans_of_whole_lines() {
+        let t = "a\nbb\nccc";
+        assert_eq!(line_spans(t, &[(2, 2)]), vec![2..5]);
+        assert_eq!(line_spans(t, &[(3, 3)]), vec![5..8]);
+        assert_eq!(line_spans(t, &[(1, 1), (2, 2)]), vec![0..5]);
+        assert!(line_spans(t, &[(4, 4)]).is_empty());
+    }
 }

@@ -2,10 +2,24 @@
 //!
 //! Invariant: depends on `docs` and `es` only; knows nothing of findings' output formats
 //! or the protocol.
+//!
+//! - [`script_text`]: what the parser sees (directive lines and Markdown prose blanked,
+//!   offsets kept).
+//! - [`Analysis`]: scopes, bindings and the certain type of an expression — what the
+//!   checker judges and what the language server shows on hover and completion.
+//! - [`query`]: the patterns of `grammars/javascript/*.scm`, compiled once.
 
+mod analysis;
 mod lines;
+pub mod query;
+mod source;
 
+pub use analysis::{
+    builtin_proto, member_type, type_certain, Analysis, Binding, BindingId, BindingKind, Certain,
+    Scope, ScopeId, ScopeKind,
+};
 pub use lines::LineIndex;
+pub use source::{directives, is_markdown, script_text, Directive};
 
 /// A tree-sitter parser for JavaScript.
 pub fn parser() -> tree_sitter::Parser {

@@ -1,0 +1,118 @@
+//! The corpus as the fake engine sees it: a compact JSON description of every interface,
+//! global, constructor and global function, injected into the generic prelude.
+//!
+//! Generated at run time from the member index, so any corpus gets its own fake engine;
+//! nothing here names an engine.
+
+use serde_json::{json, Map, Value};
+
+use crate::docs::model::GLOBAL_INTERFACE as GLOBAL_INTERFACE_NAME;
+use crate::docs::{Corpus, MemberKind, Type};
+
+/// Encodes a documented type for the prelude's `make()`: `"v"` void, `"s"` string,
+/// `"n"` number, `"b"` boolean, `"a"` any, `"o"` object, `"f"` Function, `"p"` path,
+/// `{"i": I}` an interface, `{"r": T}` an array, `{"B": name}` a language built-in.
+/// A union is `"a"`: the run cannot know which member of it the engine gives.
+pub fn type_code(t: &Type) -> Value {
+    match t {
+        Type::Void => json!("v"),
+        Type::Any | Type::Union(_) | Type::Named(_) => json!("a"),
+        Type::String => json!("s"),
+        Type::Number => json!("n"),
+        Type::Boolean => json!("b"),
+        Type::Object => json!("o"),
+        Type::Function => json!("f"),
+        Type::Path => json!("p"),
+        Type::Array(inner) => json!({ "r": type_code(inner) }),
+        Type::Builtin(n) => json!({ "B": n }),
+        Type::Interface(n) => json!({ "i": n }),
+    }
+}
+
+/// One member: `[kind, type, path parameter indices, function parameter indices]`.
+fn member_code(m: &crate::docs::Member) -> Value {
+    let kind = match m.kind {
+        MemberKind::Method => "m",
+        MemberKind::Property => "p",
+        MemberKind::Unknown => "u",
+    };
+    let mut paths: Vec<usize> = Vec::new();
+    let mut funcs: Vec<usize> = Vec::new();
+    for sig in &m.overloads {
+        for (i, p) in sig.params.iter().flatten().enumerate() {
+            if p.ty.is_path() && !paths.contains(&i) {
+                paths.push(i);
+            }
+            if p.ty == Type::Function && !funcs.contains(&i) {
+                funcs.push(i);
+            }
+        }
+    }
+    json!([kind, type_code(&m.value_type()), paths, funcs])
+}
+
+/// Whether a member of `Global` is a loader: a method with a `path` parameter runs the
+/// named project file (found by signature, never by name).
+pub fn is_loader(m: &crate::docs::Member) -> bool {
+    m.kind == MemberKind::Method
+        && m.overloads
+            .iter()
+            .any(|s| s.params.iter().flatten().any(|p| p.ty.is_path()))
+}
+
+/// The names of the `Global` functions that load project files.
+pub fn loader_names(corpus: &Corpus) -> Vec<String> {
+    corpus
+        .interfaces
+        .get(GLOBAL_INTERFACE_NAME)
+        .map(|g| {
+            g.members
+                .values()
+                .filter(|m| is_loader(m))
+                .map(|m| m.name.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The whole description, as JSON text:
+/// `{"i": {iface: {"parent": p, "m": {name: member}}}, "g": {var: iface},
+///   "c": {name: iface}, "f": {name: member + loader flag}, "xg": [..], "xf": [..]}`.
+pub fn describe(corpus: &Corpus) -> String {
+    let mut ifaces = Map::new();
+    for name in corpus.interfaces.keys() {
+        if name == GLOBAL_INTERFACE_NAME {
+            continue;
+        }
+        let mut members = Map::new();
+        for m in corpus.members_of(name) {
+            members.insert(m.name.clone(), member_code(m));
+        }
+        let parent = corpus.interfaces[name].parents.first().cloned();
+        ifaces.insert(name.clone(), json!({ "parent": parent, "m": members }));
+    }
+    let mut funcs = Map::new();
+    if let Some(g) = corpus.interfaces.get(GLOBAL_INTERFACE_NAME) {
+        for m in g.members.values() {
+            let mut code = member_code(m);
+            if let Value::Array(a) = &mut code {
+                a.push(json!(is_loader(m)));
+            }
+            funcs.insert(m.name.clone(), code);
+        }
+    }
+    let ctors: Map<String, Value> = corpus
+        .constructors
+        .values()
+        .map(|c| (c.name.clone(), json!(c.interface)))
+        .collect();
+    json!({
+        "i": ifaces,
+        "g": corpus.globals,
+        "c": ctors,
+        "f": funcs,
+        "xg": corpus.extra_globals,
+        "xf": corpus.extra_functions,
+    })
+    .to_string()
+}

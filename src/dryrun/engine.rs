@@ -1,0 +1,379 @@
+//! One entry script run in QuickJS against the generated fake engine.
+//!
+//! Each entry gets its own runtime: a fresh global scope (as the engine gives each run),
+//! its own time budget, memory limit and stack limit. The only way out of the sandbox is
+//! the host functions installed here, and the only thing they reach is the project's
+//! own files through [`Sources`].
+
+use std::cell::RefCell;
+use std::ffi::CString;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rquickjs::{qjs, Context, Ctx, Function, Object, Runtime, Value};
+
+use super::source::{Resolved, Sources};
+use super::Options;
+
+/// The file name the prelude runs under; its frames are skipped when locating.
+pub const PRELUDE_NAME: &str = "<grounded>";
+
+/// How deep loads may nest before the run calls it a loop (a file loading itself).
+const MAX_LOAD_DEPTH: usize = 64;
+
+/// Native stack the scripts may use; deep enough for any honest script, small enough
+/// to stay well inside a worker thread's stack.
+const MAX_STACK: usize = 512 * 1024;
+
+/// A place in a script, as the engine's stack gives it (1-based line and column).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loc {
+    /// The file, relative to the project root, with `/`.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub col: usize,
+}
+
+/// What happened during a run, before it becomes a finding.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// An undocumented member of a typed object was touched.
+    Invented {
+        /// The interface of the object.
+        iface: String,
+        /// The member touched.
+        member: String,
+        /// Where.
+        at: Option<Loc>,
+    },
+    /// A `path` argument names no file (`loader`: a loader's, else a data API's).
+    Missing {
+        /// The argument as written.
+        path: String,
+        /// Whether it was a load of a script.
+        loader: bool,
+        /// Where.
+        at: Option<Loc>,
+    },
+    /// A load of a path outside the project root, refused.
+    Outside {
+        /// The argument as written.
+        path: String,
+        /// Where.
+        at: Option<Loc>,
+    },
+    /// Loads nested too deep.
+    TooDeep {
+        /// The file being loaded.
+        path: String,
+        /// Where.
+        at: Option<Loc>,
+    },
+    /// The time budget ran out.
+    Timeout {
+        /// Where the script was when it was stopped.
+        at: Option<Loc>,
+    },
+    /// An exception nobody caught (syntax errors, out of memory and stack overflow
+    /// included), with the error's name and message.
+    Uncaught {
+        /// `TypeError`, `SyntaxError`, `InternalError`, ... or empty for a non-Error.
+        name: String,
+        /// The message, or the thrown value as a string.
+        message: String,
+        /// Where it was thrown.
+        at: Option<Loc>,
+    },
+    /// The entry script itself does not exist.
+    NoEntry {
+        /// The entry, relative to the root.
+        path: String,
+    },
+}
+
+#[derive(Default)]
+struct State {
+    events: Vec<Event>,
+    /// (member, iface, file, line, col) already reported: a loop reports once.
+    seen: std::collections::HashSet<(String, String, Option<(String, usize, usize)>)>,
+    depth: usize,
+}
+
+impl State {
+    fn invented(&mut self, iface: String, member: String, at: Option<Loc>) {
+        let key = (
+            iface.clone(),
+            member.clone(),
+            at.as_ref().map(|l| (l.file.clone(), l.line, l.col)),
+        );
+        if self.seen.insert(key) {
+            self.events.push(Event::Invented { iface, member, at });
+        }
+    }
+}
+
+/// The first frame of a QuickJS stack that is in a project file (not the prelude, not
+/// native code). Frames read `    at f (file:line:col)` or `    at file:line:col`.
+pub fn locate(stack: &str) -> Option<Loc> {
+    stack.lines().find_map(frame_loc)
+}
+
+fn frame_loc(line: &str) -> Option<Loc> {
+    let t = line.trim();
+    let t = t.strip_prefix("at ")?;
+    let inner = if t.ends_with(')') {
+        let open = t
+            .rfind(" (")
+            .map(|i| i + 2)
+            .or_else(|| t.find('(').map(|i| i + 1))?;
+        &t[open..t.len() - 1]
+    } else {
+        t
+    };
+    let (rest, col) = inner.rsplit_once(':')?;
+    let (file, line_no) = rest.rsplit_once(':')?;
+    let line_no: usize = line_no.parse().ok()?;
+    let col: usize = col.parse().ok()?;
+    if file == PRELUDE_NAME || file == "native" || file.starts_with('<') || file.is_empty() {
+        return None;
+    }
+    Some(Loc {
+        file: file.to_string(),
+        line: line_no,
+        col,
+    })
+}
+
+/// Evaluates `src` as global (sloppy-mode, as ES3 engines run scripts) code under the
+/// file name `name`, so the engine's stacks name the project's own files.
+fn eval_named<'js>(ctx: &Ctx<'js>, src: &str, name: &str) -> rquickjs::Result<Value<'js>> {
+    // A NUL byte cannot cross into C; the engine would not have read past it either.
+    let src = src.split('\0').next().unwrap_or("");
+    let len = src.len();
+    let csrc = CString::new(src)?;
+    let cname = CString::new(name.replace('\0', ""))?;
+    // SAFETY: the context pointer is live for 'js; JS_Eval copies nothing it keeps
+    // beyond the call but the file name atom, which it interns itself.
+    unsafe {
+        let v = qjs::JS_Eval(
+            ctx.as_raw().as_ptr(),
+            csrc.as_ptr(),
+            len as _,
+            cname.as_ptr(),
+            qjs::JS_EVAL_TYPE_GLOBAL as i32,
+        );
+        if qjs::JS_IsException(v) {
+            return Err(rquickjs::Error::Exception);
+        }
+        Ok(Value::from_raw(ctx.clone(), v))
+    }
+}
+
+/// Runs one entry (relative to the root) against the fake engine described by
+/// `description` (describe.rs); returns what happened.
+pub fn run_entry(
+    description: &str,
+    sources: &Rc<Sources>,
+    entry: &str,
+    opts: &Options,
+) -> Vec<Event> {
+    let state = Rc::new(RefCell::new(State::default()));
+    let Some(text) = sources.read(entry) else {
+        return vec![Event::NoEntry {
+            path: entry.to_string(),
+        }];
+    };
+    let rt = match Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            return vec![Event::Uncaught {
+                name: "InternalError".into(),
+                message: format!("the script engine could not start: {e}"),
+                at: None,
+            }]
+        }
+    };
+    rt.set_memory_limit(opts.memory_limit);
+    rt.set_max_stack_size(MAX_STACK);
+    let armed = Arc::new(AtomicBool::new(false));
+    let timed_out = Arc::new(AtomicBool::new(false));
+    let budget = Duration::from_millis(opts.budget_ms);
+    let start = Instant::now();
+    {
+        let armed = armed.clone();
+        let timed_out = timed_out.clone();
+        rt.set_interrupt_handler(Some(Box::new(move || {
+            if armed.load(Ordering::Relaxed) && start.elapsed() > budget {
+                timed_out.store(true, Ordering::Relaxed);
+                true
+            } else {
+                false
+            }
+        })));
+    }
+    let ctx = match Context::full(&rt) {
+        Ok(c) => c,
+        Err(e) => {
+            return vec![Event::Uncaught {
+                name: "InternalError".into(),
+                message: format!("the script engine could not start: {e}"),
+                at: None,
+            }]
+        }
+    };
+    ctx.with(|ctx| {
+        if let Err(msg) = install(&ctx, description, sources, &state) {
+            state.borrow_mut().events.push(Event::Uncaught {
+                name: "InternalError".into(),
+                message: format!("the fake engine could not be built: {msg}"),
+                at: None,
+            });
+            return;
+        }
+        armed.store(true, Ordering::Relaxed);
+        let prepared = sources.prepare(&text);
+        let result = eval_named(&ctx, &prepared, entry);
+        armed.store(false, Ordering::Relaxed);
+        if result.is_err() {
+            let ev = caught(&ctx, timed_out.load(Ordering::Relaxed));
+            state.borrow_mut().events.push(ev);
+        }
+    });
+    drop(ctx);
+    drop(rt);
+    Rc::try_unwrap(state)
+        .map(|s| s.into_inner().events)
+        .unwrap_or_else(|s| s.borrow().events.clone())
+}
+
+/// The pending exception as an event.
+fn caught(ctx: &Ctx<'_>, timed_out: bool) -> Event {
+    let v = ctx.catch();
+    let (name, message, stack) = match v.as_object() {
+        Some(o) => {
+            let get = |k: &str| -> String {
+                o.get::<_, Option<rquickjs::Coerced<String>>>(k)
+                    .ok()
+                    .flatten()
+                    .map(|c| c.0)
+                    .unwrap_or_default()
+            };
+            (get("name"), get("message"), get("stack"))
+        }
+        None => {
+            let s = v
+                .get::<rquickjs::Coerced<String>>()
+                .map(|c| c.0)
+                .unwrap_or_else(|_| "an exception".into());
+            (String::new(), s, String::new())
+        }
+    };
+    let at = locate(&stack);
+    if timed_out {
+        return Event::Timeout { at };
+    }
+    Event::Uncaught { name, message, at }
+}
+
+/// Builds the fake engine into the context's global scope and installs the host
+/// functions the prelude calls.
+fn install<'js>(
+    ctx: &Ctx<'js>,
+    description: &str,
+    sources: &Rc<Sources>,
+    state: &Rc<RefCell<State>>,
+) -> Result<(), String> {
+    let err = |e: rquickjs::Error| e.to_string();
+    let prelude: Function = eval_named(ctx, include_str!("prelude.js"), PRELUDE_NAME)
+        .and_then(|v| {
+            v.into_function()
+                .ok_or(rquickjs::Error::new_from_js("value", "function"))
+        })
+        .map_err(err)?;
+    let desc = ctx.json_parse(description).map_err(err)?;
+    let host = Object::new(ctx.clone()).map_err(err)?;
+
+    let st = state.clone();
+    let report = Function::new(
+        ctx.clone(),
+        move |iface: String, member: String, stack: String| {
+            st.borrow_mut().invented(iface, member, locate(&stack));
+        },
+    )
+    .map_err(err)?;
+    host.set("report", report).map_err(err)?;
+
+    let st = state.clone();
+    let src = sources.clone();
+    let path = Function::new(ctx.clone(), move |p: String, stack: String| {
+        let missing = match src.resolve(&p) {
+            Resolved::Inside(rel) => !src.exists(&rel),
+            // A data file outside the project is none of the run's business.
+            Resolved::Outside => false,
+        };
+        if missing {
+            st.borrow_mut().events.push(Event::Missing {
+                path: p,
+                loader: false,
+                at: locate(&stack),
+            });
+        }
+    })
+    .map_err(err)?;
+    host.set("path", path).map_err(err)?;
+
+    let st = state.clone();
+    let src = sources.clone();
+    let load = Function::new(
+        ctx.clone(),
+        move |ctx: Ctx<'js>, p: String, stack: String| -> rquickjs::Result<()> {
+            let rel = match src.resolve(&p) {
+                Resolved::Outside => {
+                    st.borrow_mut().events.push(Event::Outside {
+                        path: p,
+                        at: locate(&stack),
+                    });
+                    return Ok(());
+                }
+                Resolved::Inside(rel) => rel,
+            };
+            let Some(text) = src.read(&rel) else {
+                st.borrow_mut().events.push(Event::Missing {
+                    path: p,
+                    loader: true,
+                    at: locate(&stack),
+                });
+                return Ok(());
+            };
+            if st.borrow().depth >= MAX_LOAD_DEPTH {
+                st.borrow_mut().events.push(Event::TooDeep {
+                    path: p,
+                    at: locate(&stack),
+                });
+                return Ok(());
+            }
+            st.borrow_mut().depth += 1;
+            let prepared = src.prepare(&text);
+            let r = eval_named(&ctx, &prepared, &rel);
+            st.borrow_mut().depth -= 1;
+            r.map(|_| ())
+        },
+    )
+    .map_err(err)?;
+    host.set("load", load).map_err(err)?;
+
+    prelude
+        .call::<_, ()>((ctx.globals(), desc, host))
+        .map_err(|e| match e {
+            rquickjs::Error::Exception => {
+                let v = ctx.catch();
+                format!("{v:?}")
+            }
+            e => e.to_string(),
+        })?;
+    Ok(())
+}

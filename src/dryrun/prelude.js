@@ -1,0 +1,254 @@
+// The generic fake engine. Evaluated once per run; returns a function that receives
+// the global object, the corpus description (describe.rs) and the host functions, and
+// installs every documented global, constructor and global function.
+//
+// Nothing here names an engine: every name comes from the description D.
+//
+// Typed objects are Proxies: a documented member gives a stub of its documented type;
+// an undocumented one is reported to the host (with the script's stack, so the finding
+// points at the script) and gives a permissive stub, so the run goes on and finds the
+// next one. Language-level probes (toString, valueOf, hasOwnProperty, Symbol keys,
+// then, toJSON, ...) are never reported: the language makes them, not the script's
+// author, and a false accusation costs more than a miss.
+(function (G, D, H) {
+    "use strict";
+    var hasOwn = Object.prototype.hasOwnProperty;
+    var IFACES = D.i;
+    var protos = Object.create(null);
+    var methodCache = Object.create(null);
+    var inCallback = 0;
+
+    // Names the language itself reads on any object (conversions, promise
+    // resolution, JSON, inspection, array-likes): never a script's invention.
+    var PROBES = Object.create(null);
+    [
+        "toString", "toLocaleString", "valueOf", "constructor", "hasOwnProperty",
+        "isPrototypeOf", "propertyIsEnumerable", "__proto__", "__defineGetter__",
+        "__defineSetter__", "__lookupGetter__", "__lookupSetter__", "then", "toJSON",
+        "inspect", "length", "prototype", "call", "apply", "bind", "caller", "arguments",
+        "name", "nodeType", "$$typeof", "asymmetricMatch"
+    ].forEach(function (k) { PROBES[k] = true; });
+
+    function where() {
+        return new Error().stack;
+    }
+
+    function toPrim(hint) {
+        return hint === "number" ? 0 : "";
+    }
+
+    // A value that accepts everything: any member, any call, any `new`, any write.
+    function permissive() {
+        var store = Object.create(null);
+        var fn = function () {};
+        return new Proxy(fn, {
+            get: function (t, k) {
+                if (typeof k === "symbol") {
+                    return k === Symbol.toPrimitive ? toPrim : undefined;
+                }
+                if (k in store) return store[k];
+                if (k === "length") return 0;
+                if (k === "toString" || k === "toLocaleString") return function () { return ""; };
+                if (k === "valueOf") return function () { return 0; };
+                if (k === "then" || k === "toJSON") return undefined;
+                if (k === "prototype" || k === "call" || k === "apply" || k === "bind" ||
+                    k === "constructor" || k === "hasOwnProperty") {
+                    return Reflect.get(t, k);
+                }
+                var v = permissive();
+                store[k] = v;
+                return v;
+            },
+            set: function (t, k, v) {
+                if (typeof k !== "symbol") store[k] = v;
+                return true;
+            },
+            has: function () { return true; },
+            apply: function () { return permissive(); },
+            construct: function () { return permissive(); }
+        });
+    }
+
+    function builtin(name) {
+        switch (name) {
+            case "Date": return new Date();
+            case "RegExp": return new RegExp("(?:)");
+            case "Error": return new Error("");
+            case "String": return "";
+            case "Number": return 0;
+            case "Boolean": return false;
+            case "Array": return [];
+            case "Function": return function () { return permissive(); };
+            default: return permissive();
+        }
+    }
+
+    // A value of a documented type.
+    function make(t) {
+        switch (t) {
+            case "v": return undefined;
+            case "s": case "p": return "";
+            case "n": return 0;
+            case "b": return false;
+            case "f": return function () { return permissive(); };
+            case "a": case "o": return permissive();
+        }
+        if (t.i !== undefined) return IFACES[t.i] ? typed(t.i) : permissive();
+        if (t.r !== undefined) return [];
+        if (t.B !== undefined) return builtin(t.B);
+        return permissive();
+    }
+
+    function protoOf(name) {
+        var p = protos[name];
+        if (p) return p;
+        var I = IFACES[name];
+        var parent = I && I.parent && IFACES[I.parent] ? protoOf(I.parent) : Object.prototype;
+        p = Object.create(parent);
+        Object.defineProperty(p, "toString", {
+            value: function () { return "[object " + name + "]"; },
+            writable: true, configurable: true
+        });
+        protos[name] = p;
+        return p;
+    }
+
+    // The stub of a documented method: checks `path` arguments, runs callbacks once
+    // (so their bodies are exercised), returns a value of the documented type.
+    function method(owner, name, spec, loader) {
+        var key = owner + "\u0000" + name;
+        var f = methodCache[key];
+        if (f) return f;
+        var ty = spec[1], paths = spec[2], fns = spec[3];
+        f = function () {
+            var i, a;
+            for (i = 0; i < paths.length; i++) {
+                a = arguments[paths[i]];
+                if (typeof a === "string") {
+                    if (loader) H.load(a, where());
+                    else H.path(a, where());
+                }
+            }
+            if (inCallback === 0) {
+                for (i = 0; i < fns.length; i++) {
+                    a = arguments[fns[i]];
+                    if (typeof a === "function") {
+                        inCallback++;
+                        try {
+                            a.call(undefined, permissive(), permissive(), permissive());
+                        } finally {
+                            inCallback--;
+                        }
+                    }
+                }
+            }
+            if (loader && ty !== "v") return globalView;
+            return make(ty);
+        };
+        methodCache[key] = f;
+        return f;
+    }
+
+    var handlers = Object.create(null);
+
+    function handlerOf(name) {
+        var h = handlers[name];
+        if (h) return h;
+        var M = IFACES[name].m;
+        h = {
+            get: function (t, k, r) {
+                if (typeof k === "symbol" || hasOwn.call(t, k)) return Reflect.get(t, k, r);
+                var spec = M[k];
+                if (spec !== undefined && hasOwn.call(M, k)) {
+                    if (spec[0] === "m") return method(name, k, spec, false);
+                    var v = spec[0] === "p" ? make(spec[1]) : permissive();
+                    if (v !== null && (typeof v === "object" || typeof v === "function")) {
+                        Object.defineProperty(t, k, {
+                            value: v, writable: true, enumerable: true, configurable: true
+                        });
+                    }
+                    return v;
+                }
+                if (PROBES[k] === true) return Reflect.get(t, k, r);
+                H.report(name, String(k), where());
+                return permissive();
+            },
+            set: function (t, k, v) {
+                if (typeof k === "symbol" || hasOwn.call(t, k) ||
+                    (M[k] !== undefined && hasOwn.call(M, k)) || PROBES[k] === true) {
+                    Object.defineProperty(t, k, {
+                        value: v, writable: true, enumerable: true, configurable: true
+                    });
+                    return true;
+                }
+                H.report(name, String(k), where());
+                return true;
+            },
+            has: function (t, k) {
+                if (typeof k !== "symbol" && M[k] !== undefined && hasOwn.call(M, k)) return true;
+                return Reflect.has(t, k);
+            }
+        };
+        handlers[name] = h;
+        return h;
+    }
+
+    // An object of a documented interface.
+    function typed(name) {
+        return new Proxy(Object.create(protoOf(name)), handlerOf(name));
+    }
+
+    // What a non-void loader returns: the files it ran share the global scope here, so
+    // their top-level names are reachable through it; anything else is permissive.
+    var globalView = new Proxy(Object.create(null), {
+        get: function (t, k) {
+            if (typeof k === "symbol") return undefined;
+            if (k in G) return G[k];
+            return permissive();
+        },
+        has: function () { return true; }
+    });
+
+    var name, keys, i;
+    keys = Object.keys(D.c);
+    for (i = 0; i < keys.length; i++) {
+        name = keys[i];
+        if (name in G) continue;
+        (function (ctorName, iface) {
+            var ctor = function () { return typed(iface); };
+            var proto = protoOf(iface);
+            Object.defineProperty(ctor, "name", { value: ctorName });
+            ctor.prototype = proto;
+            Object.defineProperty(proto, "constructor", {
+                value: ctor, writable: true, configurable: true
+            });
+            G[ctorName] = ctor;
+        })(name, D.c[name]);
+    }
+    keys = Object.keys(D.g);
+    for (i = 0; i < keys.length; i++) {
+        name = keys[i];
+        if (name in G) continue;
+        G[name] = IFACES[D.g[name]] ? typed(D.g[name]) : permissive();
+    }
+    keys = Object.keys(D.f);
+    for (i = 0; i < keys.length; i++) {
+        name = keys[i];
+        var spec = D.f[name], loader = spec[4] === true;
+        if (name in G && !loader) continue;
+        if (spec[0] === "m") G[name] = method("", name, spec, loader);
+        else if (spec[0] === "p") G[name] = make(spec[1]);
+        else G[name] = permissive();
+    }
+    for (i = 0; i < D.xg.length; i++) {
+        if (!(D.xg[i] in G)) G[D.xg[i]] = permissive();
+    }
+    for (i = 0; i < D.xf.length; i++) {
+        if (!(D.xf[i] in G)) G[D.xf[i]] = function () { return permissive(); };
+    }
+    // `#include "x"` lines become calls of this (see source.rs).
+    Object.defineProperty(G, "__grounded_include__", {
+        value: function (p) { H.load(p, where()); },
+        enumerable: false
+    });
+})

@@ -1,0 +1,254 @@
+//! The project's files as the run sees them: paths resolved against the root (and
+//! refused outside it), unsaved buffers winning over the disk, engine directives blanked,
+//! and the entry scripts found.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Component, Path, PathBuf};
+
+use regex::Regex;
+
+use crate::docs::Corpus;
+
+/// Where a script's `path` argument leads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolved {
+    /// A file inside the root: its path relative to the root, with `/`.
+    Inside(String),
+    /// Outside the root (`../x.js`, an absolute path elsewhere, a link out): refused.
+    Outside,
+}
+
+/// The project's files: root, unsaved buffers, the engine's directives.
+#[derive(Debug, Clone)]
+pub struct Sources {
+    root: PathBuf,
+    overlay: HashMap<PathBuf, String>,
+    directives: Vec<String>,
+}
+
+impl Sources {
+    /// The files under `root`; `overlay` (absolute path → text) wins over the disk.
+    pub fn new(root: &Path, overlay: &HashMap<PathBuf, String>, corpus: &Corpus) -> Sources {
+        let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        let overlay = overlay
+            .iter()
+            .map(|(k, v)| {
+                let k = if k.is_absolute() {
+                    k.clone()
+                } else {
+                    root.join(k)
+                };
+                (normalize(&k).unwrap_or(k), v.clone())
+            })
+            .collect();
+        Sources {
+            root,
+            overlay,
+            directives: corpus.engine.directives.clone(),
+        }
+    }
+
+    /// The project root (canonical when it exists).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Resolves a script's `path` argument against the root.
+    pub fn resolve(&self, p: &str) -> Resolved {
+        let given = Path::new(p);
+        let full = if given.is_absolute() {
+            given.to_path_buf()
+        } else {
+            self.root.join(given)
+        };
+        let Some(full) = normalize(&full) else {
+            return Resolved::Outside;
+        };
+        let Ok(rel) = full.strip_prefix(&self.root) else {
+            return Resolved::Outside;
+        };
+        // A link inside the root may lead out of it.
+        if full.exists() && !crate::project::is_inside(&self.root, &full) {
+            return Resolved::Outside;
+        }
+        let rel: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        Resolved::Inside(rel.join("/"))
+    }
+
+    /// The text of a file relative to the root: the unsaved buffer if there is one,
+    /// else the disk; `None` when it exists in neither.
+    pub fn read(&self, rel: &str) -> Option<String> {
+        let full = self.root.join(rel);
+        if let Some(t) = self.overlay.get(&full) {
+            return Some(t.clone());
+        }
+        if !full.is_file() {
+            return None;
+        }
+        std::fs::read(&full)
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+    }
+
+    /// Whether a file relative to the root exists (buffer or disk).
+    pub fn exists(&self, rel: &str) -> bool {
+        let full = self.root.join(rel);
+        self.overlay.contains_key(&full) || full.exists()
+    }
+
+    /// The script as the engine runs it: a line that begins with a directive is not
+    /// JavaScript and is blanked (line numbers kept); `#include "x"` becomes a load of x
+    /// at that point, as the engine runs it.
+    pub fn prepare(&self, text: &str) -> String {
+        if self.directives.is_empty() {
+            return text.to_string();
+        }
+        let mut out = String::with_capacity(text.len());
+        for line in text.split_inclusive('\n') {
+            let body = line.trim_end_matches(['\n', '\r']);
+            let ending = &line[body.len()..];
+            match directive_of(body, &self.directives) {
+                None => out.push_str(line),
+                Some((d, rest)) => {
+                    if d.eq_ignore_ascii_case("#include") {
+                        if let Some(target) = quoted(rest) {
+                            out.push_str("__grounded_include__(");
+                            out.push_str(&serde_json::Value::from(target).to_string());
+                            out.push_str(");");
+                        }
+                    }
+                    out.push_str(ending);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The directive a line begins with, and the rest of the line.
+pub fn directive_of<'a>(line: &'a str, directives: &'a [String]) -> Option<(&'a str, &'a str)> {
+    let t = line.trim_start();
+    directives
+        .iter()
+        .filter(|d| !d.is_empty())
+        .filter_map(|d| {
+            let rest = t.strip_prefix(d.as_str())?;
+            let next = rest.chars().next();
+            let ends = next.is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '$'));
+            ends.then_some((d.as_str(), rest))
+        })
+        // `#includepath` before `#include`: the longest directive that matches.
+        .max_by_key(|(d, _)| d.len())
+}
+
+/// The first quoted string of `s` (`"x"`, `'x'` or `<x>`).
+fn quoted(s: &str) -> Option<&str> {
+    let s = s.trim();
+    let close = match s.chars().next()? {
+        '"' => '"',
+        '\'' => '\'',
+        '<' => '>',
+        _ => return None,
+    };
+    let inner = &s[1..];
+    inner.find(close).map(|e| &inner[..e])
+}
+
+/// Lexical normalization: `.` dropped, `..` applied; `None` when `..` climbs above `/`.
+fn normalize(p: &Path) -> Option<PathBuf> {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
+/// The scripts a dry run starts from: `entry` (relative to the root) when given, else
+/// every top-level script of the project, that is every script (the engine's script
+/// extensions) that no other script loads by a literal path. Running a file that is
+/// only ever loaded by another on its own would report the helpers it never sees.
+pub fn entries(corpus: &Corpus, root: &Path, entry: Option<&str>) -> Vec<PathBuf> {
+    if let Some(e) = entry {
+        return vec![PathBuf::from(e)];
+    }
+    let exts: Vec<String> = if corpus.engine.script_extensions.is_empty() {
+        vec![".js".into()]
+    } else {
+        corpus.engine.script_extensions.clone()
+    };
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let mut scripts: Vec<String> = Vec::new();
+    for e in ignore::WalkBuilder::new(&root).build().flatten() {
+        let p = e.path();
+        if !p.is_file() {
+            continue;
+        }
+        let name = p.to_string_lossy();
+        if !exts.iter().any(|x| name.ends_with(x.as_str())) {
+            continue;
+        }
+        if let Ok(rel) = p.strip_prefix(&root) {
+            let rel: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            scripts.push(rel.join("/"));
+        }
+    }
+    let loaders = super::describe::loader_names(corpus);
+    let call = if loaders.is_empty() {
+        None
+    } else {
+        let names: Vec<String> = loaders.iter().map(|n| regex::escape(n)).collect();
+        Regex::new(&format!(
+            r#"\b(?:{})\s*\(\s*(?:"([^"]*)"|'([^']*)')"#,
+            names.join("|")
+        ))
+        .ok()
+    };
+    let mut loaded: BTreeSet<String> = BTreeSet::new();
+    let sources = Sources::new(&root, &HashMap::new(), corpus);
+    for s in &scripts {
+        let Ok(text) = std::fs::read_to_string(root.join(s)) else {
+            continue;
+        };
+        let mut add = |lit: &str| {
+            if let Resolved::Inside(rel) = sources.resolve(lit) {
+                loaded.insert(rel);
+            }
+        };
+        if let Some(re) = &call {
+            for cap in re.captures_iter(&text) {
+                if let Some(m) = cap.get(1).or_else(|| cap.get(2)) {
+                    add(m.as_str());
+                }
+            }
+        }
+        for line in text.lines() {
+            if let Some((d, rest)) = directive_of(line, &corpus.engine.directives) {
+                if d.eq_ignore_ascii_case("#include") {
+                    if let Some(t) = quoted(rest) {
+                        add(t);
+                    }
+                }
+            }
+        }
+    }
+    scripts.sort();
+    scripts
+        .into_iter()
+        .filter(|s| !loaded.contains(s))
+        .map(PathBuf::from)
+        .collect()
+}

@@ -1,0 +1,141 @@
+//! Matching Starts with Ends, and the footprint of each construct instance.
+//!
+//! Matching is per function scope, in document order: an End closes the innermost
+//! still-open Start of the same construct (a table inside a block inside a table
+//! closes right). A Start of another construct left open in between is not closed by
+//! it: misnesting is the engine's runtime error to report, and a guess here would
+//! accuse correct code.
+
+use super::analysis::{Analysis, ChainNode, ConstructCall, UseKind};
+use super::{merge_ranges, ConstructInstance};
+
+/// The outcome of matching one script's construct calls.
+#[derive(Debug, Default)]
+pub struct Matched {
+    /// Paired or unclosed Starts: `(start call, end call)`, in order of the Start.
+    pub pairs: Vec<(usize, Option<usize>)>,
+    /// Ends that close nothing.
+    pub stray: Vec<usize>,
+}
+
+/// Pairs Starts with Ends, per function scope.
+pub fn match_calls(calls: &[ConstructCall]) -> Matched {
+    let mut open: std::collections::HashMap<usize, Vec<usize>> = Default::default();
+    let mut pairs: Vec<(usize, Option<usize>)> = Vec::new();
+    let mut pair_of_start: std::collections::HashMap<usize, usize> = Default::default();
+    let mut stray = Vec::new();
+    for (i, c) in calls.iter().enumerate() {
+        if c.is_start {
+            open.entry(c.scope).or_default().push(i);
+            pair_of_start.insert(i, pairs.len());
+            pairs.push((i, None));
+            continue;
+        }
+        let stack = open.entry(c.scope).or_default();
+        match stack
+            .iter()
+            .rposition(|&s| calls[s].construct == c.construct)
+        {
+            Some(pos) => {
+                let s = stack.remove(pos);
+                pairs[pair_of_start[&s]].1 = Some(i);
+            }
+            None => stray.push(i),
+        }
+    }
+    Matched { pairs, stray }
+}
+
+/// The innermost ancestor that stands in a statement list (the call's statement).
+fn statement_of(chain: &[ChainNode]) -> (usize, usize) {
+    chain
+        .iter()
+        .rev()
+        .find(|n| n.list_child)
+        .or(chain.last())
+        .map(|n| (n.start_row, n.end_row))
+        .unwrap_or((0, 0))
+}
+
+/// The rows from Start's statement through End's, as whole statements of the list
+/// that holds both: a Start inside an `if` and its End after it take the whole `if`,
+/// so deleting the rows leaves a script that still parses.
+fn span_rows(a: &[ChainNode], b: &[ChainNode]) -> (usize, usize) {
+    let k = a.iter().zip(b).take_while(|(x, y)| x.id == y.id).count();
+    if k < a.len() && k < b.len() && a[k].list_child && b[k].list_child {
+        return (a[k].start_row, b[k].end_row.max(a[k].end_row));
+    }
+    let common = &a[..k.min(a.len())];
+    match common.iter().rev().find(|n| n.list_child) {
+        Some(n) => (n.start_row, n.end_row),
+        None => {
+            let (s, _) = statement_of(a);
+            let (_, e) = statement_of(b);
+            (s.min(e), e.max(s))
+        }
+    }
+}
+
+/// Every construct instance of an analysed script, in order of its Start.
+pub fn instances_of(an: &Analysis) -> Vec<ConstructInstance> {
+    let m = match_calls(&an.calls);
+    // Rows of each instance's own span, 0-based inclusive.
+    let spans: Vec<(usize, usize)> = m
+        .pairs
+        .iter()
+        .map(|&(s, e)| match e {
+            Some(e) => span_rows(&an.calls[s].chain, &an.calls[e].chain),
+            None => statement_of(&an.calls[s].chain),
+        })
+        .collect();
+    // How many instances each variable is the object of: a variable shared by two
+    // instances keeps its declaration and configuration when one of them goes.
+    let mut objects: std::collections::HashMap<usize, usize> = Default::default();
+    for &(s, _) in &m.pairs {
+        if let Some((_, Some(b))) = &an.calls[s].object {
+            *objects.entry(*b).or_default() += 1;
+        }
+    }
+    let mut out = Vec::with_capacity(m.pairs.len());
+    for (i, &(s, e)) in m.pairs.iter().enumerate() {
+        let start = &an.calls[s];
+        let (r0, r1) = spans[i];
+        let mut rows = vec![(r0, r1)];
+        if let Some((_, Some(b))) = &start.object {
+            if objects[b] == 1 {
+                for u in an.uses_of(*b) {
+                    if !u.deletable || (u.kind == UseKind::Declare && !u.whole) {
+                        continue;
+                    }
+                    // A line inside a construct this one neither holds nor is held by
+                    // belongs to that construct.
+                    let foreign = spans.iter().enumerate().any(|(j, &(a0, a1))| {
+                        j != i
+                            && a0 <= u.start_row
+                            && u.end_row <= a1
+                            && !(a0 <= r0 && r1 <= a1)
+                            && !(r0 <= a0 && a1 <= r1)
+                    });
+                    if !foreign {
+                        rows.push((u.start_row, u.end_row));
+                    }
+                }
+            }
+        }
+        let lines = merge_ranges(rows.into_iter().map(|(a, b)| (a + 1, b + 1)).collect());
+        let end = e.map(|e| &an.calls[e]);
+        out.push(ConstructInstance {
+            construct: start.construct.clone(),
+            object: start.object.as_ref().map(|(n, _)| n.clone()),
+            start_line: start.chain.last().map_or(0, |n| n.start_row) + 1,
+            end_line: match end {
+                Some(c) => c.chain.last().map_or(0, |n| n.start_row) + 1,
+                None => start.chain.last().map_or(0, |n| n.start_row) + 1,
+            },
+            lines,
+            start_span: start.member_span.0..start.member_span.1,
+            end_span: end.map(|c| c.member_span.0..c.member_span.1),
+        });
+    }
+    out
+}

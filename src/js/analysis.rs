@@ -1,0 +1,933 @@
+//! Scopes and receiver typing of one script: what a name refers to at an offset, and the
+//! interface of an expression when — and only when — it is certain.
+//!
+//! Why "certain or nothing": a checker that guesses accuses correct code, and one wrong
+//! accusation teaches users to ignore every finding. So an expression has an interface
+//! only when interfaces.md ("What is judged") says it does:
+//!
+//! - a documented global (`layout`) not shadowed by a declaration in scope (nor by a
+//!   top-level declaration of a project file the script reaches, see
+//!   [`Analysis::set_project_names`]);
+//! - a variable whose every assignment is `new X()` of a documented constructor, and
+//!   that the script never narrows (`x instanceof Y`, `x.constructor`);
+//! - a documented property or method whose type is exactly one interface, reached from
+//!   a certain receiver (`layout.currentPage().frame`);
+//! - a documented global function returning an interface (`loadDoc()`), a `new X()`
+//!   expression of a documented constructor.
+//!
+//! Parameters, the project's own functions' results, array elements, unions, `any` and
+//! `object` are never certain.
+//!
+//! The language server uses this for hover, completion and signature help:
+//!
+//! ```
+//! let corpus = grounded::docs::Corpus::from_texts(&[(
+//!     "a.md",
+//!     "# Layout\n\nThis object is accessed using the global property \"layout\".\n\n\
+//!      ## Layout-heading\n\nSyntax: heading(text: string): Paragraph\n\n\
+//!      # Paragraph\n\n## Paragraph-keepWithNext\n\nSyntax: keepWithNext: boolean\n",
+//! )])
+//! .unwrap();
+//! let text = "var p = layout.heading('x');\nfunction f(layout) { layout.x(); }\n";
+//! let tree = grounded::js::parse(text);
+//! let a = grounded::js::Analysis::new(&corpus, text, &tree);
+//! // `layout.heading('x')` is a Paragraph; `layout` inside `f` is the parameter.
+//! let call = a.node_at(text.find(".heading").unwrap() - 1, "call_expression").unwrap();
+//! assert_eq!(a.interface_of(call).as_deref(), Some("Paragraph"));
+//! let inner = a.node_at(text.rfind("layout").unwrap(), "identifier").unwrap();
+//! assert_eq!(a.interface_of(inner), None);
+//! assert!(a.is_declared("layout", text.rfind("layout").unwrap()));
+//! ```
+
+use std::collections::{HashMap, HashSet};
+
+use tree_sitter::{Node, Tree};
+
+use crate::docs::{Corpus, Type};
+use crate::es::Proto;
+
+/// Index of a scope in [`Analysis::scopes`]. The program scope is 0.
+pub type ScopeId = usize;
+/// Index of a binding in [`Analysis::bindings`].
+pub type BindingId = usize;
+
+/// What opened a scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScopeKind {
+    /// The whole script.
+    Program,
+    /// A function, function expression, arrow function or method (parameters included).
+    Function,
+    /// A `catch (e)` clause: only `e` lives here; `var` inside hoists out.
+    Catch,
+}
+
+/// A scope: a byte range, its parent, and the names declared in it.
+#[derive(Debug, Clone)]
+pub struct Scope<'a> {
+    /// What opened it.
+    pub kind: ScopeKind,
+    /// First byte of the node that opened it.
+    pub start: usize,
+    /// One past its last byte.
+    pub end: usize,
+    /// The enclosing scope (`None` for the program).
+    pub parent: Option<ScopeId>,
+    names: HashMap<&'a str, BindingId>,
+}
+
+/// How a name was declared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BindingKind {
+    /// `var x`
+    Var,
+    /// `let x`, `const x` (treated as function-scoped: a wider shadow only hides more).
+    Lexical,
+    /// `function x() {}`, or the own name of a named function expression.
+    Function,
+    /// `class X {}`
+    Class,
+    /// A function's parameter.
+    Param,
+    /// `catch (e)`
+    Catch,
+    /// Assigned without any declaration (`x = 1` makes a global at run time).
+    Implicit,
+}
+
+/// A declared name.
+#[derive(Debug, Clone)]
+pub struct Binding<'a> {
+    /// The name.
+    pub name: &'a str,
+    /// How it was declared.
+    pub kind: BindingKind,
+    /// Where it lives.
+    pub scope: ScopeId,
+    /// Byte range of the declaring identifier (first declaration; the first assignment
+    /// for [`BindingKind::Implicit`]).
+    pub start: usize,
+    /// End of that range.
+    pub end: usize,
+    /// Whether the script tests it with `instanceof` or by its constructor.
+    pub narrowed: bool,
+    assigns: Vec<Assign<'a>>,
+    certain: Option<Certain<'a>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Assign<'a> {
+    New(&'a str, ScopeId),
+    Array,
+    String,
+    Other,
+}
+
+/// The certain type of an expression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Certain<'a> {
+    /// An object of a documented interface.
+    Interface(&'a str),
+    /// A value of a built-in type of the language (array or string literal, a member
+    /// documented as `string`, `number`, `T[]`, `Date`...): judged against the
+    /// prototype table of [`crate::es`], never against the docs.
+    Builtin(Proto),
+}
+
+/// One script's scopes, bindings and the facts receiver typing needs.
+pub struct Analysis<'a> {
+    corpus: &'a Corpus,
+    text: &'a str,
+    tree: &'a Tree,
+    /// Every scope, in document order of their start (the program first).
+    pub scopes: Vec<Scope<'a>>,
+    /// Every binding, in order of declaration.
+    pub bindings: Vec<Binding<'a>>,
+    typeof_names: HashSet<&'a str>,
+    narrowed_globals: HashSet<&'a str>,
+    polyfills: HashSet<String>,
+    project_names: HashSet<String>,
+}
+
+impl std::fmt::Debug for Analysis<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Analysis")
+            .field("scopes", &self.scopes.len())
+            .field("bindings", &self.bindings.len())
+            .finish()
+    }
+}
+
+struct Pending<'a> {
+    assigns: Vec<(&'a str, ScopeId, usize, Assign<'a>)>,
+    narrows: Vec<(&'a str, ScopeId)>,
+}
+
+impl<'a> Analysis<'a> {
+    /// Analyses `text`, parsed as `tree` (parse the text [`crate::js::script_text`]
+    /// gives, so that directive lines and Markdown prose are blank).
+    pub fn new(corpus: &'a Corpus, text: &'a str, tree: &'a Tree) -> Analysis<'a> {
+        let root = tree.root_node();
+        let mut a = Analysis {
+            corpus,
+            text,
+            tree,
+            scopes: vec![Scope {
+                kind: ScopeKind::Program,
+                start: 0,
+                end: text.len().max(root.end_byte()),
+                parent: None,
+                names: HashMap::new(),
+            }],
+            bindings: Vec::new(),
+            typeof_names: HashSet::new(),
+            narrowed_globals: HashSet::new(),
+            polyfills: HashSet::new(),
+            project_names: HashSet::new(),
+        };
+        let mut pending = Pending {
+            assigns: Vec::new(),
+            narrows: Vec::new(),
+        };
+        a.walk(root, &mut pending);
+        a.settle(pending);
+        a
+    }
+
+    /// Names that reachable project files declare at their top level. A documented
+    /// global that the project redeclares is no longer certain, and such names count as
+    /// declared for [`Analysis::is_declared_anywhere`].
+    pub fn set_project_names(&mut self, names: impl IntoIterator<Item = String>) {
+        self.project_names = names.into_iter().collect();
+    }
+
+    /// The corpus this analysis types against.
+    pub fn corpus(&self) -> &'a Corpus {
+        self.corpus
+    }
+
+    /// The analysed text.
+    pub fn text(&self) -> &'a str {
+        self.text
+    }
+
+    /// The tree the analysis was built from.
+    pub fn tree(&self) -> &'a Tree {
+        self.tree
+    }
+
+    /// The source text of a node.
+    pub fn node_text(&self, node: Node) -> &'a str {
+        self.text.get(node.byte_range()).unwrap_or("")
+    }
+
+    // ---- the walk -------------------------------------------------------------------
+
+    fn walk(&mut self, root: Node<'a>, p: &mut Pending<'a>) {
+        let mut cursor = root.walk();
+        // (scope, depth of the node that opened it)
+        let mut open: Vec<(ScopeId, usize)> = vec![(0, 0)];
+        let mut depth = 0usize;
+        loop {
+            let node = cursor.node();
+            let scope = open.last().map(|s| s.0).unwrap_or(0);
+            if let Some(new_scope) = self.enter(node, scope, p) {
+                open.push((new_scope, depth));
+            }
+            if cursor.goto_first_child() {
+                depth += 1;
+                continue;
+            }
+            loop {
+                while open.len() > 1 && open.last().is_some_and(|s| s.1 == depth) {
+                    open.pop();
+                }
+                if cursor.goto_next_sibling() {
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return;
+                }
+                depth -= 1;
+            }
+        }
+    }
+
+    fn new_scope(&mut self, kind: ScopeKind, node: Node, parent: ScopeId) -> ScopeId {
+        self.scopes.push(Scope {
+            kind,
+            start: node.start_byte(),
+            end: node.end_byte(),
+            parent: Some(parent),
+            names: HashMap::new(),
+        });
+        self.scopes.len() - 1
+    }
+
+    /// The nearest scope that `var` and function declarations hoist to.
+    fn function_scope(&self, mut s: ScopeId) -> ScopeId {
+        while self.scopes[s].kind == ScopeKind::Catch {
+            match self.scopes[s].parent {
+                Some(p) => s = p,
+                None => break,
+            }
+        }
+        s
+    }
+
+    fn declare(&mut self, scope: ScopeId, name_node: Node, kind: BindingKind) -> BindingId {
+        let name = self.node_text(name_node);
+        if let Some(&b) = self.scopes[scope].names.get(name) {
+            return b;
+        }
+        self.bindings.push(Binding {
+            name,
+            kind,
+            scope,
+            start: name_node.start_byte(),
+            end: name_node.end_byte(),
+            narrowed: false,
+            assigns: Vec::new(),
+            certain: None,
+        });
+        let id = self.bindings.len() - 1;
+        self.scopes[scope].names.insert(name, id);
+        id
+    }
+
+    /// Declares every identifier a pattern binds (`a`, `{a, b: c}`, `[a, ...b]`, `a = 1`).
+    fn declare_pattern(&mut self, scope: ScopeId, pattern: Node, kind: BindingKind) {
+        let mut stack = vec![pattern];
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                "identifier" | "shorthand_property_identifier_pattern" => {
+                    self.declare(scope, n, kind);
+                }
+                "assignment_pattern" | "object_assignment_pattern" => {
+                    if let Some(l) = n.child_by_field_name("left") {
+                        stack.push(l);
+                    }
+                }
+                "pair_pattern" => {
+                    if let Some(v) = n.child_by_field_name("value") {
+                        stack.push(v);
+                    }
+                }
+                "object_pattern" | "array_pattern" | "rest_pattern" | "formal_parameters" => {
+                    let mut c = n.walk();
+                    for child in n.named_children(&mut c) {
+                        stack.push(child);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn classify(&self, value: Node<'a>, scope: ScopeId) -> Assign<'a> {
+        let mut v = value;
+        while v.kind() == "parenthesized_expression" {
+            match v.named_child(0) {
+                Some(inner) => v = inner,
+                None => return Assign::Other,
+            }
+        }
+        match v.kind() {
+            "new_expression" => match v.child_by_field_name("constructor") {
+                Some(c) if c.kind() == "identifier" => Assign::New(self.node_text(c), scope),
+                _ => Assign::Other,
+            },
+            "array" => Assign::Array,
+            "string" | "template_string" => Assign::String,
+            _ => Assign::Other,
+        }
+    }
+
+    fn enter(&mut self, node: Node<'a>, scope: ScopeId, p: &mut Pending<'a>) -> Option<ScopeId> {
+        match node.kind() {
+            "function_declaration" | "generator_function_declaration" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    let fs = self.function_scope(scope);
+                    self.declare(fs, name, BindingKind::Function);
+                }
+                Some(self.new_scope(ScopeKind::Function, node, scope))
+            }
+            "function_expression" | "generator_function" | "function" => {
+                let s = self.new_scope(ScopeKind::Function, node, scope);
+                if let Some(name) = node.child_by_field_name("name") {
+                    self.declare(s, name, BindingKind::Function);
+                }
+                Some(s)
+            }
+            "arrow_function" => {
+                let s = self.new_scope(ScopeKind::Function, node, scope);
+                if let Some(param) = node.child_by_field_name("parameter") {
+                    self.declare(s, param, BindingKind::Param);
+                }
+                Some(s)
+            }
+            "method_definition" => Some(self.new_scope(ScopeKind::Function, node, scope)),
+            "formal_parameters" => {
+                self.declare_pattern(scope, node, BindingKind::Param);
+                None
+            }
+            "class_declaration" => {
+                if let Some(name) = node.child_by_field_name("name") {
+                    let fs = self.function_scope(scope);
+                    self.declare(fs, name, BindingKind::Class);
+                }
+                None
+            }
+            "catch_clause" => {
+                let s = self.new_scope(ScopeKind::Catch, node, scope);
+                if let Some(param) = node.child_by_field_name("parameter") {
+                    self.declare_pattern(s, param, BindingKind::Catch);
+                }
+                Some(s)
+            }
+            "variable_declarator" => {
+                let kind = match node.parent().map(|n| n.kind()) {
+                    Some("lexical_declaration") => BindingKind::Lexical,
+                    _ => BindingKind::Var,
+                };
+                if let Some(name) = node.child_by_field_name("name") {
+                    let fs = self.function_scope(scope);
+                    self.declare_pattern(fs, name, kind);
+                    if name.kind() == "identifier" {
+                        if let Some(value) = node.child_by_field_name("value") {
+                            let a = self.classify(value, scope);
+                            p.assigns
+                                .push((self.node_text(name), scope, name.start_byte(), a));
+                        }
+                    }
+                }
+                None
+            }
+            "assignment_expression" => {
+                if let Some(left) = node.child_by_field_name("left") {
+                    match left.kind() {
+                        "identifier" => {
+                            let a = node
+                                .child_by_field_name("right")
+                                .map(|r| self.classify(r, scope))
+                                .unwrap_or(Assign::Other);
+                            p.assigns
+                                .push((self.node_text(left), scope, left.start_byte(), a));
+                        }
+                        "member_expression" => self.note_polyfill(left),
+                        _ => {}
+                    }
+                }
+                None
+            }
+            "augmented_assignment_expression" => {
+                if let Some(left) = node.child_by_field_name("left") {
+                    if left.kind() == "identifier" {
+                        p.assigns.push((
+                            self.node_text(left),
+                            scope,
+                            left.start_byte(),
+                            Assign::Other,
+                        ));
+                    }
+                }
+                None
+            }
+            "update_expression" => {
+                if let Some(arg) = node.child_by_field_name("argument") {
+                    if arg.kind() == "identifier" {
+                        p.assigns.push((
+                            self.node_text(arg),
+                            scope,
+                            arg.start_byte(),
+                            Assign::Other,
+                        ));
+                    }
+                }
+                None
+            }
+            "for_in_statement" => {
+                if let Some(left) = node.child_by_field_name("left") {
+                    if node.child_by_field_name("kind").is_some() {
+                        let fs = self.function_scope(scope);
+                        let kind = match node.child_by_field_name("kind").map(|k| k.kind()) {
+                            Some("var") => BindingKind::Var,
+                            _ => BindingKind::Lexical,
+                        };
+                        self.declare_pattern(fs, left, kind);
+                    }
+                    if left.kind() == "identifier" {
+                        p.assigns.push((
+                            self.node_text(left),
+                            scope,
+                            left.start_byte(),
+                            Assign::Other,
+                        ));
+                    }
+                }
+                None
+            }
+            "binary_expression" => {
+                if node
+                    .child_by_field_name("operator")
+                    .is_some_and(|o| o.kind() == "instanceof")
+                {
+                    if let Some(left) = node.child_by_field_name("left") {
+                        if left.kind() == "identifier" {
+                            p.narrows.push((self.node_text(left), scope));
+                        }
+                    }
+                }
+                None
+            }
+            "member_expression" => {
+                let prop = node.child_by_field_name("property");
+                if prop.is_some_and(|pr| self.node_text(pr) == "constructor") {
+                    if let Some(obj) = node.child_by_field_name("object") {
+                        if obj.kind() == "identifier" {
+                            p.narrows.push((self.node_text(obj), scope));
+                        }
+                    }
+                }
+                None
+            }
+            "unary_expression" => {
+                if node
+                    .child_by_field_name("operator")
+                    .is_some_and(|o| o.kind() == "typeof")
+                {
+                    if let Some(arg) = node.child_by_field_name("argument") {
+                        if arg.kind() == "identifier" {
+                            self.typeof_names.insert(self.node_text(arg));
+                        }
+                    }
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// `Object.keys = ...`, `String.prototype.trim = ...`: the script supplies the
+    /// built-in itself, so the engine family must not report it.
+    fn note_polyfill(&mut self, left: Node) {
+        let t = self.node_text(left);
+        let plain = t.split('.').all(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+        });
+        if plain {
+            self.polyfills.insert(t.to_string());
+        }
+    }
+
+    fn settle(&mut self, p: Pending<'a>) {
+        for (name, scope, at, a) in p.assigns {
+            let b = match self.resolve(name, scope) {
+                Some(b) => b,
+                None => {
+                    self.bindings.push(Binding {
+                        name,
+                        kind: BindingKind::Implicit,
+                        scope: 0,
+                        start: at,
+                        end: at + name.len(),
+                        narrowed: false,
+                        assigns: Vec::new(),
+                        certain: None,
+                    });
+                    let id = self.bindings.len() - 1;
+                    self.scopes[0].names.insert(name, id);
+                    id
+                }
+            };
+            self.bindings[b].assigns.push(a);
+        }
+        for (name, scope) in p.narrows {
+            match self.resolve(name, scope) {
+                Some(b) => self.bindings[b].narrowed = true,
+                None => {
+                    self.narrowed_globals.insert(name);
+                }
+            }
+        }
+        for i in 0..self.bindings.len() {
+            let c = self.binding_certain(i);
+            self.bindings[i].certain = c;
+        }
+    }
+
+    fn binding_certain(&self, b: BindingId) -> Option<Certain<'a>> {
+        let bind = &self.bindings[b];
+        if bind.narrowed
+            || !matches!(bind.kind, BindingKind::Var | BindingKind::Lexical)
+            || bind.assigns.is_empty()
+        {
+            return None;
+        }
+        let first = bind.assigns[0];
+        let mut result = match first {
+            Assign::New(ctor, scope) => self.new_type(ctor, scope)?,
+            Assign::Array => Certain::Builtin(Proto::Array),
+            Assign::String => Certain::Builtin(Proto::String),
+            Assign::Other => return None,
+        };
+        for a in &bind.assigns[1..] {
+            let t = match *a {
+                Assign::New(ctor, scope) => self.new_type(ctor, scope)?,
+                Assign::Array => Certain::Builtin(Proto::Array),
+                Assign::String => Certain::Builtin(Proto::String),
+                Assign::Other => return None,
+            };
+            if t != result {
+                return None;
+            }
+            result = t;
+        }
+        Some(result)
+    }
+
+    /// The type `new ctor()` gives at `scope`: a documented constructor's interface, or a
+    /// built-in array/string/date/regexp; `None` when the name is declared by the script.
+    fn new_type(&self, ctor: &str, scope: ScopeId) -> Option<Certain<'a>> {
+        if self.resolve(ctor, scope).is_some() || self.project_names.contains(ctor) {
+            return None;
+        }
+        if let Some(c) = self.corpus.constructors.get(ctor) {
+            return Some(Certain::Interface(c.interface.as_str()));
+        }
+        builtin_proto(ctor).map(Certain::Builtin)
+    }
+
+    // ---- scope queries --------------------------------------------------------------
+
+    /// The binding `name` refers to when written in `scope`.
+    pub fn resolve(&self, name: &str, scope: ScopeId) -> Option<BindingId> {
+        let mut s = Some(scope);
+        while let Some(id) = s {
+            let sc = self.scopes.get(id)?;
+            if let Some(&b) = sc.names.get(name) {
+                return Some(b);
+            }
+            s = sc.parent;
+        }
+        None
+    }
+
+    /// The innermost scope containing byte `offset`.
+    pub fn scope_at(&self, offset: usize) -> ScopeId {
+        // Scopes are in document order of their start; the last one starting at or
+        // before the offset, walked out until it contains the offset, is the innermost.
+        let i = self.scopes.partition_point(|s| s.start <= offset);
+        let mut s = i.saturating_sub(1);
+        loop {
+            let sc = &self.scopes[s];
+            if sc.start <= offset && offset < sc.end.max(sc.start + 1) || sc.parent.is_none() {
+                return s;
+            }
+            s = sc.parent.unwrap_or(0);
+        }
+    }
+
+    /// The binding `name` refers to at byte `offset`, if the script declares it there.
+    pub fn binding_at(&self, name: &str, offset: usize) -> Option<&Binding<'a>> {
+        self.resolve(name, self.scope_at(offset))
+            .map(|b| &self.bindings[b])
+    }
+
+    /// Whether the script declares `name` in scope at `offset` (a local `var layout`
+    /// hides the global `layout`).
+    pub fn is_declared(&self, name: &str, offset: usize) -> bool {
+        self.binding_at(name, offset).is_some()
+    }
+
+    /// Whether `name` is declared at `offset` by the script, or at the top level of a
+    /// reachable project file ([`Analysis::set_project_names`]).
+    pub fn is_declared_anywhere(&self, name: &str, offset: usize) -> bool {
+        self.is_declared(name, offset) || self.project_names.contains(name)
+    }
+
+    /// Every binding visible at `offset`, innermost first (a shadowed name appears
+    /// once, as its innermost binding). For completion.
+    pub fn visible_bindings(&self, offset: usize) -> Vec<&Binding<'a>> {
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        let mut s = Some(self.scope_at(offset));
+        while let Some(id) = s {
+            let sc = &self.scopes[id];
+            let mut local: Vec<&Binding<'a>> =
+                sc.names.values().map(|&b| &self.bindings[b]).collect();
+            local.sort_by_key(|b| b.start);
+            for b in local {
+                if seen.insert(b.name) {
+                    out.push(b);
+                }
+            }
+            s = sc.parent;
+        }
+        out
+    }
+
+    /// The top-level declarations of the script (functions and variables, implicit
+    /// globals included): what other project files may use.
+    pub fn top_level_names(&self) -> Vec<&'a str> {
+        let mut v: Vec<&'a str> = self.scopes[0].names.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Whether the script tests `name` with `typeof` somewhere (feature detection such
+    /// as `if (typeof console != "undefined")`): such a name is not accused of being
+    /// undeclared.
+    pub fn is_typeof_tested(&self, name: &str) -> bool {
+        self.typeof_names.contains(name)
+    }
+
+    /// Whether the script assigns the built-in itself (`Object.keys = ...`,
+    /// `String.prototype.trim = ...`). `path` is written as in that assignment.
+    pub fn is_polyfilled(&self, path: &str) -> bool {
+        self.polyfills.contains(path)
+    }
+
+    /// Every member path the script assigns (`Object.keys`, `String.prototype.trim`).
+    pub fn polyfills(&self) -> impl Iterator<Item = &str> {
+        self.polyfills.iter().map(String::as_str)
+    }
+
+    /// The smallest node of kind `kind` that contains byte `offset` (for tests and the
+    /// language server's cursor position).
+    pub fn node_at(&self, offset: usize, kind: &str) -> Option<Node<'a>> {
+        let mut n = self
+            .tree
+            .root_node()
+            .descendant_for_byte_range(offset, offset)?;
+        loop {
+            if n.kind() == kind {
+                return Some(n);
+            }
+            n = n.parent()?;
+        }
+    }
+
+    // ---- receiver typing ------------------------------------------------------------
+
+    /// The certain interface of an expression node, or `None` (see the module docs for
+    /// what counts as certain).
+    pub fn interface_of(&self, node: Node) -> Option<String> {
+        match self.certain(node)? {
+            Certain::Interface(i) => Some(i.to_string()),
+            Certain::Builtin(_) => None,
+        }
+    }
+
+    /// The certain type of an expression node: a documented interface or a built-in
+    /// value type.
+    pub fn certain(&self, node: Node) -> Option<Certain<'a>> {
+        self.certain_in(node, self.scope_at(node.start_byte()))
+    }
+
+    /// Like [`Analysis::certain`] when the caller knows the node's scope.
+    pub fn certain_in(&self, node: Node, scope: ScopeId) -> Option<Certain<'a>> {
+        // Walk down to the head of the chain, then type it back up step by step, so a
+        // long chain costs no stack.
+        let mut steps: Vec<Node> = Vec::new();
+        let mut n = node;
+        loop {
+            match n.kind() {
+                "parenthesized_expression" => {
+                    n = n.named_child(0)?;
+                }
+                "member_expression" => {
+                    steps.push(n);
+                    n = n.child_by_field_name("object")?;
+                }
+                "call_expression" => {
+                    let f = n.child_by_field_name("function")?;
+                    match f.kind() {
+                        "member_expression" => {
+                            steps.push(n);
+                            n = f.child_by_field_name("object")?;
+                        }
+                        "identifier" => {
+                            steps.push(n);
+                            break;
+                        }
+                        _ => return None,
+                    }
+                }
+                _ => break,
+            }
+        }
+        let mut t = if steps.last().is_some_and(|s| s.kind() == "call_expression")
+            && n.kind() == "identifier"
+            && steps
+                .last()
+                .and_then(|s| s.child_by_field_name("function"))
+                .is_some_and(|f| f.id() == n.id())
+        {
+            // A bare call of a documented global function: its return type.
+            let call = steps.pop()?;
+            let _ = call;
+            let name = self.node_text(n);
+            if self.resolve(name, scope).is_some() || self.project_names.contains(name) {
+                return None;
+            }
+            let m = self.corpus.global_member(name)?;
+            type_certain(member_type(m)?)?
+        } else {
+            self.head_certain(n, scope)?
+        };
+        while let Some(step) = steps.pop() {
+            let Certain::Interface(iface) = t else {
+                return None;
+            };
+            let (prop, is_call) = match step.kind() {
+                "member_expression" => (step.child_by_field_name("property")?, false),
+                _ => (
+                    step.child_by_field_name("function")?
+                        .child_by_field_name("property")?,
+                    true,
+                ),
+            };
+            let m = self.corpus.member(iface, self.node_text(prop))?;
+            let is_method = m.overloads.first().is_some_and(|s| s.is_method());
+            if is_call != is_method {
+                // `layout.heading` without a call is a function value, not a Paragraph.
+                return None;
+            }
+            t = type_certain(member_type(m)?)?;
+        }
+        Some(t)
+    }
+
+    fn head_certain(&self, n: Node, scope: ScopeId) -> Option<Certain<'a>> {
+        match n.kind() {
+            "identifier" => {
+                let name = self.node_text(n);
+                match self.resolve(name, scope) {
+                    Some(b) => self.bindings[b].certain,
+                    None => {
+                        if self.project_names.contains(name) || self.narrowed_globals.contains(name)
+                        {
+                            return None;
+                        }
+                        self.corpus.global_interface(name).map(Certain::Interface)
+                    }
+                }
+            }
+            "new_expression" => {
+                let c = n.child_by_field_name("constructor")?;
+                if c.kind() != "identifier" {
+                    return None;
+                }
+                self.new_type(self.node_text(c), scope)
+            }
+            "array" => Some(Certain::Builtin(Proto::Array)),
+            "string" | "template_string" => Some(Certain::Builtin(Proto::String)),
+            "regex" => Some(Certain::Builtin(Proto::RegExp)),
+            _ => None,
+        }
+    }
+}
+
+/// The type of the value a member gives (a method's return, a property's type), when
+/// every overload agrees; borrowed from the corpus (what [`crate::docs::Member::value_type`]
+/// computes, without the copy).
+pub fn member_type(m: &crate::docs::Member) -> Option<&Type> {
+    let mut it = m.overloads.iter().map(|s| &s.ty);
+    let first = it.next()?;
+    it.all(|t| t == first).then_some(first)
+}
+
+/// The certain type of a documented type: exactly one interface, or a built-in value.
+pub fn type_certain(t: &Type) -> Option<Certain<'_>> {
+    match t {
+        Type::Interface(i) => Some(Certain::Interface(i.as_str())),
+        Type::String | Type::Path => Some(Certain::Builtin(Proto::String)),
+        Type::Number => Some(Certain::Builtin(Proto::Number)),
+        Type::Array(_) => Some(Certain::Builtin(Proto::Array)),
+        Type::Builtin(b) => builtin_proto(b).map(Certain::Builtin),
+        _ => None,
+    }
+}
+
+/// The prototype of `new Name()` for the built-ins whose methods the table lists.
+pub fn builtin_proto(name: &str) -> Option<Proto> {
+    Some(match name {
+        "Array" => Proto::Array,
+        "String" => Proto::String,
+        "Date" => Proto::Date,
+        "RegExp" => Proto::RegExp,
+        "Number" => Proto::Number,
+        "Function" => Proto::Function,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn corpus() -> Corpus {
+        Corpus::from_texts(&[(
+            "a.md",
+            "# Layout\n\nThis object is accessed using the global property \"layout\".\n\n\
+             ## Layout-currentPage\n\nSyntax: currentPage(): Page\n\n\
+             # Page\n\n## Page-frame\n\nSyntax: frame: Frame\n\n\
+             # Frame\n\n## Frame-x\n\nSyntax: x: number\n\n\
+             # Table\n\nConstructor: new Table()\n\n## Table-columns\n\nSyntax: columns: number\n",
+        )])
+        .unwrap()
+    }
+
+    fn iface_at(text: &str, needle: &str, kind: &str) -> Option<String> {
+        let c = corpus();
+        let tree = crate::js::parse(text);
+        let a = Analysis::new(&c, text, &tree);
+        let n = a.node_at(text.find(needle).unwrap(), kind).unwrap();
+        a.interface_of(n)
+    }
+
+    #[test]
+    fn chains_and_globals() {
+        let t = "layout.currentPage().frame.x = 1;";
+        assert_eq!(
+            iface_at(t, "frame", "member_expression").as_deref(),
+            Some("Frame")
+        );
+        assert_eq!(
+            iface_at(t, "layout", "identifier").as_deref(),
+            Some("Layout")
+        );
+    }
+
+    #[test]
+    fn shadowing_params_and_catch() {
+        let t = "function f(layout) { layout.q(); }";
+        assert_eq!(iface_at(t, "layout.q", "identifier"), None);
+        let t = "function f() { layout.q(); var layout = {}; }";
+        assert_eq!(iface_at(t, "layout.q", "identifier"), None);
+        let t = "try {} catch (layout) { layout.q(); }\nlayout.r();";
+        assert_eq!(iface_at(t, "layout.q", "identifier"), None);
+        assert_eq!(
+            iface_at(t, "layout.r", "identifier").as_deref(),
+            Some("Layout")
+        );
+    }
+
+    #[test]
+    fn variables_by_every_assignment() {
+        let t = "var t = new Table();\nt.columns = 2;";
+        assert_eq!(
+            iface_at(t, "t.columns", "identifier").as_deref(),
+            Some("Table")
+        );
+        let t = "var t = new Table();\nt = other();\nt.columns = 2;";
+        assert_eq!(iface_at(t, "t.columns", "identifier"), None);
+        let t = "var t = new Table();\nif (t instanceof Foo) {}\nt.columns = 2;";
+        assert_eq!(iface_at(t, "t.columns", "identifier"), None);
+        let t = "function Table() {}\nvar t = new Table();\nt.columns = 2;";
+        assert_eq!(iface_at(t, "t.columns", "identifier"), None);
+    }
+}
