@@ -24,13 +24,15 @@
 //! Rooms: `document` (a buffer and its incremental reparse), `config` (settings and their
 //! precedence), `typing` (the editor's reading of certain receivers), `features` (hover,
 //! completion, signature help, symbols, definition), `actions` (code actions), `server`
-//! (the protocol and scheduling).
+//! (the protocol and scheduling), `transport` (stdio framing that survives malformed
+//! input).
 
 pub mod actions;
 pub mod config;
 pub mod document;
 pub mod features;
 pub mod server;
+pub mod transport;
 pub mod typing;
 
 use std::path::PathBuf;
@@ -73,9 +75,21 @@ pub fn serve_stdio(docs: Option<PathBuf>) -> std::io::Result<()> {
         let (service, socket) = LspService::build(|client| Backend::new(client, docs))
             .custom_method("grounded/debugPanic", Backend::debug_panic)
             .finish();
-        Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+        // The library talks to in-memory pipes; `transport` stands between them and
+        // stdio so malformed input is answered without ending the session.
+        let (server_in_w, server_in_r) = tokio::io::duplex(1 << 16);
+        let (server_out_w, server_out_r) = tokio::io::duplex(1 << 16);
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let writer = tokio::spawn(transport::write_frames(tokio::io::stdout(), rx));
+        let framer = tokio::spawn(transport::frames_of(server_out_r, tx.clone()));
+        let input = tokio::spawn(transport::guard_input(tokio::io::stdin(), server_in_w, tx));
+        Server::new(server_in_r, server_out_w, socket)
             .serve(service)
             .await;
+        let _ = framer.await;
+        input.abort();
+        let _ = input.await;
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), writer).await;
     });
     // Blocking analysis tasks may still run; the client is gone, so do not wait for them.
     rt.shutdown_timeout(std::time::Duration::from_millis(100));

@@ -157,6 +157,13 @@ impl Lsp {
         send_raw(&mut *w, body);
     }
 
+    /// Writes bytes as they are, no framing (broken-header tests).
+    pub fn send_unframed(&self, bytes: &[u8]) {
+        let mut w = self.stdin.lock().unwrap();
+        w.write_all(bytes).unwrap();
+        w.flush().unwrap();
+    }
+
     /// Sends a notification.
     pub fn notify(&self, method: &str, params: Value) {
         let body = json!({"jsonrpc": "2.0", "method": method, "params": params});
