@@ -14,9 +14,10 @@ pub const MAX_ANALYSED_BYTES: usize = 8 << 20;
 /// What kind of text a buffer holds, deciding how it is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// A script: parsed and kept as a tree.
+    /// A script: parsed and kept as a tree, reparsed incrementally.
     Script,
-    /// Markdown: its fenced `js` blocks are checked.
+    /// Markdown: its fenced `js` blocks are parsed (prose blanked), reparsed whole,
+    /// because one new fence changes the meaning of every line after it.
     Markdown,
     /// Too large or binary: stored, never analysed.
     Skipped,
@@ -27,9 +28,12 @@ pub enum Kind {
 pub struct Document {
     /// The text as the editor has it.
     pub text: String,
+    /// Engine directive prefixes (`#include`) blanked before parsing, from the corpus.
+    pub directives: Vec<String>,
     /// The editor's version of the text.
     pub version: i32,
-    /// The tree of `text` (scripts only).
+    /// The tree of what the parser sees of `text` ([`crate::js::script_text`]: the same
+    /// offsets, directive lines and Markdown prose blanked); `None` when skipped.
     pub tree: Option<Tree>,
     /// How the buffer is checked.
     pub kind: Kind,
@@ -43,7 +47,7 @@ pub fn looks_binary(text: &str) -> bool {
 fn kind_of(path: &str, text: &str) -> Kind {
     if text.len() > MAX_ANALYSED_BYTES || looks_binary(text) {
         Kind::Skipped
-    } else if path.ends_with(".md") || path.ends_with(".markdown") {
+    } else if crate::js::is_markdown(path) {
         Kind::Markdown
     } else {
         Kind::Script
@@ -57,15 +61,33 @@ fn point_at(idx: &LineIndex, offset: usize) -> Point {
 
 impl Document {
     /// A freshly opened buffer; `path` decides Markdown from script.
-    pub fn open(path: &str, text: String, version: i32) -> Document {
-        let kind = kind_of(path, &text);
-        let tree = (kind == Kind::Script).then(|| crate::js::parse(&text));
-        Document {
+    pub fn open(path: &str, text: String, version: i32, directives: &[String]) -> Document {
+        let mut d = Document {
             text,
+            directives: directives.to_vec(),
             version,
-            tree,
-            kind,
-        }
+            tree: None,
+            kind: Kind::Skipped,
+        };
+        d.reparse(path, false);
+        d
+    }
+
+    /// Parses the text again, reusing the (edited) old tree for scripts.
+    pub fn reparse(&mut self, path: &str, reuse: bool) {
+        self.kind = kind_of(path, &self.text);
+        let old = if reuse && self.kind == Kind::Script {
+            self.tree.take()
+        } else {
+            None
+        };
+        self.tree = match self.kind {
+            Kind::Skipped => None,
+            _ => {
+                let src = crate::js::script_text(path, &self.text, &self.directives);
+                crate::js::parser().parse(src.as_bytes(), old.as_ref())
+            }
+        };
     }
 
     /// Applies the editor's changes in order, editing the tree so the next parse reuses
@@ -116,14 +138,7 @@ impl Document {
                 }
             }
         }
-        let kind = kind_of(path, &self.text);
-        if kind != Kind::Script {
-            self.tree = None;
-        } else {
-            let mut parser = crate::js::parser();
-            self.tree = parser.parse(&self.text, self.tree.as_ref());
-        }
-        self.kind = kind;
+        self.reparse(path, true);
     }
 }
 
@@ -163,7 +178,7 @@ mod tests {
 
     #[test]
     fn incremental_edits_match_a_fresh_parse() {
-        let mut d = Document::open("a.js", "var é = 1;\nfoo(é);\n".into(), 1);
+        let mut d = Document::open("a.js", "var é = 1;\nfoo(é);\n".into(), 1, &[]);
         // "é" is one UTF-16 unit: replace `foo` on line 1.
         d.apply("a.js", vec![change(1, 0, 1, 3, "bar\nbaz")], 2);
         assert_eq!(d.text, "var é = 1;\nbar\nbaz(é);\n");
@@ -178,7 +193,13 @@ mod tests {
 
     #[test]
     fn binary_and_huge_are_skipped() {
-        assert_eq!(Document::open("a.js", "a\0b".into(), 1).kind, Kind::Skipped);
-        assert_eq!(Document::open("a.md", "# x".into(), 1).kind, Kind::Markdown);
+        assert_eq!(
+            Document::open("a.js", "a\0b".into(), 1, &[]).kind,
+            Kind::Skipped
+        );
+        assert_eq!(
+            Document::open("a.md", "# x".into(), 1, &[]).kind,
+            Kind::Markdown
+        );
     }
 }

@@ -77,20 +77,20 @@ fn node_at(tree: &Tree, offset: usize) -> Option<Node<'_>> {
 
 /// Hover on a member name or a global.
 pub fn hover(corpus: &Corpus, text: &str, tree: &Tree, offset: usize) -> Option<Hover> {
-    let ctx = FileCtx { corpus, text, tree };
+    let ctx = FileCtx::new(corpus, text, tree);
     let node = node_at(tree, offset)?;
     let idx = LineIndex::new(text);
     let parent = node.parent();
     let md = match node.kind() {
         "property_identifier" => {
             let p = parent.filter(|p| p.kind() == "member_expression")?;
-            let m = ctx.member_at(p, text)?;
+            let m = ctx.node_member(p)?;
             member_markdown(corpus, m)
         }
         "identifier" => {
             let name = text_of(node, text);
             if let Some(iface) = corpus.global_interface(name) {
-                if ctx.name_interface(name).as_deref() != Some(iface) {
+                if ctx.node_interface(node).as_deref() != Some(iface) {
                     return None;
                 }
                 interface_markdown(corpus, name, iface)
@@ -143,7 +143,7 @@ fn ident_start(text: &str, offset: usize) -> usize {
 /// literal, globals at a statement's start.
 pub fn completion(corpus: &Corpus, text: &str, tree: &Tree, offset: usize) -> Vec<CompletionItem> {
     let offset = offset.min(text.len());
-    let ctx = FileCtx { corpus, text, tree };
+    let ctx = FileCtx::new(corpus, text, tree);
     let word = ident_start(text, offset);
     // After `receiver.`
     if word > 0 && text.as_bytes()[word - 1] == b'.' {
@@ -151,9 +151,7 @@ pub fn completion(corpus: &Corpus, text: &str, tree: &Tree, offset: usize) -> Ve
         let Some(start) = chain_start(text, dot) else {
             return Vec::new();
         };
-        let snippet = &text[start..dot];
-        let t = parse_snippet(snippet);
-        let Some(iface) = snippet_expr(&t).and_then(|e| ctx.interface_of(e, snippet)) else {
+        let Some(iface) = ctx.range_interface(start, dot) else {
             return Vec::new();
         };
         return corpus
@@ -207,12 +205,18 @@ fn param_type(m: &Member, index: usize) -> Option<&Type> {
     })
 }
 
-/// The documented member a call expression calls.
-fn callee_member<'a>(ctx: &FileCtx<'a>, call: Node, src: &str) -> Option<&'a Member> {
+/// The documented member a call expression of the file's tree calls.
+fn callee_member<'a>(ctx: &FileCtx<'a>, call: Node) -> Option<&'a Member> {
     let f = call.child_by_field_name("function")?;
     match f.kind() {
-        "member_expression" => ctx.member_at(f, src),
-        "identifier" => ctx.corpus.global_member(text_of(f, src)),
+        "member_expression" => ctx.node_member(f),
+        "identifier" => {
+            let name = text_of(f, ctx.text);
+            if ctx.analysis.is_declared(name, f.start_byte()) {
+                return None;
+            }
+            ctx.corpus.global_member(name)
+        }
         _ => None,
     }
 }
@@ -231,7 +235,7 @@ fn option_keys(ctx: &FileCtx, offset: usize) -> Option<Vec<CompletionItem>> {
         let i = args.named_children(&mut c).position(|a| a.id() == n.id());
         i?
     };
-    let m = callee_member(ctx, call, ctx.text)?;
+    let m = callee_member(ctx, call)?;
     let iface = param_type(m, index)?.interface()?;
     Some(
         ctx.corpus
@@ -286,16 +290,24 @@ pub fn signature_help(
     tree: &Tree,
     offset: usize,
 ) -> Option<SignatureHelp> {
-    let ctx = FileCtx { corpus, text, tree };
+    let ctx = FileCtx::new(corpus, text, tree);
     let (paren, active) = open_call(text, offset)?;
     let start = chain_start(text, paren)?;
     let callee = &text[start..paren];
-    let t = parse_snippet(callee);
-    let e = snippet_expr(&t)?;
-    let m = match e.kind() {
-        "member_expression" => ctx.member_at(e, callee)?,
-        "identifier" => corpus.global_member(text_of(e, callee))?,
-        _ => return None,
+    let m = match callee.rfind('.') {
+        Some(dot) => {
+            let name = callee[dot + 1..].trim();
+            let iface = ctx.range_interface(start, start + dot)?;
+            corpus.member(&iface, name)?
+        }
+        None => {
+            let t = parse_snippet(callee);
+            let e = snippet_expr(&t)?;
+            if e.kind() != "identifier" || ctx.analysis.is_declared(callee, start) {
+                return None;
+            }
+            ctx.snippet_member(e, callee)?
+        }
     };
     let doc = corpus
         .member_doc(m)
@@ -413,7 +425,7 @@ pub fn definition(
     tree: &Tree,
     offset: usize,
 ) -> Option<Target> {
-    let ctx = FileCtx { corpus, text, tree };
+    let ctx = FileCtx::new(corpus, text, tree);
     let node = node_at(tree, offset)?;
     let string = if node.kind() == "string" {
         Some(node)
@@ -432,7 +444,7 @@ pub fn definition(
                 let call = args.parent()?;
                 let mut c = args.walk();
                 let i = args.named_children(&mut c).position(|a| a.id() == s.id())?;
-                let m = callee_member(&ctx, call, text)?;
+                let m = callee_member(&ctx, call)?;
                 Some(param_type(m, i)?.is_path())
             })
             .unwrap_or(false);

@@ -248,6 +248,14 @@ impl Backend {
                     None => ProjectIndex::default(),
                 };
                 tracing::info!("corpus {} loaded", corpus.origin);
+                // Another engine may have other directives: what the parser sees changes.
+                for mut e in this.state.docs.iter_mut() {
+                    if e.doc.directives != corpus.engine.directives {
+                        let rel = e.rel.clone();
+                        e.doc.directives = corpus.engine.directives.clone();
+                        e.doc.reparse(&rel, false);
+                    }
+                }
                 write(&this.state.corpus, corpus);
                 write(&this.state.corpus_dir, dir);
                 write(&this.state.index, index);
@@ -479,7 +487,7 @@ impl Backend {
                 }
                 let index = read(&this.state.index);
                 let mut fs = match (&tree, kind) {
-                    (Some(t), Kind::Script) => {
+                    (Some(t), _) => {
                         let mut fs = crate::check::check_tree(&corpus, &index, &rel2, &text, t);
                         fs.extend(crate::check::construct::check(&corpus, &rel2, &text, t));
                         fs
@@ -681,9 +689,10 @@ impl Backend {
         Some((e.doc.text.clone(), e.doc.tree.clone(), e.doc.kind))
     }
 
+    /// A buffer with a tree (scripts, and Markdown's fenced blocks).
     fn script(&self, uri: &Uri) -> Option<(String, tree_sitter::Tree)> {
         match self.snapshot(uri)? {
-            (text, Some(tree), Kind::Script) => Some((text, tree)),
+            (text, Some(tree), Kind::Script | Kind::Markdown) => Some((text, tree)),
             _ => None,
         }
     }
@@ -826,7 +835,8 @@ impl LanguageServer for Backend {
         let td = params.text_document;
         let key = td.uri.as_str().to_string();
         let (path, rel) = self.rel_of(&td.uri);
-        let doc = Document::open(&rel, td.text, td.version);
+        let directives = self.corpus().engine.directives.clone();
+        let doc = Document::open(&rel, td.text, td.version, &directives);
         if doc.kind == Kind::Skipped {
             tracing::warn!("{rel}: too large or binary, not analysed");
         }

@@ -1,16 +1,19 @@
 //! The certain interface of an expression, for hover, completion and signature help.
 //!
-//! The checker's receiver typing (`crate::js`) is the authority for findings; this is the
-//! editor's lighter reading of the same rules (interfaces.md, "certain receivers only"),
-//! used while the user types, when the buffer often does not parse: a documented global
-//! not declared in the file; a variable whose every assignment is `new X()` of a
-//! documented constructor; a member whose type is exactly one interface, reached from a
-//! certain receiver. Anything else has no interface, and the editor offers nothing
-//! rather than guess.
+//! The checker's receiver typing ([`crate::js::Analysis`]) is the authority: an
+//! expression the buffer's tree holds is typed by it, so hover and completion agree with
+//! the diagnostics. While the user types, the receiver before a `.` is often not a node
+//! of the tree (`layout.currentPage().` parses as an error); then the receiver chain is
+//! cut from the text and typed here by the same rules (interfaces.md, "certain receivers
+//! only"): a documented global not declared in the file; a variable whose every
+//! assignment is `new X()` of a documented constructor; a member whose type is exactly
+//! one interface, reached from a certain receiver. Anything else has no interface, and
+//! the editor offers nothing rather than guess.
 
 use tree_sitter::{Node, Tree};
 
 use crate::docs::{Corpus, Member};
+use crate::js::Analysis;
 
 /// The file an expression lives in: names resolve against its declarations.
 pub struct FileCtx<'a> {
@@ -20,6 +23,8 @@ pub struct FileCtx<'a> {
     pub text: &'a str,
     /// The whole file's tree.
     pub tree: &'a Tree,
+    /// The checker's analysis of the file.
+    pub analysis: Analysis<'a>,
 }
 
 fn text_of<'s>(node: Node, src: &'s str) -> &'s str {
@@ -46,7 +51,64 @@ pub fn walk(tree: &Tree, mut f: impl FnMut(Node)) {
 }
 
 impl<'a> FileCtx<'a> {
-    /// The interface of a variable name used in this file, when certain.
+    /// Analyses the file.
+    pub fn new(corpus: &'a Corpus, text: &'a str, tree: &'a Tree) -> FileCtx<'a> {
+        FileCtx {
+            corpus,
+            text,
+            tree,
+            analysis: Analysis::new(corpus, text, tree),
+        }
+    }
+
+    /// The certain interface of a node of the file's own tree (the checker's answer).
+    pub fn node_interface(&self, node: Node) -> Option<String> {
+        self.analysis.interface_of(node)
+    }
+
+    /// The documented member a `member_expression` of the file's tree names.
+    pub fn node_member(&self, member_expr: Node) -> Option<&'a Member> {
+        let obj = member_expr.child_by_field_name("object")?;
+        let prop = member_expr.child_by_field_name("property")?;
+        let iface = self.node_interface(obj)?;
+        self.corpus.member(&iface, text_of(prop, self.text))
+    }
+
+    /// The certain interface of the receiver spanning `[start, end)` of the file: the
+    /// tree's node when it has one with exactly that range, else the chain cut from the
+    /// text.
+    pub fn range_interface(&self, start: usize, end: usize) -> Option<String> {
+        let root = self.tree.root_node();
+        let mut n = root.named_descendant_for_byte_range(start, end);
+        while let Some(x) = n {
+            if x.start_byte() != start || x.end_byte() != end {
+                break;
+            }
+            if !x.has_error() {
+                if let Some(i) = self.node_interface(x) {
+                    return Some(i);
+                }
+            }
+            n = x.parent();
+        }
+        let snippet = self.text.get(start..end)?;
+        let t = parse_snippet(snippet);
+        let e = snippet_expr(&t)?;
+        self.interface_of(e, snippet)
+    }
+
+    /// The documented member named by a receiver chain cut from the text and parsed
+    /// alone (`snippet`), e.g. the callee of an unclosed call.
+    pub fn snippet_member(&self, e: Node, snippet: &str) -> Option<&'a Member> {
+        match e.kind() {
+            "member_expression" => self.member_at(e, snippet),
+            "identifier" => self.corpus.global_member(text_of(e, snippet)),
+            _ => None,
+        }
+    }
+
+    /// The interface of a variable name used in this file, when certain (the text-cut
+    /// fallback's reading).
     pub fn name_interface(&self, name: &str) -> Option<String> {
         let src = self.text;
         let mut declared = false;
