@@ -198,3 +198,32 @@ fn verbose_logging_keeps_stdout_clean() {
     still_serving(&mut lsp, &u);
     lsp.shutdown();
 }
+
+/// A client that never answers the server's requests (configuration, registration)
+/// does not freeze the session: the server's requests time out off the message path,
+/// and edits and requests keep being served meanwhile.
+#[test]
+fn a_client_that_never_answers_does_not_freeze_the_session() {
+    let dir = project(&demo_corpus(), &[("ok.js", OK_JS.as_bytes())]);
+    let mut lsp = Lsp::start_with(&[], &[], false);
+    lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
+    let u = uri(&dir.path().join("ok.js"));
+    lsp.open(&u, OK_JS);
+    // Each of these makes the server ask for the configuration, which never comes.
+    for _ in 0..8 {
+        lsp.notify(
+            "workspace/didChangeConfiguration",
+            json!({"settings": null}),
+        );
+    }
+    let t0 = std::time::Instant::now();
+    lsp.change(&u, 2, [0, 0, 0, 0], " ");
+    lsp.diagnostics_where(&u, Some(2), |_| true);
+    still_serving(&mut lsp, &u);
+    assert!(
+        t0.elapsed() < std::time::Duration::from_secs(4),
+        "served while configuration requests were pending (they time out after 5 s): {:?}",
+        t0.elapsed()
+    );
+    lsp.shutdown();
+}

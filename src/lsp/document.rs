@@ -24,6 +24,12 @@ pub enum Kind {
 }
 
 /// An open buffer.
+///
+/// An edit only edits the old tree ([`Tree::edit`], cheap); the reparse happens when a
+/// check or a request needs the tree ([`Document::parse_input`] then
+/// [`Document::store_tree`]), off the notification path and once per checked version:
+/// while the user types faster than the debounce, intermediate versions are never
+/// parsed.
 #[derive(Debug, Clone)]
 pub struct Document {
     /// The text as the editor has it.
@@ -32,11 +38,39 @@ pub struct Document {
     pub directives: Vec<String>,
     /// The editor's version of the text.
     pub version: i32,
-    /// The tree of what the parser sees of `text` ([`crate::js::script_text`]: the same
-    /// offsets, directive lines and Markdown prose blanked); `None` when skipped.
+    /// The last tree, edited to match `text` when `dirty`: what the parser sees of the
+    /// text ([`crate::js::script_text`]: same offsets, directive lines and Markdown prose
+    /// blanked); `None` when skipped or never parsed.
     pub tree: Option<Tree>,
+    /// Whether `tree` is out of date (edited, not reparsed).
+    pub dirty: bool,
     /// How the buffer is checked.
     pub kind: Kind,
+}
+
+/// What a reparse needs, taken from the store so the parse runs without its lock.
+pub struct ParseInput {
+    /// The text to parse.
+    pub text: String,
+    /// The edited old tree to reuse (scripts only).
+    pub old: Option<Tree>,
+    /// Directive prefixes.
+    pub directives: Vec<String>,
+    /// Scripts or Markdown.
+    pub kind: Kind,
+    /// The version this is for.
+    pub version: i32,
+}
+
+impl ParseInput {
+    /// Parses; `path` decides how Markdown is read.
+    pub fn parse(&self, path: &str) -> Option<Tree> {
+        if self.kind == Kind::Skipped {
+            return None;
+        }
+        let src = crate::js::script_text(path, &self.text, &self.directives);
+        crate::js::parser().parse(src.as_bytes(), self.old.as_ref())
+    }
 }
 
 /// Whether a text looks binary: a NUL byte in its first 8 KiB, as git decides.
@@ -60,34 +94,56 @@ fn point_at(idx: &LineIndex, offset: usize) -> Point {
 }
 
 impl Document {
-    /// A freshly opened buffer; `path` decides Markdown from script.
+    /// A freshly opened buffer (parsed at once); `path` decides Markdown from script.
     pub fn open(path: &str, text: String, version: i32, directives: &[String]) -> Document {
         let mut d = Document {
             text,
             directives: directives.to_vec(),
             version,
             tree: None,
+            dirty: true,
             kind: Kind::Skipped,
         };
-        d.reparse(path, false);
+        d.kind = kind_of(path, &d.text);
+        d.reparse(path);
         d
     }
 
-    /// Parses the text again, reusing the (edited) old tree for scripts.
-    pub fn reparse(&mut self, path: &str, reuse: bool) {
-        self.kind = kind_of(path, &self.text);
-        let old = if reuse && self.kind == Kind::Script {
-            self.tree.take()
-        } else {
-            None
-        };
-        self.tree = match self.kind {
-            Kind::Skipped => None,
-            _ => {
-                let src = crate::js::script_text(path, &self.text, &self.directives);
-                crate::js::parser().parse(src.as_bytes(), old.as_ref())
-            }
-        };
+    /// What a reparse of the current text needs, or `None` when the tree is current.
+    pub fn parse_input(&self) -> Option<ParseInput> {
+        if !self.dirty {
+            return None;
+        }
+        Some(ParseInput {
+            text: self.text.clone(),
+            // Markdown is reparsed whole: a new fence changes every line after it.
+            old: if self.kind == Kind::Script {
+                self.tree.clone()
+            } else {
+                None
+            },
+            directives: self.directives.clone(),
+            kind: self.kind,
+            version: self.version,
+        })
+    }
+
+    /// Keeps a tree parsed for `version`, if the buffer is still at that version.
+    pub fn store_tree(&mut self, version: i32, tree: Option<Tree>) -> bool {
+        if self.version != version || !self.dirty {
+            return false;
+        }
+        self.tree = tree;
+        self.dirty = false;
+        true
+    }
+
+    /// The current tree, reparsing here if needed (tests, and open).
+    pub fn reparse(&mut self, path: &str) {
+        if let Some(input) = self.parse_input() {
+            let t = input.parse(path);
+            self.store_tree(input.version, t);
+        }
     }
 
     /// Applies the editor's changes in order, editing the tree so the next parse reuses
@@ -138,7 +194,12 @@ impl Document {
                 }
             }
         }
-        self.reparse(path, true);
+        let kind = kind_of(path, &self.text);
+        if kind != self.kind {
+            self.tree = None;
+        }
+        self.kind = kind;
+        self.dirty = true;
     }
 }
 
@@ -182,7 +243,9 @@ mod tests {
         // "é" is one UTF-16 unit: replace `foo` on line 1.
         d.apply("a.js", vec![change(1, 0, 1, 3, "bar\nbaz")], 2);
         assert_eq!(d.text, "var é = 1;\nbar\nbaz(é);\n");
+        d.reparse("a.js");
         d.apply("a.js", vec![change(0, 5, 0, 5, "x")], 3);
+        d.reparse("a.js");
         assert_eq!(d.text, "var éx = 1;\nbar\nbaz(é);\n");
         let fresh = crate::js::parse(&d.text);
         assert_eq!(

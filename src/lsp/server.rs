@@ -42,6 +42,15 @@ struct Entry {
     findings_version: i32,
 }
 
+/// A buffer's state at one version, for analysis off the store's lock.
+struct Snapshot {
+    rel: String,
+    text: String,
+    tree: Option<tree_sitter::Tree>,
+    kind: Kind,
+    version: i32,
+}
+
 /// Findings of the last dry run, by URI string (open or not).
 type DryFindings = DashMap<String, (Uri, Vec<Finding>)>;
 
@@ -251,9 +260,9 @@ impl Backend {
                 // Another engine may have other directives: what the parser sees changes.
                 for mut e in this.state.docs.iter_mut() {
                     if e.doc.directives != corpus.engine.directives {
-                        let rel = e.rel.clone();
                         e.doc.directives = corpus.engine.directives.clone();
-                        e.doc.reparse(&rel, false);
+                        e.doc.tree = None;
+                        e.doc.dirty = true;
                     }
                 }
                 write(&this.state.corpus, corpus);
@@ -463,49 +472,52 @@ impl Backend {
     }
 
     async fn check_now(&self, key: String, version: i32, cascade: bool) {
-        let snapshot = match self.state.docs.get(&key) {
-            Some(e) if e.doc.version == version => (
-                e.rel.clone(),
-                e.doc.text.clone(),
-                e.doc.tree.clone(),
-                e.doc.kind,
-            ),
+        match self.state.docs.get(&key) {
+            Some(e) if e.doc.version == version => {}
             _ => return, // superseded or closed
-        };
-        let (rel, text, tree, kind) = snapshot;
+        }
         let this = self.clone();
-        let rel2 = rel.clone();
+        let key2 = key.clone();
         let res = tokio::task::spawn_blocking(move || {
             guard("check", || {
+                let snap = this.fresh(&key2)?;
+                if snap.version != version {
+                    return None;
+                }
                 let corpus = this.corpus();
-                if kind == Kind::Skipped {
-                    return Vec::new();
+                let (rel, text) = (&snap.rel, &snap.text);
+                if snap.kind == Kind::Skipped {
+                    return Some((rel.clone(), Vec::new()));
                 }
-                if this.inside_root(&rel2) {
+                if this.inside_root(rel) {
                     let mut ix = this.state.index.write().unwrap_or_else(|e| e.into_inner());
-                    ix.update_file(&corpus, &rel2, &text);
+                    ix.update_file(&corpus, rel, text);
                 }
-                let index = read(&this.state.index);
-                let mut fs = match (&tree, kind) {
-                    (Some(t), _) => {
-                        let mut fs = crate::check::check_tree(&corpus, &index, &rel2, &text, t);
-                        fs.extend(crate::check::construct::check(&corpus, &rel2, &text, t));
+                let index = this.state.index.read().unwrap_or_else(|e| e.into_inner());
+                let mut fs = match &snap.tree {
+                    Some(t) => {
+                        let mut fs = crate::check::check_tree(&corpus, &index, rel, text, t);
+                        fs.extend(crate::check::construct::check(&corpus, rel, text, t));
                         fs
                     }
-                    _ => crate::check::check_text(&corpus, &index, &rel2, &text),
+                    None => crate::check::check_text(&corpus, &index, rel, text),
                 };
                 fs.sort_by(|a, b| (a.span, a.code).cmp(&(b.span, b.code)));
                 fs.dedup_by(|a, b| a.span == b.span && a.code == b.code && a.message == b.message);
-                fs
+                Some((rel.clone(), fs))
             })
         })
         .await;
-        let findings = match res {
-            Ok(Ok(f)) => f,
-            Ok(Err(_)) => Vec::new(),
+        let (rel, findings) = match res {
+            Ok(Ok(Some(f))) => f,
+            Ok(Ok(None)) => return,
+            Ok(Err(_)) => match self.state.docs.get(&key) {
+                Some(e) => (e.rel.clone(), Vec::new()),
+                None => return,
+            },
             Err(e) => {
                 tracing::error!("check task failed: {e}");
-                Vec::new()
+                return;
             }
         };
         // A result computed for an old version is dropped: the buffer moved on.
@@ -683,16 +695,56 @@ impl Backend {
         })
     }
 
-    /// Snapshot of a buffer for a request: text, tree; `None` when not open or skipped.
-    fn snapshot(&self, uri: &Uri) -> Option<(String, Option<tree_sitter::Tree>, Kind)> {
-        let e = self.state.docs.get(uri.as_str())?;
-        Some((e.doc.text.clone(), e.doc.tree.clone(), e.doc.kind))
+    /// A buffer's text and current tree, reparsing (without holding the store's lock)
+    /// when edits came since the last parse. Blocking: call off the async threads.
+    fn fresh(&self, key: &str) -> Option<Snapshot> {
+        let (input, rel) = {
+            let e = self.state.docs.get(key)?;
+            match e.doc.parse_input() {
+                None => {
+                    return Some(Snapshot {
+                        rel: e.rel.clone(),
+                        text: e.doc.text.clone(),
+                        tree: e.doc.tree.clone(),
+                        kind: e.doc.kind,
+                        version: e.doc.version,
+                    })
+                }
+                Some(input) => (input, e.rel.clone()),
+            }
+        };
+        let tree = input.parse(&rel);
+        if let Some(mut e) = self.state.docs.get_mut(key) {
+            e.doc.store_tree(input.version, tree.clone());
+        }
+        Some(Snapshot {
+            rel,
+            text: input.text,
+            tree,
+            kind: input.kind,
+            version: input.version,
+        })
     }
 
-    /// A buffer with a tree (scripts, and Markdown's fenced blocks).
-    fn script(&self, uri: &Uri) -> Option<(String, tree_sitter::Tree)> {
-        match self.snapshot(uri)? {
-            (text, Some(tree), Kind::Script | Kind::Markdown) => Some((text, tree)),
+    /// [`Backend::fresh`] on the blocking pool.
+    async fn fresh_async(&self, key: &str) -> Option<Snapshot> {
+        let this = self.clone();
+        let key = key.to_string();
+        tokio::task::spawn_blocking(move || guard("parse", || this.fresh(&key)))
+            .await
+            .ok()?
+            .ok()?
+    }
+
+    /// A buffer with a tree (scripts, and Markdown's fenced blocks), for a request.
+    async fn script(&self, uri: &Uri) -> Option<(String, tree_sitter::Tree)> {
+        match self.fresh_async(uri.as_str()).await? {
+            Snapshot {
+                text,
+                tree: Some(tree),
+                kind: Kind::Script | Kind::Markdown,
+                ..
+            } => Some((text, tree)),
             _ => None,
         }
     }
@@ -821,10 +873,16 @@ impl LanguageServer for Backend {
     }
 
     async fn initialized(&self, _: InitializedParams) {
-        self.register_watchers().await;
-        if let Some(v) = self.pull_configuration().await {
-            self.apply_settings(&v).await;
-        }
+        // Requests to the client run in their own task: a handler awaiting an answer
+        // holds one of the library's few concurrency slots, and a client slow to answer
+        // would hold back the edits queued behind it.
+        let this = self.clone();
+        tokio::spawn(async move {
+            this.register_watchers().await;
+            if let Some(v) = this.pull_configuration().await {
+                this.apply_settings(&v).await;
+            }
+        });
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -910,14 +968,17 @@ impl LanguageServer for Backend {
             Value::Object(m) if !m.is_empty() => Some(params.settings.clone()),
             _ => None,
         };
-        let v = match pushed {
-            Some(v) if v.get("grounded").is_some() || self.pull_configuration_skipped() => v,
-            _ => match self.pull_configuration().await {
-                Some(v) => v,
-                None => params.settings,
-            },
-        };
-        self.apply_settings(&v).await;
+        let this = self.clone();
+        tokio::spawn(async move {
+            let v = match pushed {
+                Some(v) if v.get("grounded").is_some() || this.pull_configuration_skipped() => v,
+                _ => match this.pull_configuration().await {
+                    Some(v) => v,
+                    None => params.settings,
+                },
+            };
+            this.apply_settings(&v).await;
+        });
     }
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
@@ -977,7 +1038,7 @@ impl LanguageServer for Backend {
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let p = params.text_document_position_params;
-        let Some((text, tree)) = self.script(&p.text_document.uri) else {
+        let Some((text, tree)) = self.script(&p.text_document.uri).await else {
             return Ok(None);
         };
         let corpus = self.corpus();
@@ -989,7 +1050,7 @@ impl LanguageServer for Backend {
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let p = params.text_document_position;
-        let Some((text, tree)) = self.script(&p.text_document.uri) else {
+        let Some((text, tree)) = self.script(&p.text_document.uri).await else {
             return Ok(None);
         };
         let corpus = self.corpus();
@@ -1002,7 +1063,7 @@ impl LanguageServer for Backend {
 
     async fn signature_help(&self, params: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
         let p = params.text_document_position_params;
-        let Some((text, tree)) = self.script(&p.text_document.uri) else {
+        let Some((text, tree)) = self.script(&p.text_document.uri).await else {
             return Ok(None);
         };
         let corpus = self.corpus();
@@ -1016,7 +1077,7 @@ impl LanguageServer for Backend {
         &self,
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
-        let Some((text, tree)) = self.script(&params.text_document.uri) else {
+        let Some((text, tree)) = self.script(&params.text_document.uri).await else {
             return Ok(None);
         };
         let corpus = self.corpus();
@@ -1033,7 +1094,7 @@ impl LanguageServer for Backend {
     ) -> Result<Option<GotoDefinitionResponse>> {
         let p = params.text_document_position_params;
         let uri = p.text_document.uri.clone();
-        let Some((text, tree)) = self.script(&uri) else {
+        let Some((text, tree)) = self.script(&uri).await else {
             return Ok(None);
         };
         let Some(root) = self.root() else {
@@ -1068,21 +1129,18 @@ impl LanguageServer for Backend {
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let uri = params.text_document.uri.clone();
-        let (text, tree, findings) = {
-            let Some(e) = self.state.docs.get(uri.as_str()) else {
-                return Ok(None);
-            };
-            if e.doc.kind == Kind::Skipped {
-                return Ok(None);
-            }
-            // Fixes computed for an older text would edit the wrong bytes.
-            let findings = if e.findings_version == e.doc.version {
-                e.findings.clone()
-            } else {
-                Arc::new(Vec::new())
-            };
-            (e.doc.text.clone(), e.doc.tree.clone(), findings)
+        let Some(snap) = self.fresh_async(uri.as_str()).await else {
+            return Ok(None);
         };
+        if snap.kind == Kind::Skipped {
+            return Ok(None);
+        }
+        // Fixes computed for another text would edit the wrong bytes.
+        let findings = match self.state.docs.get(uri.as_str()) {
+            Some(e) if e.findings_version == snap.version => e.findings.clone(),
+            _ => Arc::new(Vec::new()),
+        };
+        let (text, tree) = (snap.text, snap.tree);
         let corpus = self.corpus();
         let r = params.range;
         let actions = guard("codeAction", || {

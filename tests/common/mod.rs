@@ -83,6 +83,12 @@ pub struct Lsp {
 impl Lsp {
     /// Starts `grounded serve` with extra args and env.
     pub fn start(args: &[&str], env: &[(&str, &str)]) -> Lsp {
+        Lsp::start_with(args, env, true)
+    }
+
+    /// Like [`Lsp::start`]; with `answer` false the client never answers the server's
+    /// requests (a hung editor).
+    pub fn start_with(args: &[&str], env: &[(&str, &str)], answer: bool) -> Lsp {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_grounded"));
         cmd.arg("serve")
             .args(args)
@@ -115,7 +121,9 @@ impl Lsp {
                 let mut r = BufReader::new(stdout);
                 while let Some(msg) = read_message(&mut r) {
                     // Answer the server's requests as an editor would.
-                    if let (Some(id), Some(method)) = (msg.get("id"), msg.get("method")) {
+                    if let (Some(id), Some(method), true) =
+                        (msg.get("id"), msg.get("method"), answer)
+                    {
                         let result = match method.as_str().unwrap_or("") {
                             "workspace/configuration" => {
                                 let n = msg["params"]["items"].as_array().map_or(1, |a| a.len());
