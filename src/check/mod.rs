@@ -1,58 +1,345 @@
-//! `check`: the eight families of findings, one file each, decided against the corpus.
+//! `check`: the families of findings, one file each, decided against the corpus.
+//!
+//! One parse, one query pass over the tree (`grammars/javascript/*.scm`), one scope walk
+//! ([`crate::js::Analysis`]); every site the query captures is handed to the families
+//! that judge it. Nothing here names an engine: every fact comes from the corpus.
+//!
+//! | family | file | finds |
+//! |---|---|---|
+//! | `member` | `member.rs` | a member the certain receiver's interface lacks |
+//! | `object` | `object.rs` | a receiver declared nowhere |
+//! | `function` | `function.rs` | a bare call of a function defined nowhere |
+//! | `syntax` | `syntax.rs` | parse errors, syntax above the engine's level |
+//! | `option` | `option.rs` | an object-literal key the parameter's interface lacks |
+//! | `constructor` | `constructor.rs` | `new X()` of nothing |
+//! | `engine` | `engine.rs` | a built-in the engine's level lacks |
+//! | `file` | `file.rs` | a `path` literal naming no file of the project |
+//! | `construct` | `construct.rs` | Start without End (owned by the footprint layer) |
 
 pub mod construct;
+mod constructor;
+mod engine;
+mod file;
 pub mod finding;
+mod function;
+mod member;
+mod object;
+mod option;
+pub mod project;
+pub mod suggest;
+mod syntax;
 
+use std::borrow::Cow;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 pub use finding::{Code, Finding, Fix, Related, Severity, Span};
+pub use project::{FileFacts, ProjectIndex};
 
-use crate::docs::Corpus;
+use tree_sitter::Node;
 
-/// What one file can see of its project: the top-level declarations of every script and
-/// what each script loads. Built from disk, updated from open buffers.
-#[derive(Debug, Clone, Default)]
-pub struct ProjectIndex {
-    /// The project root (`path` arguments are relative to it).
-    pub root: PathBuf,
-}
-
-impl ProjectIndex {
-    /// Scans the scripts under `root` (the engine's script extensions).
-    pub fn scan(_corpus: &Corpus, root: &Path) -> ProjectIndex {
-        ProjectIndex {
-            root: root.to_path_buf(),
-        }
-    }
-
-    /// Replaces one file's entry with the declarations of `text` (an open buffer).
-    /// `rel` is relative to the root, `/`-separated.
-    pub fn update_file(&mut self, _corpus: &Corpus, _rel: &str, _text: &str) {}
-
-    /// Forgets a deleted file.
-    pub fn remove_file(&mut self, _rel: &str) {}
-
-    /// Files (relative to the root) whose findings may change when `rel` changes: those
-    /// that load it, or that use what it declares.
-    pub fn dependents(&self, _rel: &str) -> Vec<String> {
-        Vec::new()
-    }
-}
+use crate::docs::{Corpus, Member};
+use crate::js::query::{captures, CaptureKind};
+use crate::js::{self, Analysis, Certain, LineIndex, ScopeId};
 
 /// Checks one script's text. `path` is how findings name the file (relative to the
 /// root for project files). Markdown is checked by its fenced `js` blocks.
 pub fn check_text(corpus: &Corpus, project: &ProjectIndex, path: &str, text: &str) -> Vec<Finding> {
-    let tree = crate::js::parse(text);
-    check_tree(corpus, project, path, text, &tree)
+    let script = js::script_text(path, text, &corpus.engine.directives);
+    let tree = js::parse(&script);
+    check_script(corpus, project, path, path, text, &script, &tree)
 }
 
-/// Like [`check_text`] with a tree the caller keeps (incremental reparse).
+/// Like [`check_text`] with a tree the caller keeps (incremental reparse). The tree must
+/// be of `text` as given; when the file needs blanking (engine directives, Markdown) the
+/// blanked text is parsed here instead.
 pub fn check_tree(
-    _corpus: &Corpus,
-    _project: &ProjectIndex,
-    _path: &str,
-    _text: &str,
-    _tree: &tree_sitter::Tree,
+    corpus: &Corpus,
+    project: &ProjectIndex,
+    path: &str,
+    text: &str,
+    tree: &tree_sitter::Tree,
 ) -> Vec<Finding> {
-    Vec::new()
+    let script = js::script_text(path, text, &corpus.engine.directives);
+    match &script {
+        Cow::Borrowed(s) => check_script(corpus, project, path, path, text, s, tree),
+        Cow::Owned(s) => {
+            let own = js::parse(s);
+            check_script(corpus, project, path, path, text, s, &own)
+        }
+    }
+}
+
+/// One file of a [`check_paths`] run that could not be read.
+#[derive(Debug, Clone)]
+pub struct Unreadable {
+    /// The path as shown.
+    pub path: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// Checks files and folders (folders: every script by the engine's script extensions,
+/// and every `.md` file). `root` is the project root (loads and `path` arguments are
+/// relative to it). Findings name a file as given on the command line, or relative to
+/// the folder given; they come in file then position order.
+pub fn check_paths(
+    corpus: &Corpus,
+    root: &Path,
+    paths: &[PathBuf],
+) -> (Vec<Finding>, Vec<Unreadable>) {
+    let project = ProjectIndex::scan(corpus, root);
+    let mut files: Vec<(String, PathBuf)> = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            for f in project::script_files(corpus, p, true) {
+                let shown = f
+                    .strip_prefix(p)
+                    .map(|r| project::normalize(&r.to_string_lossy()))
+                    .unwrap_or_else(|_| f.to_string_lossy().into_owned());
+                files.push((shown, f));
+            }
+        } else {
+            files.push((p.to_string_lossy().into_owned(), p.clone()));
+        }
+    }
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    let mut bad = Vec::new();
+    for (shown, file) in files {
+        let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
+        if !seen.insert(key) {
+            continue;
+        }
+        let text = match std::fs::read(&file) {
+            Ok(bytes) => match String::from_utf8(bytes) {
+                Ok(t) => t,
+                Err(_) => {
+                    bad.push(Unreadable {
+                        path: shown,
+                        reason: "not UTF-8 text".into(),
+                    });
+                    continue;
+                }
+            },
+            Err(e) => {
+                bad.push(Unreadable {
+                    path: shown,
+                    reason: e.to_string(),
+                });
+                continue;
+            }
+        };
+        let rel = project::relative(root, &file);
+        let script = js::script_text(&shown, &text, &corpus.engine.directives);
+        let tree = js::parse(&script);
+        out.extend(check_script(
+            corpus, &project, &shown, &rel, &text, &script, &tree,
+        ));
+    }
+    (out, bad)
+}
+
+/// The families' shared state for one script.
+pub(crate) struct Ctx<'a> {
+    pub corpus: &'a Corpus,
+    pub project: &'a ProjectIndex,
+    pub path: &'a str,
+    pub text: &'a str,
+    pub a: Analysis<'a>,
+    pub idx: LineIndex<'a>,
+    /// The engine's ECMAScript level as a year.
+    pub level: u16,
+    /// Built-ins the script or its reachable files supply themselves.
+    pub polyfills: HashSet<String>,
+    pub out: Vec<Finding>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn push(&mut self, start: usize, end: usize, code: Code, message: String) -> &mut Finding {
+        self.out.push(Finding::with_index(
+            self.path,
+            &self.idx,
+            Span::new(start, end),
+            code,
+            message,
+        ));
+        self.out.last_mut().expect("just pushed")
+    }
+
+    pub fn push_node(&mut self, node: Node, code: Code, message: String) -> &mut Finding {
+        self.push(node.start_byte(), node.end_byte(), code, message)
+    }
+
+    /// The level's name, `ES3`.
+    pub fn level_name(&self) -> String {
+        crate::es::edition_name(self.level)
+    }
+
+    /// Whether `name` (unresolved in the script) is something the corpus documents: a
+    /// global, a `Global` member, an extra, a constructor or an interface name.
+    pub fn documented(&self, name: &str) -> bool {
+        self.corpus.is_engine_global(name)
+            || self.corpus.constructors.contains_key(name)
+            || self.corpus.interfaces.contains_key(name)
+    }
+
+    /// The documented member a call invokes: `receiver.m(...)` on a certain receiver,
+    /// or a bare call of an undeclared `Global` function.
+    pub fn called_member(&self, callee: Node, scope: ScopeId) -> Option<&'a Member> {
+        match callee.kind() {
+            "member_expression" => {
+                let obj = callee.child_by_field_name("object")?;
+                let prop = callee.child_by_field_name("property")?;
+                match self.a.certain_in(obj, scope)? {
+                    Certain::Interface(i) => self.corpus.member(i, self.a.node_text(prop)),
+                    Certain::Builtin(_) => None,
+                }
+            }
+            "identifier" => {
+                let name = self.a.node_text(callee);
+                if self.a.is_declared_anywhere(name, callee.start_byte()) {
+                    return None;
+                }
+                self.corpus.global_member(name)
+            }
+            _ => None,
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn check_script(
+    corpus: &Corpus,
+    project: &ProjectIndex,
+    shown: &str,
+    rel: &str,
+    text: &str,
+    script: &str,
+    tree: &tree_sitter::Tree,
+) -> Vec<Finding> {
+    let root = tree.root_node();
+    let mut a = Analysis::new(corpus, script, tree);
+    let caps = captures(root, script);
+    let own = FileFacts::of_parts(corpus, shown, text, &a, &caps);
+    let reach = project.reach(rel, &own);
+    let mut polyfills = reach.polyfills;
+    polyfills.extend(own.polyfills.iter().cloned());
+    a.set_project_names(reach.names);
+    let mut cx = Ctx {
+        corpus,
+        project,
+        path: shown,
+        text: script,
+        a,
+        idx: LineIndex::new(text),
+        level: corpus.engine.es_year,
+        polyfills,
+        out: Vec::new(),
+    };
+    for &(kind, node) in &caps {
+        match kind {
+            CaptureKind::Member => visit_member(&mut cx, node),
+            CaptureKind::Call => visit_call(&mut cx, node),
+            CaptureKind::New => visit_new(&mut cx, node),
+            other => syntax::feature(&mut cx, other, node),
+        }
+    }
+    syntax::parse_errors(&mut cx, root);
+    file::directives(&mut cx, text);
+    let mut out = cx.out;
+    out.extend(construct::check(corpus, shown, script, tree));
+    out.sort_by(|x, y| (x.span.start, x.span.end, x.code).cmp(&(y.span.start, y.span.end, y.code)));
+    out.dedup_by(|x, y| x.span == y.span && x.code == y.code);
+    out
+}
+
+fn visit_member(cx: &mut Ctx, node: Node) {
+    let (Some(obj), Some(prop)) = (
+        node.child_by_field_name("object"),
+        node.child_by_field_name("property"),
+    ) else {
+        return;
+    };
+    let scope = cx.a.scope_at(node.start_byte());
+    if obj.kind() == "identifier" && !object::receiver(cx, obj) {
+        // The receiver itself is reported (or is a built-in judged by its statics).
+        engine::static_member(cx, obj, prop);
+        return;
+    }
+    match cx.a.certain_in(obj, scope) {
+        Some(Certain::Interface(iface)) => member::check(cx, node, iface, prop),
+        Some(Certain::Builtin(proto)) => engine::proto_member(cx, proto, prop),
+        None => engine::prototype_chain(cx, obj, prop),
+    }
+}
+
+fn visit_call(cx: &mut Ctx, node: Node) {
+    let Some(callee) = node.child_by_field_name("function") else {
+        return;
+    };
+    let scope = cx.a.scope_at(node.start_byte());
+    if callee.kind() == "identifier" {
+        function::check(cx, callee);
+    }
+    let Some(args) = node.child_by_field_name("arguments") else {
+        return;
+    };
+    if args.kind() != "arguments" {
+        return;
+    }
+    if let Some(m) = cx.called_member(callee, scope) {
+        let params: Vec<Vec<crate::docs::Param>> = m
+            .overloads
+            .iter()
+            .filter_map(|s| s.params.clone())
+            .collect();
+        option::check_args(cx, &params, args);
+        file::check_args(cx, &params, args);
+    }
+}
+
+fn visit_new(cx: &mut Ctx, node: Node) {
+    let Some(ctor) = node.child_by_field_name("constructor") else {
+        return;
+    };
+    constructor::check(cx, ctor);
+    let name = cx.a.node_text(ctor);
+    if cx.a.is_declared_anywhere(name, ctor.start_byte()) {
+        return;
+    }
+    let Some(c) = cx.corpus.constructors.get(name) else {
+        return;
+    };
+    if let Some(args) = node.child_by_field_name("arguments") {
+        let params = vec![c.params.clone()];
+        option::check_args(cx, &params, args);
+        file::check_args(cx, &params, args);
+    }
+}
+
+/// The whole-line span of the statement holding `node` (for a Delete fix): from the
+/// start of its first line through the newline of its last, when nothing else shares
+/// those lines; otherwise the statement's own bytes.
+pub(crate) fn statement_lines(text: &str, node: Node) -> Span {
+    let mut n = node;
+    while let Some(p) = n.parent() {
+        if n.kind().ends_with("statement") || n.kind() == "lexical_declaration" {
+            break;
+        }
+        n = p;
+    }
+    let (s, e) = (n.start_byte(), n.end_byte());
+    let line_start = text[..s].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let line_end = text[e..]
+        .find('\n')
+        .map(|i| e + i + 1)
+        .unwrap_or(text.len());
+    let before = &text[line_start..s];
+    let after = &text[e..line_end];
+    if before.trim().is_empty() && after.trim().is_empty() {
+        Span::new(line_start, line_end)
+    } else {
+        Span::new(s, e)
+    }
 }

@@ -1,0 +1,100 @@
+//! `function`: a bare call of a function defined nowhere.
+//!
+//! What: `loadXMLData("x")` where `loadXMLData` is not a `Global` member of the docs (or
+//! an `[extra]` function), not an ECMAScript built-in of the engine's level, and not
+//! declared at the top level of this file or of a project file it loads (transitively;
+//! every project file when the project's loads cannot be followed).
+//!
+//! Why: a call of nothing throws `ReferenceError` at run time, usually after part of the
+//! document was already laid out. `setTimeout()` and friends are the usual suspects.
+
+use tree_sitter::Node;
+
+use super::suggest::{near, or_list};
+use super::{Code, Ctx, Fix, Span};
+
+/// Judges the callee identifier of `name(...)`.
+pub(crate) fn check(cx: &mut Ctx, callee: Node) {
+    let name = cx.a.node_text(callee);
+    if cx.a.is_declared_anywhere(name, callee.start_byte()) || cx.documented(name) {
+        return;
+    }
+    if let Some(g) = crate::es::global(name) {
+        if g.since > cx.level && !cx.polyfills.contains(name) {
+            let msg = format!(
+                "`{name}` is {}; this engine runs {}, which has no `{name}`",
+                crate::es::edition_name(g.since),
+                cx.level_name()
+            );
+            cx.push_node(callee, Code::Engine, msg);
+        }
+        return;
+    }
+    if cx.a.is_typeof_tested(name) {
+        return;
+    }
+    let mut candidates: Vec<&str> = Vec::new();
+    if let Some(g) = cx
+        .corpus
+        .interfaces
+        .get(crate::docs::model::GLOBAL_INTERFACE)
+    {
+        candidates.extend(
+            g.members
+                .values()
+                .filter(|m| m.kind != crate::docs::MemberKind::Property)
+                .map(|m| m.name.as_str()),
+        );
+    }
+    candidates.extend(cx.corpus.extra_functions.iter().map(String::as_str));
+    candidates.extend(
+        crate::es::GLOBALS
+            .iter()
+            .filter(|g| g.callable && g.since <= cx.level)
+            .map(|g| g.name),
+    );
+    let visible: Vec<&str> =
+        cx.a.visible_bindings(callee.start_byte())
+            .into_iter()
+            .map(|b| b.name)
+            .collect();
+    candidates.extend(visible);
+    let close = near(name, candidates);
+    let mut msg = format!(
+        "`{name}` is defined nowhere: not a global function of this engine's docs, not an {} built-in of the language, not declared in this file or a file it loads",
+        cx.level_name()
+    );
+    if !close.is_empty() {
+        msg.push_str(&format!("; did you mean {}?", or_list(&close)));
+    } else if let Some(g) = cx
+        .corpus
+        .interfaces
+        .get(crate::docs::model::GLOBAL_INTERFACE)
+    {
+        let fns: Vec<&str> = g
+            .members
+            .values()
+            .filter(|m| m.kind == crate::docs::MemberKind::Method)
+            .map(|m| m.name.as_str())
+            .collect();
+        if !fns.is_empty() && fns.len() <= 12 {
+            msg.push_str(&format!(
+                "; the engine's global functions are {}",
+                super::suggest::and_list(&fns)
+            ));
+        }
+    }
+    let fixes: Vec<Fix> = close
+        .iter()
+        .map(|c| Fix::Replace {
+            title: format!("Replace with `{c}`"),
+            span: Span::new(callee.start_byte(), callee.end_byte()),
+            text: c.to_string(),
+        })
+        .collect();
+    let related =
+        super::suggest::interface_related(cx.corpus, crate::docs::model::GLOBAL_INTERFACE);
+    let f = cx.push_node(callee, Code::Function, msg);
+    f.fixes = fixes;
+    f.related = related;
+}

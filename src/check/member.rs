@@ -1,0 +1,106 @@
+//! `member`: a member that the receiver's interface does not have.
+//!
+//! What: `layout.tableCellEnd()` when neither `Layout` nor any of its parents documents
+//! `tableCellEnd`; also writes, `layout.foo = 1`, which the engine silently ignores.
+//! Only receivers whose interface is certain are judged ([`crate::js::Analysis`]).
+//!
+//! Why: invented members are the most common mistake of a model writing for an engine
+//! it has only half seen; the call throws at run time, the write is lost without a
+//! word. A member the overlay lists as `absent` is reported with its `no_close` reason,
+//! and its fix deletes the statement: nothing is lost.
+//!
+//! Example: `layout.tabelStart(t)` → "`Layout` has no member `tabelStart`; did you mean
+//! `tableStart`?", with a fix replacing the name.
+
+use tree_sitter::Node;
+
+use super::suggest::{and_list, construct_family, interface_related, near, or_list};
+use super::{statement_lines, Code, Ctx, Fix, Span};
+
+/// Interfaces with at most this many members are listed whole in the message.
+const SHORT_INTERFACE: usize = 8;
+
+/// Judges `node` (`receiver.prop`) whose receiver is certainly of `iface`.
+pub(crate) fn check(cx: &mut Ctx, node: Node, iface: &str, prop: Node) {
+    let name = cx.a.node_text(prop);
+    if cx.corpus.member(iface, name).is_some() {
+        return;
+    }
+    // Every object has Object.prototype's members (`toString`, `hasOwnProperty`).
+    if crate::es::proto_since(crate::es::Proto::Object, name).is_some_and(|y| y <= cx.level) {
+        return;
+    }
+    let span = Span::new(prop.start_byte(), prop.end_byte());
+    let related = interface_related(cx.corpus, iface);
+    let is_write = node.parent().is_some_and(|p| {
+        matches!(
+            p.kind(),
+            "assignment_expression" | "augmented_assignment_expression"
+        ) && p
+            .child_by_field_name("left")
+            .is_some_and(|l| l.id() == node.id())
+    });
+    let inherited = if cx.corpus.ancestors(iface).is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (nor do its parents {})",
+            and_list(
+                &cx.corpus
+                    .ancestors(iface)
+                    .iter()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+            )
+        )
+    };
+    if let Some(reason) = cx.corpus.absent_reason(iface, name).map(str::to_string) {
+        let msg = format!("`{iface}` has no member `{name}`{inherited}. {reason}");
+        let lines = statement_lines(cx.text, node);
+        let stmt = cx.text[node.start_byte()..]
+            .split(['\n', ';'])
+            .next()
+            .unwrap_or(name)
+            .trim()
+            .to_string();
+        let f = cx.push(span.start, span.end, Code::Member, msg);
+        f.fixes.push(Fix::Delete {
+            title: format!("Delete `{stmt}`"),
+            detail: Some(reason),
+            span: lines,
+        });
+        f.related = related;
+        return;
+    }
+    let members = cx.corpus.members_of(iface);
+    let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+    let close = near(name, names.iter().copied());
+    let mut msg = format!("`{iface}` has no member `{name}`{inherited}");
+    if is_write {
+        msg.push_str(": the engine ignores the assignment");
+    }
+    if !close.is_empty() {
+        msg.push_str(&format!("; did you mean {}?", or_list(&close)));
+    }
+    if let Some(family) = construct_family(cx.corpus, iface, name) {
+        msg.push_str(&format!("; {family}"));
+    } else if names.len() <= SHORT_INTERFACE && !names.is_empty() {
+        msg.push_str(&format!("; its members are {}", and_list(&names)));
+    } else if close.is_empty() {
+        msg.push_str(&format!(
+            "; `{iface}` has {} members (see `grounded lookup {iface}`)",
+            names.len()
+        ));
+    }
+    let fixes = close
+        .iter()
+        .map(|c| Fix::Replace {
+            title: format!("Replace with `{c}`"),
+            span,
+            text: c.to_string(),
+        })
+        .collect();
+    let f = cx.push(span.start, span.end, Code::Member, msg);
+    f.fixes = fixes;
+    f.related = related;
+}

@@ -1,0 +1,81 @@
+//! `object`: a receiver declared nowhere.
+//!
+//! What: `engine.loadXML()` where `engine` is neither a global of the engine (the docs,
+//! the overlay's `[extra]`), nor of the language at the engine's level, nor declared by
+//! the script or a project file it loads.
+//!
+//! Why: agents borrow objects from other hosts (`window`, `console`, `app.activeDocument`
+//! of a sibling product); the script dies with a ReferenceError on that line.
+//!
+//! A name the script tests with `typeof` is feature detection and is left alone. A
+//! language built-in of a later edition (`JSON` under ES3) is the `engine` family's.
+
+use tree_sitter::Node;
+
+use super::suggest::{near, or_list};
+use super::{Code, Ctx, Fix};
+
+/// Judges the identifier receiver of a member expression. Returns whether the receiver
+/// is declared (by the script, the project or the docs), so its member can be judged;
+/// `false` for language built-ins (judged by the engine family) and reported names.
+pub(crate) fn receiver(cx: &mut Ctx, ident: Node) -> bool {
+    let name = cx.a.node_text(ident);
+    if cx.a.is_declared_anywhere(name, ident.start_byte()) || cx.documented(name) {
+        return true;
+    }
+    if let Some(g) = crate::es::global(name) {
+        if g.since > cx.level && !cx.polyfills.contains(name) {
+            let msg = format!(
+                "`{name}` is {}; this engine runs {}, which has no `{name}`{}",
+                crate::es::edition_name(g.since),
+                cx.level_name(),
+                super::engine::global_hint(name)
+            );
+            cx.push_node(ident, Code::Engine, msg);
+        }
+        return false;
+    }
+    if cx.a.is_typeof_tested(name) || name == "this" {
+        return false;
+    }
+    let mut candidates: Vec<&str> = cx.corpus.globals.keys().map(String::as_str).collect();
+    candidates.extend(cx.corpus.extra_globals.iter().map(String::as_str));
+    let locals: Vec<&str> =
+        cx.a.visible_bindings(ident.start_byte())
+            .into_iter()
+            .map(|b| b.name)
+            .collect();
+    candidates.extend(locals);
+    let close = near(name, candidates);
+    let mut msg = format!(
+        "`{name}` is declared nowhere: not a global of this engine's docs, not an {} global of the language, not declared in this file or a file it loads",
+        cx.level_name()
+    );
+    if !close.is_empty() {
+        msg.push_str(&format!("; did you mean {}?", or_list(&close)));
+    } else {
+        let globals: Vec<&str> = cx.corpus.globals.keys().map(String::as_str).collect();
+        if !globals.is_empty() && globals.len() <= 12 {
+            msg.push_str(&format!(
+                "; the engine's global objects are {}",
+                super::suggest::and_list(&globals)
+            ));
+        }
+    }
+    let fixes: Vec<Fix> = close
+        .iter()
+        .map(|c| Fix::Replace {
+            title: format!("Replace with `{c}`"),
+            span: super::Span::new(ident.start_byte(), ident.end_byte()),
+            text: c.to_string(),
+        })
+        .collect();
+    let related = close
+        .first()
+        .and_then(|c| cx.corpus.global_interface(c))
+        .and_then(|i| super::suggest::interface_related(cx.corpus, i));
+    let f = cx.push_node(ident, Code::Object, msg);
+    f.fixes = fixes;
+    f.related = related;
+    false
+}

@@ -1,0 +1,125 @@
+//! `option`: a key of an object literal that the parameter's interface does not have.
+//!
+//! What: `layout.blockStart(box, { borderColour: "red" })` where the parameter is typed
+//! `BlockStyle` and neither `BlockStyle` nor its parents document `borderColour`. Nested
+//! literals are followed where a key's own type is an interface
+//! (`{ headerTextStyle: { bold: true } }`).
+//!
+//! Why: the engine reads the keys it knows and ignores the rest without an error, so a
+//! misspelled key silently loses the style: the worst kind of bug, one nobody sees.
+
+use tree_sitter::Node;
+
+use crate::docs::Param;
+
+use super::suggest::{and_list, interface_related, near, or_list};
+use super::{Code, Ctx, Fix, Span};
+
+/// How deep nested option literals are followed.
+const MAX_DEPTH: usize = 8;
+
+/// The one interface every overload types parameter `i` with, if they agree.
+fn param_interface<'p>(overloads: &'p [Vec<Param>], i: usize) -> Option<&'p str> {
+    let mut found: Option<&str> = None;
+    for params in overloads {
+        let Some(p) = params.get(i) else {
+            continue;
+        };
+        if p.rest {
+            return None;
+        }
+        let iface = p.ty.interface()?;
+        match found {
+            Some(f) if f != iface => return None,
+            _ => found = Some(iface),
+        }
+    }
+    found
+}
+
+/// Judges the object literals among `args` against the parameters' interfaces.
+pub(crate) fn check_args(cx: &mut Ctx, overloads: &[Vec<Param>], args: Node) {
+    let mut c = args.walk();
+    let list: Vec<Node> = args.named_children(&mut c).collect();
+    for (i, arg) in list.into_iter().enumerate() {
+        if arg.kind() != "object" {
+            continue;
+        }
+        if let Some(iface) = param_interface(overloads, i) {
+            check_object(cx, iface, arg, 0);
+        }
+    }
+}
+
+fn key_of<'t>(cx: &Ctx<'t>, child: Node<'t>) -> Option<(Node<'t>, String)> {
+    let key = match child.kind() {
+        "pair" => child.child_by_field_name("key")?,
+        "shorthand_property_identifier" => child,
+        "method_definition" => child.child_by_field_name("name")?,
+        _ => return None,
+    };
+    let text = cx.a.node_text(key);
+    let name = match key.kind() {
+        "property_identifier" | "shorthand_property_identifier" | "number" => text.to_string(),
+        "string" => super::project::string_literal(text, "string")?,
+        _ => return None,
+    };
+    Some((key, name))
+}
+
+fn check_object(cx: &mut Ctx, iface: &str, obj: Node, depth: usize) {
+    let mut c = obj.walk();
+    let children: Vec<Node> = obj.named_children(&mut c).collect();
+    for child in children {
+        let Some((key, name)) = key_of(cx, child) else {
+            continue;
+        };
+        if let Some(m) = cx.corpus.member(iface, &name) {
+            if depth < MAX_DEPTH && child.kind() == "pair" {
+                if let (Some(value), Some(inner)) = (
+                    child.child_by_field_name("value"),
+                    crate::js::member_type(m).and_then(|t| t.interface()),
+                ) {
+                    if value.kind() == "object" {
+                        check_object(cx, inner, value, depth + 1);
+                    }
+                }
+            }
+            continue;
+        }
+        report(cx, iface, key, &name);
+    }
+}
+
+fn report(cx: &mut Ctx, iface: &str, key: Node, name: &str) {
+    let members = cx.corpus.members_of(iface);
+    let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+    let close = near(name, names.iter().copied());
+    let mut msg = format!("`{iface}` has no key `{name}`");
+    if !close.is_empty() {
+        msg.push_str(&format!(": did you mean {}?", or_list(&close)));
+    } else if names.len() <= 12 && !names.is_empty() {
+        msg.push_str(&format!(": its keys are {}", and_list(&names)));
+    }
+    msg.push_str(
+        " The engine ignores an unknown key without an error, so this setting never applies.",
+    );
+    // Replace only the name: a quoted key keeps its quotes.
+    let span = if key.kind() == "string" && key.end_byte() - key.start_byte() >= 2 {
+        Span::new(key.start_byte() + 1, key.end_byte() - 1)
+    } else {
+        Span::new(key.start_byte(), key.end_byte())
+    };
+    let fixes = close
+        .iter()
+        .map(|c| Fix::Replace {
+            title: format!("Replace with `{c}`"),
+            span,
+            text: c.to_string(),
+        })
+        .collect();
+    let related = interface_related(cx.corpus, iface);
+    let f = cx.push_node(key, Code::Option, msg);
+    f.fixes = fixes;
+    f.related = related;
+}

@@ -1,0 +1,334 @@
+//! The project index: what each script declares at its top level and which files it
+//! loads, so a script may use what the files it loads declare (interfaces.md, "Projects
+//! and Markdown").
+//!
+//! Why follow the loads instead of pooling every file: at run time a helper is only there
+//! when something loaded it first. A script that uses `formatMoney` without loading the
+//! file that declares it works by accident of load order; the guide of the demo corpus
+//! says so, and so does the check. When the project loads by computed paths, or loads
+//! nothing at all (engines whose scripts share one global scope), the loads cannot be
+//! followed and every top-level declaration of the project counts.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+
+use crate::docs::Corpus;
+use crate::js::query::{captures, CaptureKind};
+use crate::js::{self, Analysis};
+
+/// What one script offers and needs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileFacts {
+    /// Top-level functions and variables (implicit globals included).
+    pub decls: BTreeSet<String>,
+    /// Files loaded by literal path (`loadJS("lib/x.js")`, `#include "x"`), relative to
+    /// the project root, normalised.
+    pub loads: Vec<String>,
+    /// Whether it loads a file by a path that is not a literal.
+    pub dynamic_loads: bool,
+    /// Built-ins it supplies itself (`Object.keys = ...`).
+    pub polyfills: BTreeSet<String>,
+}
+
+impl FileFacts {
+    /// The facts of one script's text (`path` decides Markdown; directives come from the
+    /// corpus's Engine chunk).
+    pub fn of(corpus: &Corpus, path: &str, text: &str) -> FileFacts {
+        let script = js::script_text(path, text, &corpus.engine.directives);
+        let tree = js::parse(&script);
+        let a = Analysis::new(corpus, &script, &tree);
+        let caps = captures(tree.root_node(), &script);
+        FileFacts::of_parts(corpus, path, text, &a, &caps)
+    }
+
+    /// The facts from an analysis and the query captures already made (the checker
+    /// makes both anyway). `text` is the file as written (directives included).
+    pub fn of_parts(
+        corpus: &Corpus,
+        path: &str,
+        text: &str,
+        a: &Analysis,
+        caps: &[(CaptureKind, tree_sitter::Node)],
+    ) -> FileFacts {
+        let mut f = FileFacts {
+            decls: a
+                .top_level_names()
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
+            polyfills: a.polyfills().map(str::to_string).collect(),
+            ..FileFacts::default()
+        };
+        for d in js::directives(path, text, &corpus.engine.directives) {
+            if d.name == "#include" {
+                match d.argument {
+                    Some(arg) => f.loads.push(normalize(&arg)),
+                    None => f.dynamic_loads = true,
+                }
+            }
+        }
+        for &(kind, node) in caps {
+            if kind != CaptureKind::Call {
+                continue;
+            }
+            let Some(callee) = node.child_by_field_name("function") else {
+                continue;
+            };
+            if callee.kind() != "identifier" {
+                continue;
+            }
+            let name = a.node_text(callee);
+            if a.is_declared(name, callee.start_byte()) {
+                continue;
+            }
+            let Some(m) = corpus.global_member(name) else {
+                continue;
+            };
+            let Some(args) = node.child_by_field_name("arguments") else {
+                continue;
+            };
+            let mut c = args.walk();
+            for (i, arg) in args.named_children(&mut c).enumerate() {
+                if !path_param(m, i) {
+                    continue;
+                }
+                match string_literal(a.node_text(arg), arg.kind()) {
+                    Some(lit) => f.loads.push(normalize(&lit)),
+                    None => f.dynamic_loads = true,
+                }
+            }
+        }
+        f
+    }
+}
+
+/// Whether parameter `i` of some overload of `m` is a `path`.
+pub fn path_param(m: &crate::docs::Member, i: usize) -> bool {
+    m.overloads.iter().any(|s| {
+        s.params
+            .as_ref()
+            .and_then(|p| p.get(i))
+            .is_some_and(|p| p.ty.is_path())
+    })
+}
+
+/// The value of a plain string literal (`"a/b.js"`, `'a'`), `None` for anything else or
+/// for literals with escapes other than `\\`, `\"`, `\'`.
+pub fn string_literal(text: &str, kind: &str) -> Option<String> {
+    if kind != "string" || text.len() < 2 {
+        return None;
+    }
+    let inner = &text[1..text.len() - 1];
+    if !inner.contains('\\') {
+        return Some(inner.to_string());
+    }
+    let mut out = String::new();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next()? {
+                e @ ('\\' | '"' | '\'' | '/') => out.push(e),
+                _ => return None,
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
+/// A project-relative path with `/` separators, `.` dropped and `..` folded (a leading
+/// `..` is kept: the file check reports it as escaping the root).
+pub fn normalize(p: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in p.split(['/', '\\']) {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|l| *l != "..") {
+                    parts.pop();
+                } else {
+                    parts.push("..");
+                }
+            }
+            s => parts.push(s),
+        }
+    }
+    parts.join("/")
+}
+
+/// What one file can see of its project: the top-level declarations of every script and
+/// what each script loads. Built from disk, updated from open buffers.
+#[derive(Debug, Clone, Default)]
+pub struct ProjectIndex {
+    /// The project root (`path` arguments are relative to it).
+    pub root: PathBuf,
+    /// Facts per script, by path relative to the root (`/`-separated).
+    pub files: BTreeMap<String, FileFacts>,
+}
+
+/// The declarations a script can reach, and the built-ins the project supplies.
+#[derive(Debug, Clone, Default)]
+pub struct Reach {
+    /// Top-level names declared by the reachable files (the script itself excluded).
+    pub names: HashSet<String>,
+    /// Polyfilled built-ins of the reachable files.
+    pub polyfills: HashSet<String>,
+}
+
+impl ProjectIndex {
+    /// Scans the scripts under `root` (the engine's script extensions). Unreadable files
+    /// are skipped: the check of that file reports them itself.
+    pub fn scan(corpus: &Corpus, root: &Path) -> ProjectIndex {
+        let mut idx = ProjectIndex {
+            root: root.to_path_buf(),
+            files: BTreeMap::new(),
+        };
+        for file in script_files(corpus, root, false) {
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
+            let rel = relative(root, &file);
+            idx.files
+                .insert(rel.clone(), FileFacts::of(corpus, &rel, &text));
+        }
+        idx
+    }
+
+    /// Replaces one file's entry with the declarations of `text` (an open buffer).
+    /// `rel` is relative to the root, `/`-separated.
+    pub fn update_file(&mut self, corpus: &Corpus, rel: &str, text: &str) {
+        let rel = normalize(rel);
+        let facts = FileFacts::of(corpus, &rel, text);
+        self.files.insert(rel, facts);
+    }
+
+    /// Forgets a deleted file.
+    pub fn remove_file(&mut self, rel: &str) {
+        self.files.remove(&normalize(rel));
+    }
+
+    /// Whether every top-level declaration of the project counts everywhere: some file
+    /// loads by a computed path, or no file loads anything.
+    pub fn shares_one_scope(&self) -> bool {
+        self.files.values().any(|f| f.dynamic_loads)
+            || self.files.values().all(|f| f.loads.is_empty())
+    }
+
+    /// The files `rel` loads, transitively (itself excluded), starting from `loads`
+    /// (the loads of the text being checked, which may differ from the index's).
+    fn reachable(&self, rel: &str, loads: &[String]) -> BTreeSet<String> {
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<String> = loads.to_vec();
+        while let Some(f) = stack.pop() {
+            if f == rel || !seen.insert(f.clone()) {
+                continue;
+            }
+            if let Some(facts) = self.files.get(&f) {
+                stack.extend(facts.loads.iter().cloned());
+            }
+        }
+        seen
+    }
+
+    /// What the script `rel` (with the facts of its current text) can use from the rest
+    /// of the project.
+    pub fn reach(&self, rel: &str, own: &FileFacts) -> Reach {
+        let mut r = Reach::default();
+        let all = own.dynamic_loads
+            || self
+                .files
+                .iter()
+                .filter(|(k, _)| k.as_str() != rel)
+                .any(|(_, f)| f.dynamic_loads)
+            || (own.loads.is_empty()
+                && self
+                    .files
+                    .iter()
+                    .filter(|(k, _)| k.as_str() != rel)
+                    .all(|(_, f)| f.loads.is_empty()));
+        let files: Vec<&FileFacts> = if all {
+            self.files
+                .iter()
+                .filter(|(k, _)| k.as_str() != rel)
+                .map(|(_, f)| f)
+                .collect()
+        } else {
+            self.reachable(rel, &own.loads)
+                .iter()
+                .filter_map(|f| self.files.get(f))
+                .collect()
+        };
+        for f in files {
+            r.names.extend(f.decls.iter().cloned());
+            r.polyfills.extend(f.polyfills.iter().cloned());
+        }
+        r
+    }
+
+    /// Files (relative to the root) whose findings may change when `rel` changes: those
+    /// that load it, or that use what it declares.
+    pub fn dependents(&self, rel: &str) -> Vec<String> {
+        let rel = normalize(rel);
+        if self.shares_one_scope() {
+            return self.files.keys().filter(|k| **k != rel).cloned().collect();
+        }
+        self.files
+            .iter()
+            .filter(|(k, f)| **k != rel && self.reachable(k, &f.loads).contains(&rel))
+            .map(|(k, _)| k.clone())
+            .collect()
+    }
+}
+
+/// `file` relative to `root`, `/`-separated (the file itself when outside the root).
+pub fn relative(root: &Path, file: &Path) -> String {
+    let abs_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let abs_file = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    let rel = abs_file
+        .strip_prefix(&abs_root)
+        .map(Path::to_path_buf)
+        .unwrap_or(abs_file);
+    normalize(&rel.to_string_lossy())
+}
+
+/// The script files under `dir` by the engine's script extensions (and Markdown files
+/// when `markdown`), sorted; hidden folders and ignored files skipped.
+pub fn script_files(corpus: &Corpus, dir: &Path, markdown: bool) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = ignore::WalkBuilder::new(dir)
+        .require_git(false)
+        .build()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+        .map(|e| e.into_path())
+        .filter(|p| is_script(corpus, p) || (markdown && js::is_markdown(&p.to_string_lossy())))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Whether `p` has one of the engine's script extensions.
+pub fn is_script(corpus: &Corpus, p: &Path) -> bool {
+    let name = p.to_string_lossy().to_ascii_lowercase();
+    corpus
+        .engine
+        .script_extensions
+        .iter()
+        .any(|e| name.ends_with(&e.to_ascii_lowercase()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizes() {
+        assert_eq!(normalize("./lib/../lib/x.js"), "lib/x.js");
+        assert_eq!(normalize("../x.js"), "../x.js");
+        assert_eq!(
+            string_literal("\"a\\\"b\"", "string").as_deref(),
+            Some("a\"b")
+        );
+        assert_eq!(string_literal("\"a\\nb\"", "string"), None);
+    }
+}

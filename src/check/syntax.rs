@@ -1,0 +1,237 @@
+//! `syntax`: parse errors, and syntax above the engine's ECMAScript level.
+//!
+//! What: under ES3, `let`/`const`, arrow functions, classes, template literals,
+//! destructuring, spread and rest, default parameters, `for...of`, shorthand and computed
+//! properties, method shorthand, getters and setters in literals (ES5), trailing commas
+//! in object literals (ES5) and in calls and parameter lists (ES2017), `**`, `async`,
+//! `?.`, `??`, regex flags `y`/`u`/`s`, binary and octal literals, numeric separators.
+//! The features and their editions are the patterns of `grammars/javascript/syntax.scm`.
+//! Engine directives (`#include "x"`) are blanked before parsing and never reported.
+//!
+//! Why: `node --check` passes what the engine cannot run; an ES3 host refuses the
+//! whole file, so one `const` loses every line of the script.
+
+use tree_sitter::Node;
+
+use crate::js::query::{queries, CaptureKind};
+
+use super::{Code, Ctx, Fix, Span};
+
+/// What a feature is called and what to write instead.
+fn describe(feature: &str) -> (&'static str, &'static str) {
+    match feature {
+        "let_const" => ("block-scoped declarations", "declare with `var`"),
+        "arrow_function" => ("arrow functions", "write `function (...) { ... }`"),
+        "class" => (
+            "classes",
+            "write a constructor function and add methods to its `prototype`",
+        ),
+        "template_literal" => ("template literals", "concatenate strings with `+`"),
+        "destructuring" => ("destructuring", "assign each value on its own line"),
+        "spread" => ("spread syntax", "use `apply` or `concat`"),
+        "rest_parameter" => ("rest parameters", "read the extra values from `arguments`"),
+        "default_parameter" => (
+            "default parameters",
+            "test the parameter for `undefined` in the body",
+        ),
+        "for_of" => (
+            "`for...of` loops",
+            "loop with an index: `for (var i = 0; i < a.length; i++)`",
+        ),
+        "shorthand_property" => ("shorthand properties", "write `name: name`"),
+        "computed_property" => (
+            "computed property names",
+            "create the object, then assign `obj[key] = value`",
+        ),
+        "method_shorthand" => ("method shorthand", "write `name: function (...) { ... }`"),
+        "generator" => ("generators", "return an array or take a callback"),
+        "module" => ("modules", "load files with the engine's documented loader"),
+        "exponent" => ("the `**` operator", "use `Math.pow(a, b)`"),
+        "async" => ("`async`/`await`", "call the code directly"),
+        "nullish" => (
+            "the `??` operator",
+            "test for `null` and `undefined` explicitly",
+        ),
+        "logical_assignment" => ("logical assignment", "write `a = a || b`"),
+        "optional_chain" => (
+            "optional chaining",
+            "test each step before reading the next",
+        ),
+        "accessor" => (
+            "getters and setters in object literals",
+            "use a method such as `getName()`",
+        ),
+        _ => (
+            "this syntax",
+            "rewrite it with the language of the engine's level",
+        ),
+    }
+}
+
+fn above(cx: &mut Ctx, node: Node, span: Span, year: u16, what: &str, hint: &str) {
+    if year <= cx.level {
+        return;
+    }
+    let token = cx.text[span.start..span.end].lines().next().unwrap_or("");
+    let shown = if token.len() <= 12 && !token.is_empty() {
+        format!("`{token}`: ")
+    } else {
+        String::new()
+    };
+    let msg = format!(
+        "{shown}{what} {} {}; this engine runs {}: {hint}",
+        if what.ends_with('s') && !what.starts_with("the ") {
+            "are"
+        } else {
+            "is"
+        },
+        crate::es::edition_name(year),
+        cx.level_name()
+    );
+    let _ = node;
+    cx.push(span.start, span.end, Code::Syntax, msg);
+}
+
+/// Judges one capture of `syntax.scm`.
+pub(crate) fn feature(cx: &mut Ctx, kind: CaptureKind, node: Node) {
+    let span = Span::new(node.start_byte(), node.end_byte());
+    match kind {
+        CaptureKind::Feature { year, feature } => {
+            let key = queries().features[feature].as_str();
+            if key == "method_shorthand" {
+                // A getter or setter is an accessor, reported as such.
+                let accessor = node.parent().is_some_and(|m| {
+                    let mut c = m.walk();
+                    let found = m
+                        .children(&mut c)
+                        .any(|ch| matches!(ch.kind(), "get" | "set"));
+                    found
+                });
+                if accessor {
+                    return;
+                }
+            }
+            let (what, hint) = describe(key);
+            above(cx, node, span, year, what, hint);
+        }
+        CaptureKind::RegexFlags => {
+            let flags = cx.a.node_text(node);
+            let year = flags
+                .chars()
+                .map(|c| match c {
+                    'g' | 'i' | 'm' => 1999,
+                    'y' | 'u' => 2015,
+                    's' => 2018,
+                    'd' => 2022,
+                    'v' => 2024,
+                    _ => 1999,
+                })
+                .max()
+                .unwrap_or(1999);
+            above(
+                cx,
+                node,
+                span,
+                year,
+                "these regular expression flags",
+                "use only `g`, `i` and `m`",
+            );
+        }
+        CaptureKind::Number => {
+            let t = cx.a.node_text(node);
+            let lower = t.to_ascii_lowercase();
+            let (year, what, hint) = if lower.starts_with("0b") || lower.starts_with("0o") {
+                (
+                    2015,
+                    "binary and octal literals",
+                    "write the number in decimal or hex",
+                )
+            } else if lower.ends_with('n') && !lower.starts_with("0x") {
+                (2020, "BigInt literals", "use a plain number")
+            } else if t.contains('_') {
+                (2021, "numeric separators", "write the digits without `_`")
+            } else {
+                return;
+            };
+            above(cx, node, span, year, what, hint);
+        }
+        CaptureKind::TrailingObject => trailing(cx, node, "}", 2009, "object literals"),
+        CaptureKind::TrailingArguments => trailing(cx, node, ")", 2017, "argument lists"),
+        CaptureKind::TrailingParameters => trailing(cx, node, ")", 2017, "parameter lists"),
+        CaptureKind::Member | CaptureKind::Call | CaptureKind::New => {}
+    }
+}
+
+/// A comma right before the closing token of a list.
+fn trailing(cx: &mut Ctx, list: Node, close: &str, year: u16, where_: &str) {
+    if year <= cx.level {
+        return;
+    }
+    let n = list.child_count();
+    if n < 3 {
+        return;
+    }
+    let (Some(last), Some(before)) = (list.child(n - 1), list.child(n - 2)) else {
+        return;
+    };
+    if last.kind() != close || before.kind() != "," {
+        return;
+    }
+    let span = Span::new(before.start_byte(), before.end_byte());
+    let msg = format!(
+        "a trailing comma in {where_} is {}; this engine runs {}: delete the comma",
+        crate::es::edition_name(year),
+        cx.level_name()
+    );
+    let f = cx.push(span.start, span.end, Code::Syntax, msg);
+    f.fixes.push(Fix::Replace {
+        title: "Delete the trailing comma".into(),
+        span,
+        text: String::new(),
+    });
+}
+
+/// Every parse error: `ERROR` nodes (what could not be parsed) and `MISSING` nodes (a
+/// token the parser had to invent).
+pub(crate) fn parse_errors(cx: &mut Ctx, root: Node) {
+    if !root.has_error() {
+        return;
+    }
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        let mut descend = node.has_error();
+        if node.is_error() {
+            descend = false;
+            let text = cx.a.node_text(node);
+            let first_line = text.lines().next().unwrap_or("").trim_end();
+            let end = node.start_byte() + first_line.len().max(1).min(text.len().max(1));
+            let end = end.min(cx.text.len()).max(node.start_byte());
+            let shown: String = first_line.chars().take(40).collect();
+            let msg = if shown.is_empty() {
+                "the script cannot be parsed here".to_string()
+            } else {
+                format!("the script cannot be parsed here: unexpected `{shown}`")
+            };
+            cx.push(node.start_byte(), end, Code::Syntax, msg);
+        } else if node.is_missing() {
+            descend = false;
+            let msg = format!(
+                "the script cannot be parsed here: `{}` is missing",
+                node.kind()
+            );
+            cx.push(node.start_byte(), node.end_byte(), Code::Syntax, msg);
+        }
+        if descend && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+        }
+    }
+}
