@@ -25,7 +25,7 @@ use crate::footprint::{analysis::Analysis, constructs::match_calls};
 
 /// The construct findings of a script (warnings).
 pub fn check(corpus: &Corpus, path: &str, text: &str, tree: &tree_sitter::Tree) -> Vec<Finding> {
-    if corpus.constructs.is_empty() {
+    if !crate::footprint::mentions_constructs(corpus, text) {
         return Vec::new();
     }
     let an = Analysis::new(text, tree, Some(corpus));

@@ -84,6 +84,7 @@ pub fn find(
         fixed,
         context,
         paths: abs,
+        exclude: project.docs_path(docs).into_iter().collect(),
         ..FindOptions::default()
     };
     let result = footprint::find_in_files(&corpus, &project.root, pattern, &opts).map_err(Fail)?;

@@ -25,6 +25,8 @@ struct Ids {
     statement_block: u16,
     switch_case: u16,
     switch_default: u16,
+    switch_body: u16,
+    if_statement: u16,
     function_declaration: u16,
     generator_function_declaration: u16,
     function_expression: u16,
@@ -71,6 +73,8 @@ fn ids() -> &'static Ids {
             statement_block: k("statement_block"),
             switch_case: k("switch_case"),
             switch_default: k("switch_default"),
+            switch_body: k("switch_body"),
+            if_statement: k("if_statement"),
             function_declaration: k("function_declaration"),
             generator_function_declaration: k("generator_function_declaration"),
             function_expression: k("function_expression"),
@@ -120,6 +124,11 @@ impl Ids {
             || k == self.switch_case
             || k == self.switch_default
     }
+}
+
+/// Whether a node is a function (its own scope of `var`s and parameters).
+pub fn is_function_node(n: &Node) -> bool {
+    ids().is_function(n.kind_id())
 }
 
 /// How a statement involves a variable.
@@ -188,6 +197,9 @@ pub struct ChainNode {
     pub end_row: usize,
     /// Whether the node stands in a statement list.
     pub list_child: bool,
+    /// Whether the node's children are alternatives of which one runs: an `if`
+    /// (consequence or `else`) or a `switch` body (one case).
+    pub branches: bool,
 }
 
 /// A call of a construct's Start or End member on the global that has it.
@@ -242,6 +254,13 @@ struct Step<'t> {
 impl Analysis {
     /// Analyses a script. With a corpus, also finds the calls of constructs.
     pub fn new(text: &str, tree: &Tree, corpus: Option<&Corpus>) -> Analysis {
+        Analysis::of_node(text, tree.root_node(), corpus)
+    }
+
+    /// Analyses one subtree only (a function and what it holds): names it does not
+    /// declare count as outer. A footprint query on a huge script reads the function
+    /// it is in, not the whole file.
+    pub fn of_node(text: &str, top: Node, corpus: Option<&Corpus>) -> Analysis {
         let ids = ids();
         let mut scopes = vec![Scope {
             parent: None,
@@ -254,7 +273,7 @@ impl Analysis {
         let mut calls: Vec<ConstructCall> = Vec::new();
         let mut scope_stack: Vec<usize> = vec![0];
         let mut path: Vec<Step> = Vec::new();
-        let mut cursor = tree.walk();
+        let mut cursor = top.walk();
 
         let mut declare = |scopes: &mut Vec<Scope>, scope: usize, name: &str, row: usize| {
             if let Some(&b) = scopes[scope].names.get(name) {
@@ -279,7 +298,7 @@ impl Analysis {
                 // A function declaration's name belongs to the enclosing scope.
                 if kind == ids.function_declaration || kind == ids.generator_function_declaration {
                     if let Some(n) = node.child_by_field_id(ids.f_name.get()) {
-                        let name = &text[n.byte_range()];
+                        let name = text.get(n.byte_range()).unwrap_or("");
                         declare(&mut scopes, cur_scope, name, n.start_position().row);
                     }
                 }
@@ -293,7 +312,7 @@ impl Analysis {
                         declare(
                             &mut scopes,
                             s,
-                            &text[n.byte_range()],
+                            text.get(n.byte_range()).unwrap_or(""),
                             n.start_position().row,
                         );
                     }
@@ -301,7 +320,7 @@ impl Analysis {
                 scope_stack.push(s);
             } else if kind == ids.identifier {
                 let scope = cur_scope;
-                let name = &text[node.byte_range()];
+                let name = text.get(node.byte_range()).unwrap_or("");
                 let row = node.start_position().row;
                 let parent = path.last().copied();
                 if let Some(p) = parent {
@@ -597,7 +616,10 @@ fn construct_call(
     let (c, is_start) = corpus.construct_of_call(member)?;
     let receiver = text.get(obj.byte_range())?;
     let iface = corpus.global_interface(receiver)?;
-    corpus.member(iface, member)?;
+    // The receiver's interface must have the whole pair: a `blockStart` of some other
+    // interface that has no `blockEnd` is not this construct.
+    corpus.member(iface, &c.start)?;
+    corpus.member(iface, &c.end)?;
     let object = if is_start {
         node.child_by_field_id(ids.f_arguments.get())
             .and_then(|a| {
@@ -619,6 +641,7 @@ fn construct_call(
             start_row: s.start_position().row,
             end_row: s.end_position().row,
             list_child: prev_list,
+            branches: s.kind_id() == ids.if_statement || s.kind_id() == ids.switch_body,
         });
         prev_list = ids.is_list(s.kind_id());
     }

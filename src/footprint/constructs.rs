@@ -18,11 +18,24 @@ pub struct Matched {
     pub stray: Vec<usize>,
 }
 
+/// Whether two calls sit in different branches of one `if`/`else` or `switch`: at
+/// most one of them runs.
+fn exclusive(a: &[ChainNode], b: &[ChainNode]) -> bool {
+    let k = a.iter().zip(b).take_while(|(x, y)| x.id == y.id).count();
+    k >= 1 && k < a.len() && k < b.len() && a[k - 1].branches
+}
+
 /// Pairs Starts with Ends, per function scope.
+///
+/// Branches count as alternatives: a Start in the `if` and another in the `else`
+/// are both closed by the End after them, and an End in each branch closes the one
+/// Start before them. Scripts choose a style per branch; calling that unclosed
+/// would accuse correct code.
 pub fn match_calls(calls: &[ConstructCall]) -> Matched {
     let mut open: std::collections::HashMap<usize, Vec<usize>> = Default::default();
     let mut pairs: Vec<(usize, Option<usize>)> = Vec::new();
     let mut pair_of_start: std::collections::HashMap<usize, usize> = Default::default();
+    let mut closed: Vec<(usize, usize)> = Vec::new();
     let mut stray = Vec::new();
     for (i, c) in calls.iter().enumerate() {
         if c.is_start {
@@ -39,8 +52,31 @@ pub fn match_calls(calls: &[ConstructCall]) -> Matched {
             Some(pos) => {
                 let s = stack.remove(pos);
                 pairs[pair_of_start[&s]].1 = Some(i);
+                closed.push((s, i));
+                // The same construct opened in another branch closes here too.
+                let mut j = stack.len();
+                while j > 0 {
+                    j -= 1;
+                    let o = stack[j];
+                    if calls[o].construct == c.construct
+                        && exclusive(&calls[o].chain, &calls[s].chain)
+                    {
+                        stack.remove(j);
+                        pairs[pair_of_start[&o]].1 = Some(i);
+                        closed.push((o, i));
+                    }
+                }
             }
-            None => stray.push(i),
+            None => {
+                let twin = closed.iter().any(|&(s, e)| {
+                    calls[s].scope == c.scope
+                        && calls[s].construct == c.construct
+                        && exclusive(&calls[e].chain, &c.chain)
+                });
+                if !twin {
+                    stray.push(i);
+                }
+            }
         }
     }
     Matched { pairs, stray }
@@ -78,6 +114,13 @@ fn span_rows(a: &[ChainNode], b: &[ChainNode]) -> (usize, usize) {
 
 /// Every construct instance of an analysed script, in order of its Start.
 pub fn instances_of(an: &Analysis) -> Vec<ConstructInstance> {
+    resolved_instances(an).into_iter().map(|(i, _)| i).collect()
+}
+
+/// Like [`instances_of`], each with whether its object is settled: no object, or an
+/// object the analysed code declares. An unsettled object (declared outside the
+/// analysed subtree, or a global) has no declaration lines in the footprint.
+pub fn resolved_instances(an: &Analysis) -> Vec<(ConstructInstance, bool)> {
     let m = match_calls(&an.calls);
     // Rows of each instance's own span, 0-based inclusive.
     let spans: Vec<(usize, usize)> = m
@@ -88,12 +131,37 @@ pub fn instances_of(an: &Analysis) -> Vec<ConstructInstance> {
             None => statement_of(&an.calls[s].chain),
         })
         .collect();
+    // Spans by first row, with the running maximum of last rows, to find the spans
+    // that hold a row without trying them all.
+    let mut order: Vec<usize> = (0..spans.len()).collect();
+    order.sort_by_key(|&j| spans[j].0);
+    let mut reach = Vec::with_capacity(order.len());
+    let mut best = 0;
+    for &j in &order {
+        best = best.max(spans[j].1);
+        reach.push(best);
+    }
     // How many instances each variable is the object of: a variable shared by two
     // instances keeps its declaration and configuration when one of them goes.
     let mut objects: std::collections::HashMap<usize, usize> = Default::default();
     for &(s, _) in &m.pairs {
         if let Some((_, Some(b))) = &an.calls[s].object {
             *objects.entry(*b).or_default() += 1;
+        }
+    }
+    // Where each sole object is named at all: a name outside the footprint (a
+    // `return t;`, an `if (t.columns)`) means the variable lives on after the
+    // construct, and deleting its declaration would break that line.
+    let mut named_rows: std::collections::HashMap<usize, Vec<(usize, usize)>> = objects
+        .iter()
+        .filter(|&(_, &n)| n == 1)
+        .map(|(&b, _)| (b, Vec::new()))
+        .collect();
+    if !named_rows.is_empty() {
+        for r in &an.refs {
+            if let Some(v) = r.binding.and_then(|b| named_rows.get_mut(&b)) {
+                v.push((r.row, r.row));
+            }
         }
     }
     let mut out = Vec::with_capacity(m.pairs.len());
@@ -107,35 +175,59 @@ pub fn instances_of(an: &Analysis) -> Vec<ConstructInstance> {
                     if !u.deletable || (u.kind == UseKind::Declare && !u.whole) {
                         continue;
                     }
+                    if r0 <= u.start_row && u.end_row <= r1 {
+                        continue;
+                    }
                     // A line inside a construct this one neither holds nor is held by
                     // belongs to that construct.
-                    let foreign = spans.iter().enumerate().any(|(j, &(a0, a1))| {
-                        j != i
-                            && a0 <= u.start_row
-                            && u.end_row <= a1
-                            && !(a0 <= r0 && r1 <= a1)
-                            && !(r0 <= a0 && a1 <= r1)
-                    });
+                    let k = order.partition_point(|&j| spans[j].0 <= u.start_row);
+                    let foreign = (0..k)
+                        .rev()
+                        .take_while(|&x| reach[x] >= u.end_row)
+                        .map(|x| order[x])
+                        .any(|j| {
+                            let (a0, a1) = spans[j];
+                            j != i
+                                && u.end_row <= a1
+                                && !(a0 <= r0 && r1 <= a1)
+                                && !(r0 <= a0 && a1 <= r1)
+                        });
                     if !foreign {
                         rows.push((u.start_row, u.end_row));
                     }
                 }
             }
         }
+        if let Some((_, Some(b))) = &start.object {
+            let covered = |row: usize| rows.iter().any(|&(a, z)| a <= row && row <= z);
+            let escapes = named_rows
+                .get(b)
+                .is_some_and(|v| v.iter().any(|&(row, _)| !covered(row)));
+            if escapes {
+                rows.truncate(1);
+            }
+        }
+        let settled = match &start.object {
+            None => true,
+            Some((_, b)) => b.is_some(),
+        };
         let lines = merge_ranges(rows.into_iter().map(|(a, b)| (a + 1, b + 1)).collect());
         let end = e.map(|e| &an.calls[e]);
-        out.push(ConstructInstance {
-            construct: start.construct.clone(),
-            object: start.object.as_ref().map(|(n, _)| n.clone()),
-            start_line: start.chain.last().map_or(0, |n| n.start_row) + 1,
-            end_line: match end {
-                Some(c) => c.chain.last().map_or(0, |n| n.start_row) + 1,
-                None => start.chain.last().map_or(0, |n| n.start_row) + 1,
+        out.push((
+            ConstructInstance {
+                construct: start.construct.clone(),
+                object: start.object.as_ref().map(|(n, _)| n.clone()),
+                start_line: start.chain.last().map_or(0, |n| n.start_row) + 1,
+                end_line: match end {
+                    Some(c) => c.chain.last().map_or(0, |n| n.start_row) + 1,
+                    None => start.chain.last().map_or(0, |n| n.start_row) + 1,
+                },
+                lines,
+                start_span: start.member_span.0..start.member_span.1,
+                end_span: end.map(|c| c.member_span.0..c.member_span.1),
             },
-            lines,
-            start_span: start.member_span.0..start.member_span.1,
-            end_span: end.map(|c| c.member_span.0..c.member_span.1),
-        });
+            settled,
+        ));
     }
     out
 }

@@ -34,7 +34,8 @@ pub struct FindOptions {
     pub ignore_case: bool,
     /// Lines of context around each hit (grep's `-C`).
     pub context: usize,
-    /// Files and folders to search; empty means the root.
+    /// Files and folders to search (relative ones are relative to the root); empty
+    /// means the root.
     pub paths: Vec<PathBuf>,
     /// Files larger than this are skipped, with a note.
     pub max_file_bytes: u64,
@@ -44,6 +45,9 @@ pub struct FindOptions {
     pub footprints: bool,
     /// Expand concept words when a literal search finds nothing.
     pub concepts: bool,
+    /// Folders and files left out (the project's corpus: `lookup` searches the
+    /// docs), unless given as a search path themselves.
+    pub exclude: Vec<PathBuf>,
 }
 
 impl Default for FindOptions {
@@ -57,6 +61,7 @@ impl Default for FindOptions {
             max_hits: None,
             footprints: true,
             concepts: true,
+            exclude: Vec::new(),
         }
     }
 }
@@ -306,21 +311,38 @@ fn collect(
     for s in &starts[1..] {
         b.add(s);
     }
+    let exclude: Vec<PathBuf> = opts
+        .exclude
+        .iter()
+        .map(|p| {
+            let full = if p.is_absolute() {
+                p.clone()
+            } else {
+                root.join(p)
+            };
+            std::fs::canonicalize(&full).unwrap_or(full)
+        })
+        .filter(|p| !starts.contains(p))
+        .collect();
     b.require_git(false).sort_by_file_name(|a, b| a.cmp(b));
+    if !exclude.is_empty() {
+        b.filter_entry(move |e| e.depth() == 0 || !exclude.iter().any(|x| x == e.path()));
+    }
     let exts: Vec<&str> = corpus
         .engine
         .script_extensions
         .iter()
         .map(|e| e.trim_start_matches('.'))
         .collect();
-    let mut out = Vec::new();
+    let mut files: Vec<(PathBuf, String)> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for entry in b.build() {
-        let Ok(entry) = entry else {
-            if let Err(e) = entry {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
                 notes.push(format!("skipped: {e}"));
+                continue;
             }
-            continue;
         };
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
@@ -338,15 +360,12 @@ fn collect(
             ));
             continue;
         }
-        let bytes = match std::fs::read(path) {
-            Ok(b) => b,
-            Err(e) => {
-                notes.push(format!("{shown}: skipped, {e}"));
-                continue;
-            }
-        };
+        files.push((entry.into_path(), shown));
+    }
+    let loaded = par_map(&files, |(path, shown)| -> Result<Option<Source>, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("{shown}: skipped, {e}"))?;
         if bytes.contains(&0) {
-            continue;
+            return Ok(None);
         }
         let text = match String::from_utf8(bytes) {
             Ok(t) => t,
@@ -360,12 +379,20 @@ fn collect(
             .extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| exts.iter().any(|x| x.eq_ignore_ascii_case(e)));
-        out.push(Source {
-            path: shown,
+        Ok(Some(Source {
+            path: shown.clone(),
             name,
             text,
             script,
-        });
+        }))
+    });
+    let mut out = Vec::with_capacity(loaded.len());
+    for l in loaded {
+        match l {
+            Ok(Some(s)) => out.push(s),
+            Ok(None) => {}
+            Err(n) => notes.push(n),
+        }
     }
     out
 }
@@ -393,7 +420,9 @@ pub fn find_in_files(
             )
         })?;
     let mut notes = Vec::new();
-    let sources = collect(corpus, root, opts, &mut notes);
+    // Paths are shown relative to the root; both sides must be spelled alike.
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let sources = collect(corpus, &root, opts, &mut notes);
     let mut result = FindResult {
         pattern: pattern.to_string(),
         files: Vec::new(),
@@ -446,61 +475,32 @@ fn search(
     budget: &mut Option<usize>,
     result: &mut FindResult,
 ) {
-    for src in sources {
-        if budget.is_some_and(|b| b == 0) {
-            result.truncated = true;
-            return;
-        }
-        let mut hits: Vec<Hit> = Vec::new();
-        if names && re.is_match(&src.name) {
-            hits.push(Hit {
-                path: src.path.clone(),
-                line: 0,
-                text: src.name.clone(),
-                kind: HitKind::Filename,
-                variable: None,
-                context: Vec::new(),
-            });
-        }
-        if re.is_match(&src.text) {
-            let lines: Vec<&str> = src.text.lines().collect();
-            for (i, line) in lines.iter().enumerate() {
-                if !re.is_match(line) {
-                    continue;
-                }
-                if let Some(b) = budget.as_mut() {
-                    if *b == 0 {
-                        result.truncated = true;
-                        break;
-                    }
-                    *b -= 1;
-                }
-                let mut context = Vec::new();
-                if opts.context > 0 {
-                    let lo = i.saturating_sub(opts.context);
-                    let hi = (i + opts.context).min(lines.len() - 1);
-                    for j in (lo..=hi).filter(|&j| j != i) {
-                        context.push(ContextLine {
-                            line: j + 1,
-                            text: lines[j].to_string(),
-                        });
-                    }
-                }
-                hits.push(Hit {
-                    path: src.path.clone(),
-                    line: i + 1,
-                    text: line.to_string(),
-                    kind,
-                    variable: None,
-                    context,
-                });
+    let per_file: Vec<Vec<Hit>> = if budget.is_some() {
+        // A hit limit is the agent's: exact and in order, so sequential.
+        let mut out = Vec::new();
+        for src in sources {
+            if budget.is_some_and(|b| b == 0) {
+                result.truncated = true;
+                break;
             }
-            if opts.footprints && src.script && hits.iter().any(|h| h.line > 0) {
-                add_footprints(src, &lines, &mut hits);
-            }
+            out.push(file_hits(
+                src,
+                re,
+                kind,
+                names,
+                opts,
+                budget,
+                &mut result.truncated,
+            ));
         }
+        out
+    } else {
+        par_map(sources, |src| {
+            file_hits(src, re, kind, names, opts, &mut None, &mut false)
+        })
+    };
+    for (src, hits) in sources.iter().zip(per_file) {
         if !hits.is_empty() {
-            hits.sort_by_key(|h| (h.line, h.kind));
             result.files.push(FileHits {
                 path: src.path.clone(),
                 hits,
@@ -509,8 +509,106 @@ fn search(
     }
 }
 
+/// Maps `f` over `items` on the machine's cores, keeping the order. Parsing for
+/// footprints dominates a search whose pattern hits many scripts.
+fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    if threads < 2 || items.len() < 64 {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|c| s.spawn(move || c.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| match h.join() {
+                Ok(v) => v,
+                Err(p) => std::panic::resume_unwind(p),
+            })
+            .collect()
+    })
+}
+
+fn file_hits(
+    src: &Source,
+    re: &Regex,
+    kind: HitKind,
+    names: bool,
+    opts: &FindOptions,
+    budget: &mut Option<usize>,
+    truncated: &mut bool,
+) -> Vec<Hit> {
+    let mut hits: Vec<Hit> = Vec::new();
+    if names && re.is_match(&src.name) {
+        hits.push(Hit {
+            path: src.path.clone(),
+            line: 0,
+            text: src.name.clone(),
+            kind: HitKind::Filename,
+            variable: None,
+            context: Vec::new(),
+        });
+    }
+    if !re.is_match(&src.text) {
+        return hits;
+    }
+    let lines: Vec<&str> = src.text.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        if !re.is_match(line) {
+            continue;
+        }
+        if let Some(b) = budget.as_mut() {
+            if *b == 0 {
+                *truncated = true;
+                break;
+            }
+            *b -= 1;
+        }
+        let mut context = Vec::new();
+        if opts.context > 0 {
+            let lo = i.saturating_sub(opts.context);
+            let hi = (i + opts.context).min(lines.len() - 1);
+            for (j, text) in lines.iter().enumerate().take(hi + 1).skip(lo) {
+                if j != i {
+                    context.push(ContextLine {
+                        line: j + 1,
+                        text: text.to_string(),
+                    });
+                }
+            }
+        }
+        hits.push(Hit {
+            path: src.path.clone(),
+            line: i + 1,
+            text: line.to_string(),
+            kind,
+            variable: None,
+            context,
+        });
+    }
+    if opts.footprints && src.script && hits.iter().any(|h| h.line > 0) {
+        add_footprints(src, &lines, &mut hits);
+    }
+    hits.sort_by_key(|h| (h.line, h.kind));
+    hits
+}
+
 fn add_footprints(src: &Source, lines: &[&str], hits: &mut Vec<Hit>) {
-    let tree = crate::js::parse(&src.text);
+    // One parser per thread: making a parser costs about as much as parsing a short
+    // script, and a search may parse thousands.
+    thread_local! {
+        static PARSER: std::cell::RefCell<tree_sitter::Parser> =
+            std::cell::RefCell::new(crate::js::parser());
+    }
+    let Some(tree) = PARSER.with(|p| p.borrow_mut().parse(&src.text, None)) else {
+        return;
+    };
     let an = Analysis::new(&src.text, &tree, None);
     let mut taken: std::collections::HashSet<usize> = hits.iter().map(|h| h.line).collect();
     let hit_lines: Vec<usize> = hits.iter().filter(|h| h.line > 0).map(|h| h.line).collect();

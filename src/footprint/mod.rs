@@ -72,25 +72,65 @@ impl ConstructInstance {
 
 /// Every construct instance of a script, in order of its Start.
 pub fn instances(corpus: &Corpus, text: &str, tree: &tree_sitter::Tree) -> Vec<ConstructInstance> {
+    if !mentions_constructs(corpus, text) {
+        return Vec::new();
+    }
     let an = Analysis::new(text, tree, Some(corpus));
     constructs::instances_of(&an)
 }
 
+/// Whether the text names any construct's Start or End at all: a script that does not
+/// is not walked (most files of a project, most of the time).
+pub fn mentions_constructs(corpus: &Corpus, text: &str) -> bool {
+    corpus
+        .constructs
+        .values()
+        .any(|c| text.contains(c.start.as_str()) || text.contains(c.end.as_str()))
+}
+
 /// The construct instance whose footprint holds byte `offset`, the innermost when
 /// they nest (the language server's "Remove this table").
+///
+/// It reads only the function around the offset, widening to enclosing functions (and
+/// at last the whole script) while the construct or its object's declaration lies
+/// outside: on a huge script a query costs the size of one function, not the file.
 pub fn instance_at(
     corpus: &Corpus,
     text: &str,
     tree: &tree_sitter::Tree,
     offset: usize,
 ) -> Option<ConstructInstance> {
+    let offset = offset.min(text.len());
     let line = text
-        .get(..offset.min(text.len()))
+        .get(..offset)
         .map_or(1, |h| h.matches('\n').count() + 1);
-    instances(corpus, text, tree)
-        .into_iter()
-        .filter(|i| i.lines.iter().any(|&(a, b)| a <= line && line <= b))
-        .min_by_key(|i| i.lines.iter().map(|&(a, b)| b - a + 1).sum::<usize>())
+    // The functions around the offset, innermost first; the program last.
+    let mut scopes = Vec::new();
+    let mut cursor = tree.walk();
+    while cursor.goto_first_child_for_byte(offset).is_some() {
+        let n = cursor.node();
+        if n.start_byte() > offset {
+            break;
+        }
+        if analysis::is_function_node(&n) {
+            scopes.push(n);
+        }
+    }
+    scopes.reverse();
+    scopes.push(tree.root_node());
+    let last = scopes.len() - 1;
+    for (k, top) in scopes.into_iter().enumerate() {
+        let an = Analysis::of_node(text, top, Some(corpus));
+        let best = constructs::resolved_instances(&an)
+            .into_iter()
+            .filter(|(i, _)| i.lines.iter().any(|&(a, b)| a <= line && line <= b))
+            .min_by_key(|(i, _)| i.lines.iter().map(|&(a, b)| b - a + 1).sum::<usize>());
+        match best {
+            Some((i, settled)) if settled || k == last => return Some(i),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Where to look for variables: a byte offset (the identifier there) or a 1-based line
