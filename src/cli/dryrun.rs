@@ -35,7 +35,18 @@ pub fn run(
         }
         None => cwd.clone(),
     };
-    let (project, corpus) = project_and_corpus(&start, docs)?;
+    let (mut project, corpus) = project_and_corpus(&start, docs)?;
+    // Without a grounded.toml, an entry outside the current folder brings its own
+    // folder as the root rather than failing.
+    if let (Some(e), false) = (entry, project.has_config) {
+        if let Ok(abs) = std::fs::canonicalize(e) {
+            if !abs.starts_with(&project.root) {
+                if let Some(dir) = abs.parent() {
+                    project.root = dir.to_path_buf();
+                }
+            }
+        }
+    }
     let entries: Vec<PathBuf> = match entry {
         Some(e) => {
             let abs = std::fs::canonicalize(e).map_err(|err| format!("{}: {err}", e.display()))?;
@@ -58,9 +69,9 @@ pub fn run(
                         project.root.display()
                     )));
                 }
-                vec![PathBuf::from(e)]
+                dryrun::project_entries(&corpus, &project)
             }
-            None => dryrun::entries(&corpus, &project.root, None),
+            None => dryrun::project_entries(&corpus, &project),
         },
     };
     if entries.is_empty() {

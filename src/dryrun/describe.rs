@@ -76,7 +76,8 @@ pub fn loader_names(corpus: &Corpus) -> Vec<String> {
 }
 
 /// The whole description, as JSON text:
-/// `{"i": {iface: {"parent": p, "m": {name: member}}}, "g": {var: iface},
+/// `{"i": {iface: {"parent": p, "anc": [ancestors, nearest first], "m": {own name:
+///   member}}}, "g": {var: iface},
 ///   "c": {name: iface}, "f": {name: member + loader flag}, "xg": [..], "xf": [..]}`.
 pub fn describe(corpus: &Corpus) -> String {
     let mut ifaces = Map::new();
@@ -84,12 +85,19 @@ pub fn describe(corpus: &Corpus) -> String {
         if name == GLOBAL_INTERFACE_NAME {
             continue;
         }
-        let mut members = Map::new();
-        for m in corpus.members_of(name) {
-            members.insert(m.name.clone(), member_code(m));
-        }
-        let parent = corpus.interfaces[name].parents.first().cloned();
-        ifaces.insert(name.clone(), json!({ "parent": parent, "m": members }));
+        // Own members only: the prelude merges the ancestors' on first use, so a large
+        // corpus costs memory only for the interfaces a script reaches.
+        let iface = &corpus.interfaces[name];
+        let members: Map<String, Value> = iface
+            .members
+            .values()
+            .map(|m| (m.name.clone(), member_code(m)))
+            .collect();
+        let parent = iface.parents.first().cloned();
+        ifaces.insert(
+            name.clone(),
+            json!({ "parent": parent, "anc": corpus.ancestors(name), "m": members }),
+        );
     }
     let mut funcs = Map::new();
     if let Some(g) = corpus.interfaces.get(GLOBAL_INTERFACE_NAME) {

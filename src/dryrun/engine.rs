@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rquickjs::{qjs, Context, Ctx, Function, Object, Runtime, Value};
+use rquickjs::{qjs, Context, Ctx, Function, Object, Persistent, Runtime, Value};
 
 use super::source::{Resolved, Sources};
 use super::Options;
@@ -88,6 +88,20 @@ pub enum Event {
         /// Where it was thrown.
         at: Option<Loc>,
     },
+    /// The run stopped on an error that the stubs' empty data may have caused (a
+    /// property read of `undefined` after the script consumed stubbed values): a limit,
+    /// not a finding.
+    Unsure {
+        /// `TypeError: ...`
+        message: String,
+        /// Where.
+        at: Option<Loc>,
+    },
+    /// A script file ran (the entry, or a file it loaded).
+    Ran {
+        /// The file, relative to the root.
+        path: String,
+    },
     /// The entry script itself does not exist.
     NoEntry {
         /// The entry, relative to the root.
@@ -95,11 +109,14 @@ pub enum Event {
     },
 }
 
+/// An invented touch already reported: interface, member, place.
+type SeenKey = (String, String, Option<(String, usize, usize)>);
+
 #[derive(Default)]
 struct State {
     events: Vec<Event>,
     /// (member, iface, file, line, col) already reported: a loop reports once.
-    seen: std::collections::HashSet<(String, String, Option<(String, usize, usize)>)>,
+    seen: std::collections::HashSet<SeenKey>,
     depth: usize,
 }
 
@@ -197,7 +214,6 @@ pub fn run_entry(
             }]
         }
     };
-    rt.set_memory_limit(opts.memory_limit);
     rt.set_max_stack_size(MAX_STACK);
     let armed = Arc::new(AtomicBool::new(false));
     let timed_out = Arc::new(AtomicBool::new(false));
@@ -225,26 +241,77 @@ pub fn run_entry(
             }]
         }
     };
-    ctx.with(|ctx| {
-        if let Err(msg) = install(&ctx, description, sources, &state) {
+    // Phase 1: build the fake engine. Its own memory does not count against the
+    // script's limit, so a large corpus cannot starve a small script.
+    rt.set_memory_limit(0);
+    let host = ctx.with(|ctx| match install(&ctx, description, sources, &state) {
+        Ok(h) => {
+            // Building the globals made stub values too; only the script's reads count.
+            let _ = h.set("stubbed", false);
+            Some(Persistent::save(&ctx, h))
+        }
+        Err(msg) => {
             state.borrow_mut().events.push(Event::Uncaught {
                 name: "InternalError".into(),
                 message: format!("the fake engine could not be built: {msg}"),
                 at: None,
             });
-            return;
+            None
         }
+    });
+    let Some(host) = host else {
+        return take(state);
+    };
+    let base = rt.memory_usage().malloc_size.max(0) as usize;
+    rt.set_memory_limit(base.saturating_add(opts.memory_limit));
+    // Phase 2: the script.
+    ctx.with(|ctx| {
+        let Ok(host) = host.restore(&ctx) else {
+            return;
+        };
+        state.borrow_mut().events.push(Event::Ran {
+            path: entry.to_string(),
+        });
         armed.store(true, Ordering::Relaxed);
         let prepared = sources.prepare(&text);
         let result = eval_named(&ctx, &prepared, entry);
         armed.store(false, Ordering::Relaxed);
         if result.is_err() {
-            let ev = caught(&ctx, timed_out.load(Ordering::Relaxed));
+            let mut ev = caught(&ctx, timed_out.load(Ordering::Relaxed));
+            let stubbed = host.get::<_, Option<bool>>("stubbed").ok().flatten() == Some(true);
+            if let Event::Uncaught { name, message, at } = &ev {
+                let on_nothing =
+                    message.ends_with(" of undefined") || message.ends_with(" of null");
+                if stubbed && name == "TypeError" && on_nothing {
+                    ev = Event::Unsure {
+                        message: format!("{name}: {message}"),
+                        at: at.clone(),
+                    };
+                }
+            }
             state.borrow_mut().events.push(ev);
         }
     });
     drop(ctx);
+    // When memory runs out, even the error object cannot be made: the engine throws
+    // `null`. A `null` thrown while the heap is near its limit is that.
+    let used = (rt.memory_usage().malloc_size.max(0) as usize).saturating_sub(base);
+    let near_limit = used > opts.memory_limit / 4 * 3;
+    if near_limit {
+        for ev in state.borrow_mut().events.iter_mut() {
+            if let Event::Uncaught { name, message, .. } = ev {
+                if name.is_empty() && message == "null" {
+                    *name = "InternalError".into();
+                    *message = "out of memory".into();
+                }
+            }
+        }
+    }
     drop(rt);
+    take(state)
+}
+
+fn take(state: Rc<RefCell<State>>) -> Vec<Event> {
     Rc::try_unwrap(state)
         .map(|s| s.into_inner().events)
         .unwrap_or_else(|s| s.borrow().events.clone())
@@ -286,7 +353,7 @@ fn install<'js>(
     description: &str,
     sources: &Rc<Sources>,
     state: &Rc<RefCell<State>>,
-) -> Result<(), String> {
+) -> Result<Object<'js>, String> {
     let err = |e: rquickjs::Error| e.to_string();
     let prelude: Function = eval_named(ctx, include_str!("prelude.js"), PRELUDE_NAME)
         .and_then(|v| {
@@ -357,6 +424,9 @@ fn install<'js>(
                 return Ok(());
             }
             st.borrow_mut().depth += 1;
+            st.borrow_mut()
+                .events
+                .push(Event::Ran { path: rel.clone() });
             let prepared = src.prepare(&text);
             let r = eval_named(&ctx, &prepared, &rel);
             st.borrow_mut().depth -= 1;
@@ -367,7 +437,7 @@ fn install<'js>(
     host.set("load", load).map_err(err)?;
 
     prelude
-        .call::<_, ()>((ctx.globals(), desc, host))
+        .call::<_, ()>((ctx.globals(), desc, host.clone()))
         .map_err(|e| match e {
             rquickjs::Error::Exception => {
                 let v = ctx.catch();
@@ -375,5 +445,33 @@ fn install<'js>(
             }
             e => e.to_string(),
         })?;
-    Ok(())
+    Ok(host)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_project_frame_is_the_place() {
+        let stack = "    at where (<grounded>:31:16)\n    at get (<grounded>:220:17)\n    at <anonymous> (native)\n    at configure (mistakes/dynamic.js:6:10)\n    at <eval> (mistakes/dynamic.js:9:1)\n";
+        assert_eq!(
+            locate(stack),
+            Some(Loc {
+                file: "mistakes/dynamic.js".into(),
+                line: 6,
+                col: 10
+            })
+        );
+        assert_eq!(
+            locate("    at main.js:4:7\n"),
+            Some(Loc {
+                file: "main.js".into(),
+                line: 4,
+                col: 7
+            })
+        );
+        assert_eq!(locate("    at f (<input>:1:1)\n"), None);
+        assert_eq!(locate(""), None);
+    }
 }

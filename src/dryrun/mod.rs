@@ -28,7 +28,7 @@ pub mod engine;
 pub mod report;
 pub mod source;
 
-pub use source::entries;
+pub use source::{entries, project_entries};
 
 /// Options of a run.
 #[derive(Debug, Clone)]
@@ -63,7 +63,7 @@ const LIMITS: &[&str] = &[
     "data APIs return empty stubs (empty strings, zero, empty arrays), so loops over read data may run zero times and their bodies go unexercised",
     "only what the run reached is judged: functions never called and branches never taken say nothing",
     "callbacks given to documented methods run once, with permissive arguments",
-    "the language's built-ins are QuickJS's, a later edition than the engine's level; the static check judges which built-ins exist",
+    "the language is QuickJS's, a later edition than the engine's level: the static check judges which syntax and built-ins exist",
 ];
 
 /// Runs the project under `root` from `entries` (paths relative to the root; empty:
@@ -103,7 +103,16 @@ pub fn run_project(
                 continue;
             }
         };
-        let events = engine::run_entry(&description, &sources, &rel, opts);
+        // Whatever a script does, the caller (the language server above all) lives on.
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            engine::run_entry(&description, &sources, &rel, opts)
+        }));
+        let Ok(events) = run else {
+            report.limits.push(format!(
+                "entry `{rel}` could not be run: the script engine failed internally"
+            ));
+            continue;
+        };
         for ev in &events {
             if let engine::Event::NoEntry { path } = ev {
                 report
@@ -116,9 +125,9 @@ pub fn run_project(
             &sources,
             &rel,
             &events,
-            opts.budget_ms,
-            opts.memory_limit,
+            opts,
             &mut texts,
+            &mut report.limits,
         ));
     }
     report::dedup(&mut report.findings);

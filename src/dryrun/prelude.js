@@ -12,21 +12,26 @@
 // author, and a false accusation costs more than a miss.
 (function (G, D, H) {
     "use strict";
-    var hasOwn = Object.prototype.hasOwnProperty;
+    // The language's own objects as they are now: a script that later replaces
+    // `Error`, `Proxy` or `Object.create` (ES3 polyfills do) must not break the engine.
+    var Proxy = G.Proxy, Reflect = G.Reflect, Error = G.Error, Symbol = G.Symbol,
+        String = G.String, RegExp = G.RegExp, Date = G.Date;
+    var create = G.Object.create, defineProperty = G.Object.defineProperty,
+        keysOf = G.Object.keys, objectProto = G.Object.prototype;
+    var hasOwn = objectProto.hasOwnProperty;
     var IFACES = D.i;
-    var protos = Object.create(null);
-    var methodCache = Object.create(null);
+    var protos = create(null);
+    var methodCache = create(null);
     var inCallback = 0;
 
     // Names the language itself reads on any object (conversions, promise
-    // resolution, JSON, inspection, array-likes): never a script's invention.
-    var PROBES = Object.create(null);
+    // resolution, JSON, array-likes): never a script's invention.
+    var PROBES = create(null);
     [
         "toString", "toLocaleString", "valueOf", "constructor", "hasOwnProperty",
         "isPrototypeOf", "propertyIsEnumerable", "__proto__", "__defineGetter__",
         "__defineSetter__", "__lookupGetter__", "__lookupSetter__", "then", "toJSON",
-        "inspect", "length", "prototype", "call", "apply", "bind", "caller", "arguments",
-        "name", "nodeType", "$$typeof", "asymmetricMatch"
+        "length"
     ].forEach(function (k) { PROBES[k] = true; });
 
     function where() {
@@ -39,7 +44,7 @@
 
     // A value that accepts everything: any member, any call, any `new`, any write.
     function permissive() {
-        var store = Object.create(null);
+        var store = create(null);
         var fn = function () {};
         return new Proxy(fn, {
             get: function (t, k) {
@@ -77,24 +82,40 @@
             case "String": return "";
             case "Number": return 0;
             case "Boolean": return false;
-            case "Array": return [];
+            case "Array": return arrayOf("a");
             case "Function": return function () { return permissive(); };
             default: return permissive();
         }
     }
 
+    var INDEX = /^(?:0|[1-9][0-9]*)$/;
+
+    // An empty array of a documented element type: `length` is 0 (loops over it run
+    // zero times), but an element read by index (`layout.pages[0]`) is a value of the
+    // element type, as the engine would give, not `undefined` that crashes the run.
+    function arrayOf(t) {
+        return new Proxy([], {
+            get: function (a, k, r) {
+                if (typeof k === "string" && !hasOwn.call(a, k) && INDEX.test(k)) return make(t);
+                return Reflect.get(a, k, r);
+            }
+        });
+    }
+
     // A value of a documented type.
+    // Data the script got from a stub (an empty string, zero, an empty array): a crash
+    // on `undefined` after that may be the stub's doing, not the script's (H.stubbed).
     function make(t) {
         switch (t) {
             case "v": return undefined;
-            case "s": case "p": return "";
-            case "n": return 0;
-            case "b": return false;
+            case "s": case "p": H.stubbed = true; return "";
+            case "n": H.stubbed = true; return 0;
+            case "b": H.stubbed = true; return false;
             case "f": return function () { return permissive(); };
             case "a": case "o": return permissive();
         }
         if (t.i !== undefined) return IFACES[t.i] ? typed(t.i) : permissive();
-        if (t.r !== undefined) return [];
+        if (t.r !== undefined) { H.stubbed = true; return arrayOf(t.r); }
         if (t.B !== undefined) return builtin(t.B);
         return permissive();
     }
@@ -103,9 +124,9 @@
         var p = protos[name];
         if (p) return p;
         var I = IFACES[name];
-        var parent = I && I.parent && IFACES[I.parent] ? protoOf(I.parent) : Object.prototype;
-        p = Object.create(parent);
-        Object.defineProperty(p, "toString", {
+        var parent = I && I.parent && IFACES[I.parent] ? protoOf(I.parent) : objectProto;
+        p = create(parent);
+        defineProperty(p, "toString", {
             value: function () { return "[object " + name + "]"; },
             writable: true, configurable: true
         });
@@ -149,12 +170,26 @@
         return f;
     }
 
-    var handlers = Object.create(null);
+    var handlers = create(null);
+
+    // Own members and inherited ones (an own member hides a parent's), built on first
+    // use of the interface.
+    function membersOf(name) {
+        var I = IFACES[name], M = create(null), chain = [name].concat(I.anc || []);
+        for (var c = 0; c < chain.length; c++) {
+            var A = IFACES[chain[c]];
+            if (!A) continue;
+            for (var k in A.m) {
+                if (hasOwn.call(A.m, k) && M[k] === undefined) M[k] = A.m[k];
+            }
+        }
+        return M;
+    }
 
     function handlerOf(name) {
         var h = handlers[name];
         if (h) return h;
-        var M = IFACES[name].m;
+        var M = membersOf(name);
         h = {
             get: function (t, k, r) {
                 if (typeof k === "symbol" || hasOwn.call(t, k)) return Reflect.get(t, k, r);
@@ -163,20 +198,22 @@
                     if (spec[0] === "m") return method(name, k, spec, false);
                     var v = spec[0] === "p" ? make(spec[1]) : permissive();
                     if (v !== null && (typeof v === "object" || typeof v === "function")) {
-                        Object.defineProperty(t, k, {
+                        defineProperty(t, k, {
                             value: v, writable: true, enumerable: true, configurable: true
                         });
                     }
                     return v;
                 }
-                if (PROBES[k] === true) return Reflect.get(t, k, r);
+                // `k in t`: what the script itself added to Object.prototype (ES3
+                // polyfills) is on every object of the engine too.
+                if (PROBES[k] === true || k in t) return Reflect.get(t, k, r);
                 H.report(name, String(k), where());
                 return permissive();
             },
             set: function (t, k, v) {
                 if (typeof k === "symbol" || hasOwn.call(t, k) ||
-                    (M[k] !== undefined && hasOwn.call(M, k)) || PROBES[k] === true) {
-                    Object.defineProperty(t, k, {
+                    (M[k] !== undefined && hasOwn.call(M, k)) || PROBES[k] === true || k in t) {
+                    defineProperty(t, k, {
                         value: v, writable: true, enumerable: true, configurable: true
                     });
                     return true;
@@ -195,12 +232,12 @@
 
     // An object of a documented interface.
     function typed(name) {
-        return new Proxy(Object.create(protoOf(name)), handlerOf(name));
+        return new Proxy(create(protoOf(name)), handlerOf(name));
     }
 
     // What a non-void loader returns: the files it ran share the global scope here, so
     // their top-level names are reachable through it; anything else is permissive.
-    var globalView = new Proxy(Object.create(null), {
+    var globalView = new Proxy(create(null), {
         get: function (t, k) {
             if (typeof k === "symbol") return undefined;
             if (k in G) return G[k];
@@ -210,28 +247,28 @@
     });
 
     var name, keys, i;
-    keys = Object.keys(D.c);
+    keys = keysOf(D.c);
     for (i = 0; i < keys.length; i++) {
         name = keys[i];
         if (name in G) continue;
         (function (ctorName, iface) {
             var ctor = function () { return typed(iface); };
             var proto = protoOf(iface);
-            Object.defineProperty(ctor, "name", { value: ctorName });
+            defineProperty(ctor, "name", { value: ctorName });
             ctor.prototype = proto;
-            Object.defineProperty(proto, "constructor", {
+            defineProperty(proto, "constructor", {
                 value: ctor, writable: true, configurable: true
             });
             G[ctorName] = ctor;
         })(name, D.c[name]);
     }
-    keys = Object.keys(D.g);
+    keys = keysOf(D.g);
     for (i = 0; i < keys.length; i++) {
         name = keys[i];
         if (name in G) continue;
         G[name] = IFACES[D.g[name]] ? typed(D.g[name]) : permissive();
     }
-    keys = Object.keys(D.f);
+    keys = keysOf(D.f);
     for (i = 0; i < keys.length; i++) {
         name = keys[i];
         var spec = D.f[name], loader = spec[4] === true;
@@ -247,7 +284,7 @@
         if (!(D.xf[i] in G)) G[D.xf[i]] = function () { return permissive(); };
     }
     // `#include "x"` lines become calls of this (see source.rs).
-    Object.defineProperty(G, "__grounded_include__", {
+    defineProperty(G, "__grounded_include__", {
         value: function (p) { H.load(p, where()); },
         enumerable: false
     });

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::check::{Code, Finding, Span};
+use crate::check::{Code, Finding, Fix, Related, Span};
 use crate::docs::Corpus;
 use crate::js::LineIndex;
 
@@ -17,11 +17,19 @@ pub fn findings(
     sources: &Sources,
     entry: &str,
     events: &[Event],
-    budget_ms: u64,
-    memory_limit: usize,
+    opts: &super::Options,
     texts: &mut HashMap<String, Option<String>>,
+    limits: &mut Vec<String>,
 ) -> Vec<Finding> {
+    let (budget_ms, memory_limit) = (opts.budget_ms, opts.memory_limit);
     let mut out = Vec::new();
+    let ran: HashSet<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Ran { path } => Some(path.as_str()),
+            _ => None,
+        })
+        .collect();
     for ev in events {
         let (at, code, message, anchor) = match ev {
             Event::Invented { iface, member, at } => {
@@ -64,16 +72,67 @@ pub fn findings(
             Event::Timeout { at } => (
                 at.as_ref(),
                 Code::DryRun,
-                format!("did not finish in {budget_ms} ms: stopped here (an endless loop, or work far beyond what the fake engine's empty data explains)"),
-                Anchor::Token,
+                format!("did not finish in {budget_ms} ms: an endless loop, or work far beyond what the fake engine's empty data explains"),
+                Anchor::Loop,
             ),
-            Event::Uncaught { name, message, at } => (
-                at.as_ref(),
-                Code::DryRun,
-                crash_message(name, message, memory_limit),
-                Anchor::Token,
-            ),
-            Event::NoEntry { .. } => continue,
+            Event::Uncaught { name, message, at } => {
+                // The engine places a ReferenceError of top-level code at the script's
+                // start: the name it could not find is the thing to point at.
+                let undefined = message
+                    .strip_suffix(" is not defined")
+                    .filter(|_| name == "ReferenceError");
+                if let Some(n) = undefined {
+                    // Engines whose scripts share one global scope see every script's
+                    // top-level names: a name another script declares is not the run's
+                    // to judge (the static check knows the project's scopes).
+                    if let Some(file) =
+                        super::source::declared_elsewhere(corpus, sources.root(), n, &ran)
+                    {
+                        limits.push(format!(
+                            "the run of `{entry}` stopped early: `{n}` is declared by `{file}`, which it did not load (with one global scope shared by all scripts, that is no mistake); what follows went unexercised"
+                        ));
+                        continue;
+                    }
+                }
+                let anchor = match undefined {
+                    Some(n) => Anchor::Identifier(n.to_string()),
+                    None => match property_of(message) {
+                        Some(p) => Anchor::Name(p.to_string()),
+                        None => Anchor::Token,
+                    },
+                };
+                (
+                    at.as_ref(),
+                    Code::DryRun,
+                    crash_message(name, message, memory_limit),
+                    anchor,
+                )
+            }
+            Event::Unsure { message, at } => {
+                let place = at
+                    .as_ref()
+                    .map(|l| {
+                        let text = texts
+                            .entry(l.file.clone())
+                            .or_insert_with(|| sources.read(&l.file));
+                        let line = match (text.as_deref(), property_of_error(message)) {
+                            (Some(t), Some(p)) => {
+                                let idx = LineIndex::new(t);
+                                let span =
+                                    span_at(t, &idx, l.line, l.col, &Anchor::Name(p.into()));
+                                idx.line_col(span.start).0
+                            }
+                            _ => l.line,
+                        };
+                        format!(" at {}:{line}", l.file)
+                    })
+                    .unwrap_or_default();
+                limits.push(format!(
+                    "the run of `{entry}` stopped{place} on {message}, after the script had read values the fake engine stubs (empty strings, zero, empty arrays): real data may not fail there, so it is no finding; what follows went unexercised"
+                ));
+                continue;
+            }
+            Event::NoEntry { .. } | Event::Ran { .. } => continue,
         };
         let fallback = Loc {
             file: entry.to_string(),
@@ -89,7 +148,19 @@ pub fn findings(
         };
         let idx = LineIndex::new(text);
         let span = span_at(text, &idx, at.line, at.col, &anchor);
-        out.push(Finding::with_index(&at.file, &idx, span, code, message));
+        let mut f = Finding::with_index(&at.file, &idx, span, code, message);
+        if let Event::Invented { iface, member, .. } = ev {
+            f.related = related(corpus, iface);
+            let spans_name = text.get(span.start..span.end) == Some(member.as_str());
+            if let Some(n) = near_member(corpus, iface, member).filter(|_| spans_name) {
+                f.fixes.push(Fix::Replace {
+                    title: format!("Replace with `{n}`"),
+                    span,
+                    text: n,
+                });
+            }
+        }
+        out.push(f);
     }
     out
 }
@@ -109,21 +180,53 @@ pub fn dedup(findings: &mut Vec<Finding>) {
     });
 }
 
-fn invented_message(corpus: &Corpus, iface: &str, member: &str) -> String {
-    if let Some(reason) = corpus.absent_reason(iface, member) {
-        return format!("`{iface}` has no member `{member}` (reached at run time): {reason}");
-    }
-    let near = corpus
+/// The property of a `TypeError: cannot read property 'x' of undefined` line.
+fn property_of_error(message: &str) -> Option<&str> {
+    property_of(message.split_once(": ").map(|(_, m)| m).unwrap_or(message))
+}
+
+/// The property of a `cannot read property 'x' of undefined` message.
+fn property_of(message: &str) -> Option<&str> {
+    let rest = message
+        .strip_prefix("cannot read property '")
+        .or_else(|| message.strip_prefix("cannot set property '"))?;
+    rest.split_once('\'')
+        .map(|(p, _)| p)
+        .filter(|p| !p.is_empty())
+}
+
+/// The documented member of `iface` nearest to `member` in spelling, if any is near.
+fn near_member(corpus: &Corpus, iface: &str, member: &str) -> Option<String> {
+    corpus
         .members_of(iface)
         .into_iter()
         .map(|m| (strsim::jaro_winkler(&m.name, member), m.name.as_str()))
         .filter(|(s, _)| *s >= 0.85)
         .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, n)| format!("; did you mean `{n}`?"))
+        .map(|(_, n)| n.to_string())
+}
+
+fn invented_message(corpus: &Corpus, iface: &str, member: &str) -> String {
+    if let Some(reason) = corpus.absent_reason(iface, member) {
+        return format!("`{iface}` has no member `{member}` (reached at run time): {reason}");
+    }
+    let near = near_member(corpus, iface, member)
+        .map(|n| format!("; did you mean `{n}`?"))
         .unwrap_or_default();
     format!(
         "`{iface}` has no member `{member}`: the value here at run time is a `{iface}`, and its documented members do not include `{member}`{near}"
     )
+}
+
+/// The interface's chunk, where the docs list what it does have.
+fn related(corpus: &Corpus, iface: &str) -> Option<Related> {
+    let id = corpus.interfaces.get(iface)?.chunk?;
+    let ch = corpus.chunk(id);
+    Some(Related {
+        file: ch.file.clone(),
+        line: ch.line,
+        message: format!("interface `{iface}`"),
+    })
 }
 
 fn crash_message(name: &str, message: &str, memory_limit: usize) -> String {
@@ -146,10 +249,18 @@ fn crash_message(name: &str, message: &str, memory_limit: usize) -> String {
 
 /// What to span at the engine's position.
 enum Anchor {
-    /// A member's name: the first occurrence at or after the position on its line.
+    /// A member's name: the first property of that name at or after the position in
+    /// the file (the engine places a statement that makes no call at the last place
+    /// it noted, which may be an earlier line), else the word on the position's line.
     Name(String),
     /// A string literal given to a `path` parameter.
     Literal(String),
+    /// The first reference to a variable at or after the position, in the whole file
+    /// (comments, strings and property names skipped).
+    Identifier(String),
+    /// The first loop at or after the position (the engine notes no place inside a
+    /// loop that makes no call), else the token there.
+    Loop,
     /// The token at the position.
     Token,
 }
@@ -176,15 +287,96 @@ fn span_at(text: &str, idx: &LineIndex, line: usize, col: usize, anchor: &Anchor
         .map(|(i, _)| i)
         .unwrap_or(line_text.len());
     let found = match anchor {
-        Anchor::Name(name) => find_word(line_text, name, pos),
+        Anchor::Name(name) => {
+            // The common case, cheaply: the name on the engine's line, at or after it.
+            if let Some((s, e)) = find_word(line_text, name, pos).filter(|&(s, _)| s >= pos) {
+                return Span::new(ls + s, ls + e);
+            }
+            if let Some((s, e)) = first_node(text, name, ls + pos, &["property_identifier"]) {
+                return Span::new(s, e);
+            }
+            find_word(line_text, name, pos)
+        }
         Anchor::Literal(lit) => ["\"", "'"].iter().find_map(|q| {
             let needle = format!("{q}{lit}{q}");
             find_from(line_text, &needle, pos).map(|s| (s, s + needle.len()))
         }),
+        Anchor::Identifier(name) => {
+            if let Some((s, e)) = first_node(text, name, ls + pos, &["identifier"]) {
+                return Span::new(s, e);
+            }
+            None
+        }
+        Anchor::Loop => {
+            let kinds = [
+                "while_statement",
+                "for_statement",
+                "for_in_statement",
+                "do_statement",
+            ];
+            if let Some((s, _)) = first_node(text, "", ls + pos, &kinds) {
+                let (a, b) = token_at(&text[s..], 0);
+                return Span::new(s + a, s + b);
+            }
+            None
+        }
         Anchor::Token => None,
     };
     let (s, e) = found.unwrap_or_else(|| token_at(line_text, pos));
     Span::new(ls + s, ls + e)
+}
+
+/// The byte range of the first node of one of `kinds` reading `name` (any text when
+/// `name` is empty) at or after byte `from` (`identifier`: a variable reference;
+/// `property_identifier`: a member name; never a comment or a string).
+fn first_node(text: &str, name: &str, from: usize, kinds: &[&str]) -> Option<(usize, usize)> {
+    // Several findings in one big file would parse it again and again: keep the last
+    // file's tree.
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(u64, tree_sitter::Tree)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let key = {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        text.hash(&mut h);
+        h.finish()
+    };
+    let tree = LAST.with(|c| {
+        let mut c = c.borrow_mut();
+        match &*c {
+            Some((k, t)) if *k == key => t.clone(),
+            _ => {
+                let t = crate::js::parse(text);
+                *c = Some((key, t.clone()));
+                t
+            }
+        }
+    });
+    let mut cursor = tree.walk();
+    let mut best: Option<(usize, usize)> = None;
+    loop {
+        let node = cursor.node();
+        let past = node.end_byte() < from || best.is_some_and(|(s, _)| node.start_byte() > s);
+        if !past
+            && kinds.contains(&node.kind())
+            && node.start_byte() >= from
+            && (name.is_empty() || text.get(node.start_byte()..node.end_byte()) == Some(name))
+        {
+            best = Some((node.start_byte(), node.end_byte()));
+        }
+        if !past && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return best;
+            }
+        }
+    }
 }
 
 /// `needle` at or after `pos`, else its last occurrence on the line.

@@ -38,7 +38,7 @@ impl Sources {
                 } else {
                     root.join(k)
                 };
-                (normalize(&k).unwrap_or(k), v.clone())
+                (canonical_key(&k), v.clone())
             })
             .collect();
         Sources {
@@ -157,6 +157,21 @@ fn quoted(s: &str) -> Option<&str> {
     inner.find(close).map(|e| &inner[..e])
 }
 
+/// The key an unsaved buffer is filed under: the canonical path when the file or its
+/// folder exists (an editor may name it through a link), else the lexical form.
+fn canonical_key(p: &Path) -> PathBuf {
+    if let Ok(c) = std::fs::canonicalize(p) {
+        return c;
+    }
+    let lexical = normalize(p).unwrap_or_else(|| p.to_path_buf());
+    match (lexical.parent(), lexical.file_name()) {
+        (Some(dir), Some(name)) => std::fs::canonicalize(dir)
+            .map(|d| d.join(name))
+            .unwrap_or(lexical.clone()),
+        _ => lexical,
+    }
+}
+
 /// Lexical normalization: `.` dropped, `..` applied; `None` when `..` climbs above `/`.
 fn normalize(p: &Path) -> Option<PathBuf> {
     let mut out = PathBuf::new();
@@ -174,14 +189,8 @@ fn normalize(p: &Path) -> Option<PathBuf> {
     Some(out)
 }
 
-/// The scripts a dry run starts from: `entry` (relative to the root) when given, else
-/// every top-level script of the project, that is every script (the engine's script
-/// extensions) that no other script loads by a literal path. Running a file that is
-/// only ever loaded by another on its own would report the helpers it never sees.
-pub fn entries(corpus: &Corpus, root: &Path, entry: Option<&str>) -> Vec<PathBuf> {
-    if let Some(e) = entry {
-        return vec![PathBuf::from(e)];
-    }
+/// The project's scripts (the engine's script extensions), relative to the root, sorted.
+pub fn scripts(corpus: &Corpus, root: &Path) -> Vec<String> {
     let exts: Vec<String> = if corpus.engine.script_extensions.is_empty() {
         vec![".js".into()]
     } else {
@@ -206,6 +215,50 @@ pub fn entries(corpus: &Corpus, root: &Path, entry: Option<&str>) -> Vec<PathBuf
             scripts.push(rel.join("/"));
         }
     }
+    scripts.sort();
+    scripts
+}
+
+/// A script the run did not run (`ran`) that declares `name` with `function` or `var`.
+pub fn declared_elsewhere(
+    corpus: &Corpus,
+    root: &Path,
+    name: &str,
+    ran: &std::collections::HashSet<&str>,
+) -> Option<String> {
+    let Ok(re) = Regex::new(&format!(
+        r"\b(?:function\s+{n}\s*\(|var\s+(?:[^;]*[,\s])?{n}\b)",
+        n = regex::escape(name)
+    )) else {
+        return None;
+    };
+    scripts(corpus, root)
+        .into_iter()
+        .filter(|s| !ran.contains(s.as_str()))
+        .find(|s| {
+            std::fs::read_to_string(root.join(s))
+                .map(|t| re.is_match(&t))
+                .unwrap_or(false)
+        })
+}
+
+/// The entries of a project's dry run: `grounded.toml`'s `entry` when set, else every
+/// top-level script ([`entries`]). What `grounded dry-run` without ENTRY, `check
+/// --dry-run` and the language server run.
+pub fn project_entries(corpus: &Corpus, project: &crate::project::Project) -> Vec<PathBuf> {
+    entries(corpus, &project.root, project.config.entry.as_deref())
+}
+
+/// The scripts a dry run starts from: `entry` (relative to the root) when given, else
+/// every top-level script of the project, that is every script (the engine's script
+/// extensions) that no other script loads by a literal path. Running a file that is
+/// only ever loaded by another on its own would report the helpers it never sees.
+pub fn entries(corpus: &Corpus, root: &Path, entry: Option<&str>) -> Vec<PathBuf> {
+    if let Some(e) = entry {
+        return vec![PathBuf::from(e)];
+    }
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let scripts = scripts(corpus, &root);
     let loaders = super::describe::loader_names(corpus);
     let call = if loaders.is_empty() {
         None
@@ -245,10 +298,59 @@ pub fn entries(corpus: &Corpus, root: &Path, entry: Option<&str>) -> Vec<PathBuf
             }
         }
     }
-    scripts.sort();
     scripts
         .into_iter()
         .filter(|s| !loaded.contains(s))
         .map(PathBuf::from)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn corpus(directives: &str) -> Corpus {
+        let engine = format!("# Engine\n\nECMAScript: 3\nDirectives: {directives}\n");
+        Corpus::from_texts(&[("e.md", engine.as_str())]).unwrap()
+    }
+
+    #[test]
+    fn directives_are_blanked_and_includes_become_loads() {
+        let c = corpus("#include #includepath #target");
+        let dir = tempfile::tempdir().unwrap();
+        let s = Sources::new(dir.path(), &HashMap::new(), &c);
+        let text = "#target folio\r\n  #include \"lib/a.jsx\"\n#includepath \"lib\"\nvar a = 1; // #include \"no\"\n";
+        let out = s.prepare(text);
+        assert_eq!(
+            out,
+            "\r\n__grounded_include__(\"lib/a.jsx\");\n\nvar a = 1; // #include \"no\"\n"
+        );
+        assert_eq!(out.lines().count(), text.lines().count());
+    }
+
+    #[test]
+    fn paths_resolve_inside_the_root_or_are_refused() {
+        let c = corpus("");
+        let dir = tempfile::tempdir().unwrap();
+        let s = Sources::new(dir.path(), &HashMap::new(), &c);
+        assert_eq!(
+            s.resolve("./lib/../lib/x.js"),
+            Resolved::Inside("lib/x.js".into())
+        );
+        assert_eq!(s.resolve("../x.js"), Resolved::Outside);
+        assert_eq!(s.resolve("lib/../../x.js"), Resolved::Outside);
+        assert_eq!(s.resolve("/etc/passwd"), Resolved::Outside);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_out_of_the_root_is_refused() {
+        let outer = tempfile::tempdir().unwrap();
+        std::fs::write(outer.path().join("secret.js"), "var s = 1;").unwrap();
+        let root = outer.path().join("proj");
+        std::fs::create_dir(&root).unwrap();
+        std::os::unix::fs::symlink(outer.path().join("secret.js"), root.join("link.js")).unwrap();
+        let s = Sources::new(&root, &HashMap::new(), &corpus(""));
+        assert_eq!(s.resolve("link.js"), Resolved::Outside);
+    }
 }
