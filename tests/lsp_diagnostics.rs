@@ -97,7 +97,7 @@ fn member_mistake_is_reported_and_its_quick_fix_removes_it() {
     );
     assert_eq!(delete["kind"], "quickfix");
     let fixed = apply_action(&lsp, &uri, MEMBER_JS, delete, 2);
-    assert!(!fixed.contains("tableCellEnd"));
+    assert!(!fixed.contains("layout.tableCellEnd();"), "{fixed}");
     assert!(fixed.contains("layout.tableCell(\"Toner\");\nlayout.tableCell(\"38.00\""));
     let after = lsp.diagnostics_where(&uri, Some(2), |_| true);
     assert!(!has_code(&after, "member"), "{after:#?}");
