@@ -260,3 +260,31 @@ fn a_corpus_written_in_the_test_drives_the_diagnostics() {
     }
     lsp.shutdown();
 }
+
+/// A misspelt member gets *Replace with `tableStart`*; applying it clears the finding.
+#[test]
+fn replace_with_a_near_candidate() {
+    let text = "var t = new Table();\n/* ü😀 */ layout.tableStrat(t);\nlayout.tableEnd();\n";
+    let dir = project(&demo_corpus(), &[("r.js", text.as_bytes())]);
+    let mut lsp = Lsp::start(&[], &[]);
+    lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
+    let uri = uri(&dir.path().join("r.js"));
+    lsp.open(&uri, text);
+    let ds = lsp.diagnostics_where(&uri, Some(1), |d| has_code(d, "member"));
+    let d = ds.iter().find(|d| code(d) == "member").unwrap().clone();
+    let (line, col) = pos_of(text, "tableStrat");
+    assert_eq!(
+        range(&d),
+        [line as u64, col as u64, line as u64, col as u64 + 10]
+    );
+    let actions = code_actions(&mut lsp, &uri, line, col + 1, &[d]);
+    let replace = actions
+        .iter()
+        .find(|a| a["title"] == "Replace with `tableStart`")
+        .unwrap_or_else(|| panic!("no Replace quick fix: {actions:#?}"));
+    let fixed = apply_action(&lsp, &uri, text, replace, 2);
+    assert!(fixed.contains("/* ü😀 */ layout.tableStart(t);"), "{fixed}");
+    let after = lsp.diagnostics_where(&uri, Some(2), |_| true);
+    assert!(!has_code(&after, "member"), "{after:#?}");
+    lsp.shutdown();
+}

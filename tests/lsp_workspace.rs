@@ -227,3 +227,25 @@ fn the_dry_run_can_be_turned_off() {
     assert!(!dry);
     lsp.shutdown();
 }
+
+/// Editing an open file re-checks the open files that load it: declaring the missing
+/// function in the loaded buffer (unsaved) clears the `function` finding of its user.
+#[test]
+fn editing_a_loaded_buffer_rechecks_its_dependents() {
+    let main = "loadJS(\"lib.js\");\nhelper();\n";
+    let lib = "function other() {}\n";
+    let dir = project(
+        &demo_corpus(),
+        &[("main.js", main.as_bytes()), ("lib.js", lib.as_bytes())],
+    );
+    let mut lsp = Lsp::start(&[], &[]);
+    lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
+    let um = uri(&dir.path().join("main.js"));
+    let ul = uri(&dir.path().join("lib.js"));
+    lsp.open(&um, main);
+    lsp.diagnostics_where(&um, Some(1), |d| d.iter().any(|x| x["code"] == "function"));
+    lsp.open(&ul, lib);
+    lsp.change(&ul, 2, [1, 0, 1, 0], "function helper() {}\n");
+    lsp.diagnostics_where(&um, Some(1), |d| d.is_empty());
+    lsp.shutdown();
+}

@@ -25,6 +25,9 @@ use crate::project::{Project, CONFIG_FILE};
 /// registration, applyEdit): a client that never answers must not freeze the session.
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// Quiet time after an edit before the buffer's project-index entry is refreshed.
+pub const INDEX_IDLE: Duration = Duration::from_millis(250);
+
 /// The environment variable that enables the test-only `grounded/debugPanic` request.
 pub const DEBUG_PANIC_ENV: &str = "GROUNDED_LSP_DEBUG_PANIC";
 
@@ -489,17 +492,11 @@ impl Backend {
                 if snap.kind == Kind::Skipped {
                     return Some((rel.clone(), Vec::new()));
                 }
-                if this.inside_root(rel) {
-                    let mut ix = this.state.index.write().unwrap_or_else(|e| e.into_inner());
-                    ix.update_file(&corpus, rel, text);
-                }
+                // The file's own check reads its own declarations from its text; the
+                // index entry matters only to its dependents (updated after idle).
                 let index = this.state.index.read().unwrap_or_else(|e| e.into_inner());
                 let mut fs = match &snap.tree {
-                    Some(t) => {
-                        let mut fs = crate::check::check_tree(&corpus, &index, rel, text, t);
-                        fs.extend(crate::check::construct::check(&corpus, rel, text, t));
-                        fs
-                    }
+                    Some(t) => crate::check::check_tree(&corpus, &index, rel, text, t),
                     None => crate::check::check_text(&corpus, &index, rel, text),
                 };
                 fs.sort_by(|a, b| (a.span, a.code).cmp(&(b.span, b.code)));
@@ -530,8 +527,59 @@ impl Backend {
         }
         self.publish(&key).await;
         if cascade && self.inside_root(&rel) {
-            self.recheck_dependents(&[rel], Some(&key));
+            self.schedule_index_update(key, version);
         }
+    }
+
+    /// After a quiet spell, refreshes the buffer's entry in the project index (its
+    /// declarations and loads) and, if it changed, re-checks the open files that depend
+    /// on it. Deferred because computing the entry costs a second analysis of the file,
+    /// and typing inside a function body changes no declaration.
+    fn schedule_index_update(&self, key: String, version: i32) {
+        let this = self.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(INDEX_IDLE).await;
+            if this.state.docs.get(&key).map(|e| e.doc.version) != Some(version) {
+                return;
+            }
+            let this2 = this.clone();
+            let key2 = key.clone();
+            let res = tokio::task::spawn_blocking(move || {
+                guard("index update", || this2.update_index_entry(&key2, version))
+            })
+            .await;
+            if let Ok(Ok(Some(rel))) = res {
+                this.recheck_dependents(&[rel], Some(&key));
+            }
+        });
+    }
+
+    /// Recomputes a buffer's index entry; returns its path when the entry changed.
+    fn update_index_entry(&self, key: &str, version: i32) -> Option<String> {
+        let snap = self.fresh(key)?;
+        if snap.version != version || snap.kind == Kind::Skipped || !self.inside_root(&snap.rel) {
+            return None;
+        }
+        let corpus = self.corpus();
+        let script = crate::js::script_text(&snap.rel, &snap.text, &corpus.engine.directives);
+        let own_tree;
+        let tree = match (&snap.tree, &script) {
+            (Some(t), std::borrow::Cow::Borrowed(_)) => t,
+            _ => {
+                own_tree = crate::js::parse(&script);
+                &own_tree
+            }
+        };
+        let a = crate::js::Analysis::new(&corpus, &script, tree);
+        let caps = crate::js::query::captures(tree.root_node(), &script);
+        let facts = crate::check::FileFacts::of_parts(&corpus, &snap.rel, &snap.text, &a, &caps);
+        let norm = crate::check::project::normalize(&snap.rel);
+        let mut ix = self.state.index.write().unwrap_or_else(|e| e.into_inner());
+        if ix.files.get(&norm) == Some(&facts) {
+            return None;
+        }
+        ix.files.insert(norm, facts);
+        Some(snap.rel)
     }
 
     fn recheck_dependents(&self, rels: &[String], except: Option<&str>) {
