@@ -38,12 +38,13 @@ struct Session {
     lsp: Lsp,
     uri: String,
     version: i32,
+    lines: usize,
     _dir: tempfile::TempDir,
 }
 
 impl Session {
-    fn start() -> Session {
-        let text = script(10_000);
+    fn start(lines: usize) -> Session {
+        let text = script(lines);
         let dir = project(&demo_corpus(), &[("big.js", text.as_bytes())]);
         let mut lsp = Lsp::start(&[], &[("GROUNDED_LOG", "warn")]);
         lsp.initialize(
@@ -57,20 +58,22 @@ impl Session {
             lsp,
             uri,
             version: 1,
+            lines,
             _dir: dir,
         }
     }
 
-    /// One edit at line 5,000 (insert a character, then delete it), timed to its
-    /// diagnostics.
+    /// One edit in the middle of the script (insert a character into a string, then
+    /// delete it), timed to its diagnostics.
     fn edit(&mut self) -> Duration {
         self.version += 1;
         let v = self.version;
+        let line = (self.lines / 20 * 10 + 4) as u32;
         let t0 = Instant::now();
         if v % 2 == 0 {
-            self.lsp.change(&self.uri, v, [5_004, 18, 5_004, 18], "x");
+            self.lsp.change(&self.uri, v, [line, 18, line, 18], "x");
         } else {
-            self.lsp.change(&self.uri, v, [5_004, 18, 5_004, 19], "");
+            self.lsp.change(&self.uri, v, [line, 18, line, 19], "");
         }
         self.lsp.diagnostics_where(&self.uri, Some(v), |_| true);
         let dt = t0.elapsed();
@@ -94,30 +97,32 @@ fn report_figures() {
     let demo_hwm = vm_hwm_kb(lsp.pid);
     lsp.shutdown();
 
-    let mut s = Session::start();
-    for _ in 0..20 {
-        s.edit();
+    for lines in [1_000, 10_000] {
+        let mut s = Session::start(lines);
+        for _ in 0..20 {
+            s.edit();
+        }
+        let mut times: Vec<Duration> = (0..200).map(|_| s.edit()).collect();
+        times.sort();
+        let p = |q: f64| times[((times.len() as f64 - 1.0) * q) as usize];
+        eprintln!(
+            "lsp edit→diagnostics on a {lines}-line script (debounce 0): p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms; server VmHWM {} kB",
+            p(0.5).as_secs_f64() * 1e3,
+            p(0.95).as_secs_f64() * 1e3,
+            times.last().unwrap().as_secs_f64() * 1e3,
+            vm_hwm_kb(s.lsp.pid).map_or("?".into(), |k| k.to_string())
+        );
+        s.lsp.shutdown();
     }
-    let mut times: Vec<Duration> = (0..200).map(|_| s.edit()).collect();
-    times.sort();
-    let p = |q: f64| times[((times.len() as f64 - 1.0) * q) as usize];
     eprintln!(
-        "lsp edit→diagnostics on a 10,000-line script (debounce 0): p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms",
-        p(0.5).as_secs_f64() * 1e3,
-        p(0.95).as_secs_f64() * 1e3,
-        times.last().unwrap().as_secs_f64() * 1e3
+        "server peak memory (VmHWM) with the demo corpus, demo main.js open: {} kB",
+        demo_hwm.map_or("?".into(), |k| k.to_string())
     );
-    eprintln!(
-        "server peak memory (VmHWM): demo main.js open {} kB; after the 10,000-line edits {} kB",
-        demo_hwm.map_or("?".into(), |k| k.to_string()),
-        vm_hwm_kb(s.lsp.pid).map_or("?".into(), |k| k.to_string())
-    );
-    s.lsp.shutdown();
 }
 
 fn bench(c: &mut Criterion) {
     report_figures();
-    let mut s = Session::start();
+    let mut s = Session::start(10_000);
     let mut g = c.benchmark_group("lsp");
     g.sample_size(10).measurement_time(Duration::from_secs(5));
     g.bench_function("edit_to_diagnostics_10k_lines", |b| {

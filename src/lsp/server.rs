@@ -125,8 +125,7 @@ fn severity(s: Severity) -> DiagnosticSeverity {
 
 /// The range of a finding by its 1-based line and character column, for findings computed
 /// on another text than the buffer's current one (the dry run).
-fn range_by_line_col(text: &str, f: &Finding) -> Range {
-    let idx = LineIndex::new(text);
+fn range_by_line_col(idx: &LineIndex, text: &str, f: &Finding) -> Range {
     let at = |line: usize, col: usize| {
         let start = idx.line_start(line.saturating_sub(1));
         let rest = &text[start..];
@@ -140,7 +139,7 @@ fn range_by_line_col(text: &str, f: &Finding) -> Range {
     };
     let s = at(f.line, f.column);
     let e = at(f.end_line, f.end_column).max(s);
-    range_of(&idx, s, e)
+    range_of(idx, s, e)
 }
 
 impl Backend {
@@ -369,15 +368,15 @@ impl Backend {
 
     // ---- diagnostics --------------------------------------------------------------
 
-    fn diagnostic_of(&self, text: &str, f: &Finding, by_span: bool) -> Diagnostic {
+    fn diagnostic_of(&self, idx: &LineIndex, text: &str, f: &Finding, by_span: bool) -> Diagnostic {
         let range = if by_span
             && f.span.end <= text.len()
             && text.is_char_boundary(f.span.start)
             && text.is_char_boundary(f.span.end)
         {
-            range_of(&LineIndex::new(text), f.span.start, f.span.end)
+            range_of(idx, f.span.start, f.span.end)
         } else {
-            range_by_line_col(text, f)
+            range_by_line_col(idx, text, f)
         };
         let dir = read(&self.state.corpus_dir);
         let mut code_description = None;
@@ -415,13 +414,14 @@ impl Backend {
             match self.state.docs.get(key) {
                 Some(e) => {
                     let text = &e.doc.text;
+                    let idx = LineIndex::new(text);
                     let mut d: Vec<Diagnostic> = e
                         .findings
                         .iter()
-                        .map(|f| self.diagnostic_of(text, f, true))
+                        .map(|f| self.diagnostic_of(&idx, text, f, true))
                         .collect();
                     if let Some((_, fs)) = &dry {
-                        d.extend(fs.iter().map(|f| self.diagnostic_of(text, f, false)));
+                        d.extend(fs.iter().map(|f| self.diagnostic_of(&idx, text, f, false)));
                     }
                     (e.uri.clone(), Some(e.doc.version), d)
                 }
@@ -432,9 +432,10 @@ impl Backend {
                             .and_then(|p| std::fs::read(&*p).ok())
                             .map(|b| String::from_utf8_lossy(&b).into_owned())
                             .unwrap_or_default();
+                        let idx = LineIndex::new(&text);
                         let d = fs
                             .iter()
-                            .map(|f| self.diagnostic_of(&text, f, false))
+                            .map(|f| self.diagnostic_of(&idx, &text, f, false))
                             .collect();
                         (uri, None, d)
                     }
@@ -483,7 +484,9 @@ impl Backend {
         let key2 = key.clone();
         let res = tokio::task::spawn_blocking(move || {
             guard("check", || {
+                let t0 = std::time::Instant::now();
                 let snap = this.fresh(&key2)?;
+                let parsed = t0.elapsed();
                 if snap.version != version {
                     return None;
                 }
@@ -501,6 +504,11 @@ impl Backend {
                 };
                 fs.sort_by(|a, b| (a.span, a.code).cmp(&(b.span, b.code)));
                 fs.dedup_by(|a, b| a.span == b.span && a.code == b.code && a.message == b.message);
+                tracing::debug!(
+                    "checked {rel} v{version}: parse {parsed:?}, check {:?}, {} findings",
+                    t0.elapsed() - parsed,
+                    fs.len()
+                );
                 Some((rel.clone(), fs))
             })
         })
@@ -1196,7 +1204,7 @@ impl LanguageServer for Backend {
             let start = idx.offset_utf16(r.start.line, r.start.character);
             let end = idx.offset_utf16(r.end.line, r.end.character);
             let mut out = actions::quick_fixes(&uri, &text, &findings, start, end, |f| {
-                self.diagnostic_of(&text, f, true)
+                self.diagnostic_of(&idx, &text, f, true)
             });
             if let Some(tree) = &tree {
                 out.extend(actions::remove_construct(
