@@ -86,7 +86,7 @@ fn member_mistake_is_reported_and_its_quick_fix_removes_it() {
     assert_eq!(d["severity"], 1);
     assert_eq!(d["source"], "grounded");
 
-    let actions = code_actions(&mut lsp, &uri, 7, 10, &[d.clone()]);
+    let actions = code_actions(&mut lsp, &uri, 7, 10, std::slice::from_ref(d));
     let delete = actions
         .iter()
         .find(|a| a["title"].as_str().unwrap_or("").starts_with("Delete"))

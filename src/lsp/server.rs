@@ -502,7 +502,7 @@ impl Backend {
                     Some(t) => crate::check::check_tree(&corpus, &index, rel, text, t),
                     None => crate::check::check_text(&corpus, &index, rel, text),
                 };
-                fs.sort_by(|a, b| (a.span, a.code).cmp(&(b.span, b.code)));
+                fs.sort_by_key(|a| (a.span, a.code));
                 fs.dedup_by(|a, b| a.span == b.span && a.code == b.code && a.message == b.message);
                 tracing::debug!(
                     "checked {rel} v{version}: parse {parsed:?}, check {:?}, {} findings",

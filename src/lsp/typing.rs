@@ -122,13 +122,12 @@ impl<'a> FileCtx<'a> {
             if uncertain {
                 return;
             }
+            let named = n.child_by_field_name("name").map(|x| text_of(x, src)) == Some(name);
             match n.kind() {
-                "variable_declarator" => {
-                    if n.child_by_field_name("name").map(|x| text_of(x, src)) == Some(name) {
-                        declared = true;
-                        if let Some(v) = n.child_by_field_name("value") {
-                            note(self.new_interface(v, src), &mut uncertain);
-                        }
+                "variable_declarator" if named => {
+                    declared = true;
+                    if let Some(v) = n.child_by_field_name("value") {
+                        note(self.new_interface(v, src), &mut uncertain);
                     }
                 }
                 "assignment_expression" => {
@@ -149,10 +148,8 @@ impl<'a> FileCtx<'a> {
                         }
                     }
                 }
-                "function_declaration" | "function_expression" | "class_declaration" => {
-                    if n.child_by_field_name("name").map(|x| text_of(x, src)) == Some(name) {
-                        uncertain = true;
-                    }
+                "function_declaration" | "function_expression" | "class_declaration" if named => {
+                    uncertain = true;
                 }
                 "binary_expression" => {
                     // `x instanceof Y` narrows to a subtype this reading does not follow.
