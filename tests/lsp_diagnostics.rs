@@ -288,3 +288,27 @@ fn replace_with_a_near_candidate() {
     assert!(!has_code(&after, "member"), "{after:#?}");
     lsp.shutdown();
 }
+
+/// A Markdown file's fenced `js` blocks are checked with the file's own line numbers;
+/// hover works inside the block.
+#[test]
+fn markdown_fenced_blocks_are_checked_in_place() {
+    let text = "# Notes é😀\n\nSome prose with layout.tableCellEnd() in it.\n\n```js\nvar t = new Table();\nlayout.tableStart(t);\nlayout.tableCellEnd();\nlayout.tableEnd();\n```\n";
+    let dir = project(&demo_corpus(), &[("notes.md", text.as_bytes())]);
+    let mut lsp = Lsp::start(&[], &[]);
+    lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
+    let uri = uri(&dir.path().join("notes.md"));
+    lsp.open(&uri, text);
+    let ds = lsp.diagnostics_where(&uri, Some(1), |d| has_code(d, "member"));
+    assert_eq!(ds.len(), 1, "prose is not code: {ds:#?}");
+    assert_eq!(range(&ds[0]), [7, 7, 7, 19]);
+    let h = lsp.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 6, "character": 10}}),
+    );
+    assert!(h["contents"]["value"]
+        .as_str()
+        .unwrap()
+        .contains("tableStart("));
+    lsp.shutdown();
+}

@@ -249,3 +249,64 @@ fn editing_a_loaded_buffer_rechecks_its_dependents() {
     lsp.diagnostics_where(&um, Some(1), |d| d.is_empty());
     lsp.shutdown();
 }
+
+/// `grounded.toml` changing on disk (a watched-file event) re-reads the project's
+/// configuration: a new `docs` reloads the corpus.
+#[test]
+fn a_watched_grounded_toml_change_rereads_the_project() {
+    let a = corpus(false);
+    let b = corpus(true);
+    let dir = project(
+        &a.path().display().to_string(),
+        &[("s.js", SCRIPT.as_bytes())],
+    );
+    let mut lsp = Lsp::start(&[], &[]);
+    lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
+    let u = uri(&dir.path().join("s.js"));
+    lsp.open(&u, SCRIPT);
+    lsp.diagnostics_where(&u, Some(1), has_member);
+    let toml = dir.path().join("grounded.toml");
+    std::fs::write(
+        &toml,
+        format!("docs = {:?}\n", b.path().display().to_string()),
+    )
+    .unwrap();
+    lsp.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&toml), "type": 2}]}),
+    );
+    lsp.diagnostics_where(&u, Some(1), |d| !has_member(d));
+    assert!(hover_paint(&mut lsp, &u)["contents"]["value"]
+        .as_str()
+        .unwrap_or("")
+        .contains("Paints"));
+    lsp.shutdown();
+}
+
+/// After an idle spell the dry run runs on the unsaved buffers too (no save needed).
+#[test]
+fn the_dry_run_runs_after_idle_on_unsaved_buffers() {
+    let demo = format!("{}/examples/demo", env!("CARGO_MANIFEST_DIR"));
+    let path = Path::new(&demo).join("main.js");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lsp = Lsp::start(&[], &[]);
+    lsp.initialize(
+        Path::new(&demo),
+        json!({"debounceMs": 0, "dryRun": {"enabled": true, "idleMs": 50}}),
+    );
+    let u = uri(&path);
+    lsp.open(&u, &text);
+    lsp.diagnostics_where(&u, Some(1), |d| d.is_empty());
+    // An unsaved edit that only the run can see: a member written on a parameter.
+    let line = text.lines().count() as u32;
+    lsp.change(
+        &u,
+        2,
+        [line, 0, line, 0],
+        "function configure(x) { x.cellSpacing = 2; }\nconfigure(new Table());\n",
+    );
+    let ds = lsp.diagnostics_where(&u, Some(2), |d| d.iter().any(|x| x["code"] == "dry-run"));
+    let d = ds.iter().find(|x| x["code"] == "dry-run").unwrap();
+    assert_eq!(d["range"]["start"]["line"], line, "{d}");
+    lsp.shutdown();
+}

@@ -723,17 +723,20 @@ impl Backend {
         }
     }
 
-    fn note_edit(&self) {
+    /// Counts an edit of `key`; after the idle time with no further edit anywhere, the
+    /// dry run runs (the project's entry, and `key` as an entry of its own).
+    fn note_edit(&self, key: &str) {
         let n = self.state.edits.fetch_add(1, Ordering::SeqCst) + 1;
         let s = read(&self.state.settings);
         if !s.dry_run {
             return;
         }
         let this = self.clone();
+        let key = key.to_string();
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(s.dry_run_idle_ms)).await;
             if this.state.edits.load(Ordering::SeqCst) == n {
-                this.schedule_dry_run(None);
+                this.schedule_dry_run(Some(key));
             }
         });
     }
@@ -987,7 +990,7 @@ impl LanguageServer for Backend {
                 return;
             }
         }
-        self.note_edit();
+        self.note_edit(&key);
         self.schedule_check(key, version, true, false);
     }
 
