@@ -823,13 +823,23 @@ impl Backend {
                 }
             }
         }
+        // The index knows which files declare what: read those first.
+        let declaring: Vec<PathBuf> = {
+            let ix = self.state.index.read().unwrap_or_else(|e| e.into_inner());
+            ix.files
+                .iter()
+                .filter(|(_, f)| f.decls.contains(name))
+                .map(|(rel, _)| root.join(rel))
+                .collect()
+        };
         let exts = corpus.engine.script_extensions.clone();
-        for entry in ignore::WalkBuilder::new(&root)
+        let walked = ignore::WalkBuilder::new(&root)
             .build()
             .flatten()
             .take(20_000)
-        {
-            let p = entry.path();
+            .map(|e| e.into_path());
+        for p in declaring.into_iter().chain(walked) {
+            let p = p.as_path();
             let name_s = p.to_string_lossy();
             if !p.is_file() || !exts.iter().any(|x| name_s.ends_with(x.as_str())) {
                 continue;
