@@ -122,8 +122,8 @@ pub(crate) fn prototype_chain(cx: &mut Ctx, obj: Node, prop: Node) {
         return;
     }
     let (Some(head), Some(p)) = (
-        obj.child_by_field_name("object"),
-        obj.child_by_field_name("property"),
+        obj.child_by_field_id(crate::js::query::fields().object),
+        obj.child_by_field_id(crate::js::query::fields().property),
     ) else {
         return;
     };

@@ -20,14 +20,12 @@ use super::suggest::{near, or_list};
 use super::{Code, Ctx, Fix, Span};
 
 /// Judges the string literals among `args` passed to `path` parameters.
-pub(crate) fn check_args(cx: &mut Ctx, overloads: &[Vec<Param>], args: Node) {
-    let mut c = args.walk();
-    let list: Vec<Node> = args.named_children(&mut c).collect();
-    for (i, arg) in list.into_iter().enumerate() {
+pub(crate) fn check_args(cx: &mut Ctx, overloads: &[&[Param]], list: &[Node]) {
+    for (i, &arg) in list.iter().enumerate() {
         let is_path = overloads
             .iter()
             .any(|ps| ps.get(i).is_some_and(|p| p.ty.is_path()));
-        if !is_path {
+        if !is_path || arg.kind_id() != crate::js::query::kind_ids().string {
             continue;
         }
         if let Some(lit) = string_literal(cx.a.node_text(arg), arg.kind()) {

@@ -14,9 +14,9 @@ use super::suggest::{near, or_list};
 use super::{Code, Ctx, Fix, Span};
 
 /// Judges the callee identifier of `name(...)`.
-pub(crate) fn check(cx: &mut Ctx, callee: Node) {
+pub(crate) fn check(cx: &mut Ctx, callee: Node, scope: crate::js::ScopeId) {
     let name = cx.a.node_text(callee);
-    if cx.a.is_declared_anywhere(name, callee.start_byte()) || cx.documented(name) {
+    if cx.a.is_declared_in(name, scope) || cx.documented(name) {
         return;
     }
     if let Some(g) = crate::es::global(name) {

@@ -37,7 +37,7 @@ pub(crate) fn check(cx: &mut Ctx, node: Node, iface: &str, prop: Node) {
             p.kind(),
             "assignment_expression" | "augmented_assignment_expression"
         ) && p
-            .child_by_field_name("left")
+            .child_by_field_id(crate::js::query::fields().left)
             .is_some_and(|l| l.id() == node.id())
     });
     let inherited = if cx.corpus.ancestors(iface).is_empty() {

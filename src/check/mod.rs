@@ -39,7 +39,7 @@ pub use project::{FileFacts, ProjectIndex};
 use tree_sitter::Node;
 
 use crate::docs::{Corpus, Member};
-use crate::js::query::{captures, CaptureKind};
+use crate::js::query::CaptureKind;
 use crate::js::{self, Analysis, Certain, LineIndex, ScopeId};
 
 /// Checks one script's text. `path` is how findings name the file (relative to the
@@ -153,6 +153,7 @@ pub(crate) struct Ctx<'a> {
     /// Built-ins the script or its reachable files supply themselves.
     pub polyfills: HashSet<String>,
     pub out: Vec<Finding>,
+    documented_memo: std::collections::HashMap<&'a str, bool, crate::js::NameHash>,
 }
 
 impl<'a> Ctx<'a> {
@@ -178,19 +179,33 @@ impl<'a> Ctx<'a> {
 
     /// Whether `name` (unresolved in the script) is something the corpus documents: a
     /// global, a `Global` member, an extra, a constructor or an interface name.
-    pub fn documented(&self, name: &str) -> bool {
-        self.corpus.is_engine_global(name)
+    pub fn documented(&mut self, name: &'a str) -> bool {
+        if let Some(&d) = self.documented_memo.get(name) {
+            return d;
+        }
+        let d = self.corpus.is_engine_global(name)
             || self.corpus.constructors.contains_key(name)
-            || self.corpus.interfaces.contains_key(name)
+            || self.corpus.interfaces.contains_key(name);
+        self.documented_memo.insert(name, d);
+        d
     }
 
     /// The documented member a call invokes: `receiver.m(...)` on a certain receiver,
     /// or a bare call of an undeclared `Global` function.
-    pub fn called_member(&self, callee: Node, scope: ScopeId) -> Option<&'a Member> {
-        match callee.kind() {
+    pub fn called_member(&self, callee: Node<'a>, scope: ScopeId) -> Option<&'a Member> {
+        let ids = crate::js::query::kind_ids();
+        let k = callee.kind_id();
+        let kind = if k == ids.member_expression {
+            "member_expression"
+        } else if k == ids.identifier {
+            "identifier"
+        } else {
+            return None;
+        };
+        match kind {
             "member_expression" => {
-                let obj = callee.child_by_field_name("object")?;
-                let prop = callee.child_by_field_name("property")?;
+                let obj = self.a.head(callee)?;
+                let prop = self.a.tail(callee)?;
                 match self.a.certain_in(obj, scope)? {
                     Certain::Interface(i) => self.corpus.member(i, self.a.node_text(prop)),
                     Certain::Builtin(_) => None,
@@ -198,7 +213,7 @@ impl<'a> Ctx<'a> {
             }
             "identifier" => {
                 let name = self.a.node_text(callee);
-                if self.a.is_declared_anywhere(name, callee.start_byte()) {
+                if self.a.is_declared_in(name, scope) {
                     return None;
                 }
                 self.corpus.global_member(name)
@@ -220,7 +235,7 @@ fn check_script(
 ) -> Vec<Finding> {
     let root = tree.root_node();
     let mut a = Analysis::new(corpus, script, tree);
-    let caps = captures(root, script);
+    let caps: Vec<(CaptureKind, Node, ScopeId)> = a.sites().to_vec();
     let own = FileFacts::of_parts(corpus, shown, text, &a, &caps);
     let reach = project.reach(rel, &own);
     let mut polyfills = reach.polyfills;
@@ -236,11 +251,12 @@ fn check_script(
         level: corpus.engine.es_year,
         polyfills,
         out: Vec::new(),
+        documented_memo: Default::default(),
     };
-    for &(kind, node) in &caps {
+    for &(kind, node, scope) in &caps {
         match kind {
-            CaptureKind::Member => visit_member(&mut cx, node),
-            CaptureKind::Call => visit_call(&mut cx, node),
+            CaptureKind::Member => visit_member(&mut cx, node, scope),
+            CaptureKind::Call => visit_call(&mut cx, node, scope),
             CaptureKind::New => visit_new(&mut cx, node),
             other => syntax::feature(&mut cx, other, node),
         }
@@ -254,15 +270,12 @@ fn check_script(
     out
 }
 
-fn visit_member(cx: &mut Ctx, node: Node) {
-    let (Some(obj), Some(prop)) = (
-        node.child_by_field_name("object"),
-        node.child_by_field_name("property"),
-    ) else {
+fn visit_member<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId) {
+    let (Some(obj), Some(prop)) = (cx.a.head(node), cx.a.tail(node)) else {
         return;
     };
-    let scope = cx.a.scope_at(node.start_byte());
-    if obj.kind() == "identifier" && !object::receiver(cx, obj) {
+    let ids = crate::js::query::kind_ids();
+    if obj.kind_id() == ids.identifier && !object::receiver(cx, obj, scope) {
         // The receiver itself is reported (or is a built-in judged by its statics).
         engine::static_member(cx, obj, prop);
         return;
@@ -274,33 +287,36 @@ fn visit_member(cx: &mut Ctx, node: Node) {
     }
 }
 
-fn visit_call(cx: &mut Ctx, node: Node) {
-    let Some(callee) = node.child_by_field_name("function") else {
+fn visit_call<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId) {
+    let Some(callee) = cx.a.head(node) else {
         return;
     };
-    let scope = cx.a.scope_at(node.start_byte());
-    if callee.kind() == "identifier" {
-        function::check(cx, callee);
+    let ids = crate::js::query::kind_ids();
+    if callee.kind_id() == ids.identifier {
+        function::check(cx, callee, scope);
     }
-    let Some(args) = node.child_by_field_name("arguments") else {
+    let Some(args) = cx.a.tail(node) else {
         return;
     };
-    if args.kind() != "arguments" {
+    if args.kind_id() != ids.arguments {
         return;
     }
     if let Some(m) = cx.called_member(callee, scope) {
-        let params: Vec<Vec<crate::docs::Param>> = m
+        let params: Vec<&[crate::docs::Param]> = m
             .overloads
             .iter()
-            .filter_map(|s| s.params.clone())
+            .filter_map(|s| s.params.as_deref())
             .collect();
-        option::check_args(cx, &params, args);
-        file::check_args(cx, &params, args);
+        if params.iter().any(|p| !p.is_empty()) {
+            let list = named_children(args);
+            option::check_args(cx, &params, &list);
+            file::check_args(cx, &params, &list);
+        }
     }
 }
 
-fn visit_new(cx: &mut Ctx, node: Node) {
-    let Some(ctor) = node.child_by_field_name("constructor") else {
+fn visit_new<'a>(cx: &mut Ctx<'a>, node: Node<'a>) {
+    let Some(ctor) = cx.a.head(node) else {
         return;
     };
     constructor::check(cx, ctor);
@@ -311,11 +327,31 @@ fn visit_new(cx: &mut Ctx, node: Node) {
     let Some(c) = cx.corpus.constructors.get(name) else {
         return;
     };
-    if let Some(args) = node.child_by_field_name("arguments") {
-        let params = vec![c.params.clone()];
-        option::check_args(cx, &params, args);
-        file::check_args(cx, &params, args);
+    if let Some(args) = cx.a.tail(node) {
+        let params = [c.params.as_slice()];
+        let list = named_children(args);
+        option::check_args(cx, &params, &list);
+        file::check_args(cx, &params, &list);
     }
+}
+
+/// The named children of a node, walked with a cursor (`named_children` counts them
+/// first, which scans them twice).
+pub(crate) fn named_children(node: Node) -> Vec<Node> {
+    let mut out = Vec::new();
+    let mut c = node.walk();
+    if c.goto_first_child() {
+        loop {
+            let n = c.node();
+            if n.is_named() && !n.is_extra() {
+                out.push(n);
+            }
+            if !c.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+    out
 }
 
 /// The whole-line span of the statement holding `node` (for a Delete fix): from the
@@ -342,4 +378,116 @@ pub(crate) fn statement_lines(text: &str, node: Node) -> Span {
     } else {
         Span::new(s, e)
     }
+}
+
+/// A script kept open for editing: its text, its tree, its findings. An edit reparses
+/// incrementally (`tree.edit` then `parser.parse(text, Some(&old))`) and re-checks.
+pub struct Session<'c> {
+    corpus: &'c Corpus,
+    project: &'c ProjectIndex,
+    path: String,
+    text: String,
+    parser: tree_sitter::Parser,
+    tree: tree_sitter::Tree,
+    findings: Vec<Finding>,
+}
+
+impl std::fmt::Debug for Session<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("path", &self.path)
+            .field("findings", &self.findings.len())
+            .finish()
+    }
+}
+
+impl<'c> Session<'c> {
+    /// Opens `text` as `path` and checks it.
+    pub fn new(
+        corpus: &'c Corpus,
+        project: &'c ProjectIndex,
+        path: &str,
+        text: &str,
+    ) -> Session<'c> {
+        let mut parser = js::parser();
+        let script = js::script_text(path, text, &corpus.engine.directives);
+        let tree = parser
+            .parse(script.as_ref(), None)
+            .expect("a parser with a language and no timeout always returns a tree");
+        let findings = check_script(corpus, project, path, path, text, &script, &tree);
+        Session {
+            corpus,
+            project,
+            path: path.to_string(),
+            text: text.to_string(),
+            parser,
+            tree,
+            findings,
+        }
+    }
+
+    /// Replaces bytes `start..end` with `new_text` and re-checks; returns the findings.
+    /// Out-of-range or non-boundary offsets are clamped to the nearest character
+    /// boundary, never a panic.
+    pub fn edit(&mut self, start: usize, end: usize, new_text: &str) -> &[Finding] {
+        let mut start = start.min(self.text.len());
+        let mut end = end.clamp(start, self.text.len());
+        while !self.text.is_char_boundary(start) {
+            start -= 1;
+        }
+        while !self.text.is_char_boundary(end) {
+            end += 1;
+        }
+        let old_end_pos = point_of(&self.text, end);
+        let start_pos = point_of(&self.text, start);
+        self.text.replace_range(start..end, new_text);
+        let new_end = start + new_text.len();
+        let edit = tree_sitter::InputEdit {
+            start_byte: start,
+            old_end_byte: end,
+            new_end_byte: new_end,
+            start_position: start_pos,
+            old_end_position: old_end_pos,
+            new_end_position: point_of(&self.text, new_end),
+        };
+        self.tree.edit(&edit);
+        let script = js::script_text(&self.path, &self.text, &self.corpus.engine.directives);
+        let tree = self
+            .parser
+            .parse(script.as_ref(), Some(&self.tree))
+            .expect("a parser with a language and no timeout always returns a tree");
+        self.findings = check_script(
+            self.corpus,
+            self.project,
+            &self.path,
+            &self.path,
+            &self.text,
+            &script,
+            &tree,
+        );
+        self.tree = tree;
+        &self.findings
+    }
+
+    /// The current findings.
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
+    /// The current text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The current tree.
+    pub fn tree(&self) -> &tree_sitter::Tree {
+        &self.tree
+    }
+}
+
+fn point_of(text: &str, offset: usize) -> tree_sitter::Point {
+    let before = &text[..offset];
+    let row = before.matches('\n').count();
+    let col = offset - before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    tree_sitter::Point::new(row, col)
 }

@@ -18,9 +18,9 @@ use super::{Code, Ctx, Fix};
 /// Judges the identifier receiver of a member expression. Returns whether the receiver
 /// is declared (by the script, the project or the docs), so its member can be judged;
 /// `false` for language built-ins (judged by the engine family) and reported names.
-pub(crate) fn receiver(cx: &mut Ctx, ident: Node) -> bool {
+pub(crate) fn receiver(cx: &mut Ctx, ident: Node, scope: crate::js::ScopeId) -> bool {
     let name = cx.a.node_text(ident);
-    if cx.a.is_declared_anywhere(name, ident.start_byte()) || cx.documented(name) {
+    if cx.a.is_declared_in(name, scope) || cx.documented(name) {
         return true;
     }
     if let Some(g) = crate::es::global(name) {

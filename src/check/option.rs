@@ -19,7 +19,7 @@ use super::{Code, Ctx, Fix, Span};
 const MAX_DEPTH: usize = 8;
 
 /// The one interface every overload types parameter `i` with, if they agree.
-fn param_interface<'p>(overloads: &'p [Vec<Param>], i: usize) -> Option<&'p str> {
+fn param_interface<'p>(overloads: &[&'p [Param]], i: usize) -> Option<&'p str> {
     let mut found: Option<&str> = None;
     for params in overloads {
         let Some(p) = params.get(i) else {
@@ -38,11 +38,9 @@ fn param_interface<'p>(overloads: &'p [Vec<Param>], i: usize) -> Option<&'p str>
 }
 
 /// Judges the object literals among `args` against the parameters' interfaces.
-pub(crate) fn check_args(cx: &mut Ctx, overloads: &[Vec<Param>], args: Node) {
-    let mut c = args.walk();
-    let list: Vec<Node> = args.named_children(&mut c).collect();
-    for (i, arg) in list.into_iter().enumerate() {
-        if arg.kind() != "object" {
+pub(crate) fn check_args(cx: &mut Ctx, overloads: &[&[Param]], list: &[Node]) {
+    for (i, &arg) in list.iter().enumerate() {
+        if arg.kind_id() != crate::js::query::kind_ids().object {
             continue;
         }
         if let Some(iface) = param_interface(overloads, i) {
@@ -53,9 +51,9 @@ pub(crate) fn check_args(cx: &mut Ctx, overloads: &[Vec<Param>], args: Node) {
 
 fn key_of<'t>(cx: &Ctx<'t>, child: Node<'t>) -> Option<(Node<'t>, String)> {
     let key = match child.kind() {
-        "pair" => child.child_by_field_name("key")?,
+        "pair" => child.child_by_field_id(crate::js::query::fields().key)?,
         "shorthand_property_identifier" => child,
-        "method_definition" => child.child_by_field_name("name")?,
+        "method_definition" => child.child_by_field_id(crate::js::query::fields().name)?,
         _ => return None,
     };
     let text = cx.a.node_text(key);
@@ -77,7 +75,7 @@ fn check_object(cx: &mut Ctx, iface: &str, obj: Node, depth: usize) {
         if let Some(m) = cx.corpus.member(iface, &name) {
             if depth < MAX_DEPTH && child.kind() == "pair" {
                 if let (Some(value), Some(inner)) = (
-                    child.child_by_field_name("value"),
+                    child.child_by_field_id(crate::js::query::fields().value),
                     crate::js::member_type(m).and_then(|t| t.interface()),
                 ) {
                     if value.kind() == "object" {

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::docs::Corpus;
-use crate::js::query::{captures, CaptureKind};
+use crate::js::query::CaptureKind;
 use crate::js::{self, Analysis};
 
 /// What one script offers and needs.
@@ -37,18 +37,17 @@ impl FileFacts {
         let script = js::script_text(path, text, &corpus.engine.directives);
         let tree = js::parse(&script);
         let a = Analysis::new(corpus, &script, &tree);
-        let caps = captures(tree.root_node(), &script);
-        FileFacts::of_parts(corpus, path, text, &a, &caps)
+        FileFacts::of_parts(corpus, path, text, &a, a.sites())
     }
 
     /// The facts from an analysis and the query captures already made (the checker
     /// makes both anyway). `text` is the file as written (directives included).
-    pub fn of_parts(
+    pub fn of_parts<'a>(
         corpus: &Corpus,
         path: &str,
         text: &str,
-        a: &Analysis,
-        caps: &[(CaptureKind, tree_sitter::Node)],
+        a: &Analysis<'a>,
+        caps: &[(CaptureKind, tree_sitter::Node<'a>, crate::js::ScopeId)],
     ) -> FileFacts {
         let mut f = FileFacts {
             decls: a
@@ -67,24 +66,24 @@ impl FileFacts {
                 }
             }
         }
-        for &(kind, node) in caps {
+        for &(kind, node, scope) in caps {
             if kind != CaptureKind::Call {
                 continue;
             }
-            let Some(callee) = node.child_by_field_name("function") else {
+            let Some(callee) = a.head(node) else {
                 continue;
             };
             if callee.kind() != "identifier" {
                 continue;
             }
             let name = a.node_text(callee);
-            if a.is_declared(name, callee.start_byte()) {
+            if a.resolve(name, scope).is_some() {
                 continue;
             }
             let Some(m) = corpus.global_member(name) else {
                 continue;
             };
-            let Some(args) = node.child_by_field_name("arguments") else {
+            let Some(args) = a.tail(node) else {
                 continue;
             };
             let mut c = args.walk();

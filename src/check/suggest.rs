@@ -9,7 +9,12 @@ use crate::docs::Corpus;
 /// name's length (at least 2), or one name containing the other.
 pub fn near<'c>(wrong: &str, candidates: impl IntoIterator<Item = &'c str>) -> Vec<&'c str> {
     let w = wrong.to_ascii_lowercase();
-    let limit = (w.chars().count() / 3).max(2);
+    // Short names are near almost anything: `x` is not a typo of `f`.
+    let limit = match w.chars().count() {
+        0..=2 => 0,
+        3..=5 => 1,
+        n => (n / 3).max(2),
+    };
     let mut scored: Vec<(usize, &'c str)> = candidates
         .into_iter()
         .filter(|c| *c != wrong)

@@ -98,6 +98,14 @@ pub(crate) fn feature(cx: &mut Ctx, kind: CaptureKind, node: Node) {
     match kind {
         CaptureKind::Feature { year, feature } => {
             let key = queries().features[feature].as_str();
+            let in_class = node
+                .parent()
+                .and_then(|m| m.parent())
+                .is_some_and(|b| b.kind() == "class_body");
+            if matches!(key, "method_shorthand" | "accessor") && in_class {
+                // The class itself is reported.
+                return;
+            }
             if key == "method_shorthand" {
                 // A getter or setter is an accessor, reported as such.
                 let accessor = node.parent().is_some_and(|m| {
@@ -139,6 +147,13 @@ pub(crate) fn feature(cx: &mut Ctx, kind: CaptureKind, node: Node) {
         }
         CaptureKind::Number => {
             let t = cx.a.node_text(node);
+            // Nearly every number is plain: decide that without allocating.
+            if !t
+                .bytes()
+                .any(|b| matches!(b, b'b' | b'B' | b'o' | b'O' | b'n' | b'_'))
+            {
+                return;
+            }
             let lower = t.to_ascii_lowercase();
             let (year, what, hint) = if lower.starts_with("0b") || lower.starts_with("0o") {
                 (
@@ -158,26 +173,21 @@ pub(crate) fn feature(cx: &mut Ctx, kind: CaptureKind, node: Node) {
         CaptureKind::TrailingObject => trailing(cx, node, "}", 2009, "object literals"),
         CaptureKind::TrailingArguments => trailing(cx, node, ")", 2017, "argument lists"),
         CaptureKind::TrailingParameters => trailing(cx, node, ")", 2017, "parameter lists"),
-        CaptureKind::Member | CaptureKind::Call | CaptureKind::New => {}
+        _ => {}
     }
 }
 
-/// A comma right before the closing token of a list.
-fn trailing(cx: &mut Ctx, list: Node, close: &str, year: u16, where_: &str) {
+/// A comma right before the closing token of a list (the walk found it by the text).
+fn trailing(cx: &mut Ctx, list: Node, _close: &str, year: u16, where_: &str) {
     if year <= cx.level {
         return;
     }
-    let n = list.child_count();
-    if n < 3 {
-        return;
-    }
-    let (Some(last), Some(before)) = (list.child(n - 1), list.child(n - 2)) else {
+    let end = list.end_byte().saturating_sub(1);
+    let Some(comma) = cx.text[list.start_byte()..end].rfind(',') else {
         return;
     };
-    if last.kind() != close || before.kind() != "," {
-        return;
-    }
-    let span = Span::new(before.start_byte(), before.end_byte());
+    let at = list.start_byte() + comma;
+    let span = Span::new(at, at + 1);
     let msg = format!(
         "a trailing comma in {where_} is {}; this engine runs {}: delete the comma",
         crate::es::edition_name(year),

@@ -45,6 +45,7 @@ use tree_sitter::{Node, Tree};
 
 use crate::docs::{Corpus, Type};
 use crate::es::Proto;
+use crate::js::query::{self, role, CaptureKind};
 
 /// Index of a scope in [`Analysis::scopes`]. The program scope is 0.
 pub type ScopeId = usize;
@@ -73,7 +74,7 @@ pub struct Scope<'a> {
     pub end: usize,
     /// The enclosing scope (`None` for the program).
     pub parent: Option<ScopeId>,
-    names: HashMap<&'a str, BindingId>,
+    names: HashMap<&'a str, BindingId, NameHash>,
 }
 
 /// How a name was declared.
@@ -143,11 +144,63 @@ pub struct Analysis<'a> {
     pub scopes: Vec<Scope<'a>>,
     /// Every binding, in order of declaration.
     pub bindings: Vec<Binding<'a>>,
-    typeof_names: HashSet<&'a str>,
-    narrowed_globals: HashSet<&'a str>,
+    typeof_names: HashSet<&'a str, NameHash>,
+    narrowed_globals: HashSet<&'a str, NameHash>,
     polyfills: HashSet<String>,
-    project_names: HashSet<String>,
+    project_names: HashSet<String, NameHash>,
+    sites: Vec<(CaptureKind, Node<'a>, ScopeId)>,
+    lexical_until: usize,
+    /// The two fields of every site node, read off the cursor during the walk
+    /// (`child_by_field_id` scans children; the families ask for them many times).
+    parts: HashMap<usize, [Option<Node<'a>>; 2], IdHash>,
 }
+
+/// Node ids are addresses: spread them with one multiply instead of hashing bytes.
+#[derive(Default, Clone, Copy)]
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 << 8 | u64::from(*b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_right(17);
+    }
+}
+
+type IdHash = std::hash::BuildHasherDefault<IdHasher>;
+
+/// FNV-1a for identifiers: short keys, no untrusted-input flooding concern worth
+/// SipHash's cost on every name lookup of the walk.
+#[derive(Clone, Copy)]
+pub struct NameHasher(u64);
+
+impl Default for NameHasher {
+    fn default() -> Self {
+        NameHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// The hasher of name-keyed maps.
+pub type NameHash = std::hash::BuildHasherDefault<NameHasher>;
 
 impl std::fmt::Debug for Analysis<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -177,13 +230,16 @@ impl<'a> Analysis<'a> {
                 start: 0,
                 end: text.len().max(root.end_byte()),
                 parent: None,
-                names: HashMap::new(),
+                names: HashMap::default(),
             }],
             bindings: Vec::new(),
-            typeof_names: HashSet::new(),
-            narrowed_globals: HashSet::new(),
+            typeof_names: HashSet::default(),
+            narrowed_globals: HashSet::default(),
             polyfills: HashSet::new(),
-            project_names: HashSet::new(),
+            project_names: HashSet::default(),
+            sites: Vec::new(),
+            lexical_until: 0,
+            parts: HashMap::default(),
         };
         let mut pending = Pending {
             assigns: Vec::new(),
@@ -223,24 +279,92 @@ impl<'a> Analysis<'a> {
 
     // ---- the walk -------------------------------------------------------------------
 
+    /// One cursor walk over `root`. A node whose kind roots a pattern of `scopes.scm`
+    /// builds scopes and bindings; of `sites.scm`, is kept for the families; of
+    /// `syntax.scm`, has the query run at that one node (see [`query::Roles`]).
     fn walk(&mut self, root: Node<'a>, p: &mut Pending<'a>) {
+        let roles = query::roles();
+        let ids = query::kind_ids();
         let mut cursor = root.walk();
+        self.parts.reserve(self.text.len() / 24);
         // (scope, depth of the node that opened it)
         let mut open: Vec<(ScopeId, usize)> = vec![(0, 0)];
+        // (depth, id) of site nodes whose fields are being read off the cursor
+        let mut open_sites: Vec<(usize, usize)> = Vec::new();
         let mut depth = 0usize;
         loop {
             let node = cursor.node();
-            let scope = open.last().map(|s| s.0).unwrap_or(0);
-            if let Some(new_scope) = self.enter(node, scope, p) {
-                open.push((new_scope, depth));
+            // The first named child of a site is its object / function / constructor,
+            // the last one its property / arguments (read here: `child_by_field_id`
+            // scans children, and the families ask many times).
+            if let Some(&(d, id)) = open_sites.last() {
+                if d + 1 == depth && node.is_named() {
+                    if let Some(entry) = self.parts.get_mut(&id) {
+                        if entry[0].is_none() {
+                            entry[0] = Some(node);
+                        } else {
+                            entry[1] = Some(node);
+                        }
+                    }
+                }
             }
-            if cursor.goto_first_child() {
+            let r = roles.of(node.kind_id());
+            if r != 0 {
+                let scope = open.last().map(|s| s.0).unwrap_or(0);
+                if r & role::SCOPE != 0 {
+                    if let Some(new_scope) = self.enter(node, scope, p) {
+                        open.push((new_scope, depth));
+                    }
+                }
+                if r & role::SITE != 0 {
+                    let k = node.kind_id();
+                    let kind = if k == ids.member_expression {
+                        // Only `x.constructor` narrows; skip the field lookups else.
+                        if self.text[..node.end_byte()].ends_with("constructor") {
+                            self.enter(node, scope, p);
+                        }
+                        CaptureKind::Member
+                    } else if k == ids.call_expression {
+                        CaptureKind::Call
+                    } else {
+                        CaptureKind::New
+                    };
+                    let scope = open.last().map(|s| s.0).unwrap_or(0);
+                    self.sites.push((kind, node, scope));
+                    self.parts.insert(node.id(), [None, None]);
+                    open_sites.push((depth, node.id()));
+                }
+                if r & role::SYNTAX != 0 {
+                    let scope = open.last().map(|s| s.0).unwrap_or(0);
+                    let mut found = Vec::new();
+                    query::captures_at(node, self.text, &mut found);
+                    self.sites
+                        .extend(found.into_iter().map(|(k, n)| (k, n, scope)));
+                }
+            }
+            if r & role::NUMBER != 0 {
+                let scope = open.last().map(|s| s.0).unwrap_or(0);
+                self.sites.push((CaptureKind::Number, node, scope));
+            }
+            if r & role::LIST != 0 && trailing_comma(self.text, node) {
+                let kind = match node.kind() {
+                    "object" => CaptureKind::TrailingObject,
+                    "arguments" => CaptureKind::TrailingArguments,
+                    _ => CaptureKind::TrailingParameters,
+                };
+                let scope = open.last().map(|s| s.0).unwrap_or(0);
+                self.sites.push((kind, node, scope));
+            }
+            if r & role::OPAQUE == 0 && cursor.goto_first_child() {
                 depth += 1;
                 continue;
             }
             loop {
                 while open.len() > 1 && open.last().is_some_and(|s| s.1 == depth) {
                     open.pop();
+                }
+                while open_sites.last().is_some_and(|s| s.0 == depth) {
+                    open_sites.pop();
                 }
                 if cursor.goto_next_sibling() {
                     break;
@@ -253,13 +377,48 @@ impl<'a> Analysis<'a> {
         }
     }
 
+    /// The object of a member expression, the function of a call, the constructor of a
+    /// `new` (read during the walk; any other node asks the tree).
+    pub fn head(&self, node: Node<'a>) -> Option<Node<'a>> {
+        if let Some(p) = self.parts.get(&node.id()) {
+            return p[0];
+        }
+        let f = query::fields();
+        match node.kind() {
+            "member_expression" => node.child_by_field_id(f.object),
+            "call_expression" => node.child_by_field_id(f.function),
+            "new_expression" => node.child_by_field_id(f.constructor),
+            _ => None,
+        }
+    }
+
+    /// The property of a member expression, the arguments of a call or a `new`.
+    pub fn tail(&self, node: Node<'a>) -> Option<Node<'a>> {
+        if let Some(p) = self.parts.get(&node.id()) {
+            return p[1];
+        }
+        let f = query::fields();
+        match node.kind() {
+            "member_expression" => node.child_by_field_id(f.property),
+            "call_expression" | "new_expression" => node.child_by_field_id(f.arguments),
+            _ => None,
+        }
+    }
+
+    /// The captures of `sites.scm` and `syntax.scm`, in document order: what the
+    /// checker's families judge.
+    /// Each comes with the scope it is in.
+    pub fn sites(&self) -> &[(CaptureKind, Node<'a>, ScopeId)] {
+        &self.sites
+    }
+
     fn new_scope(&mut self, kind: ScopeKind, node: Node, parent: ScopeId) -> ScopeId {
         self.scopes.push(Scope {
             kind,
             start: node.start_byte(),
             end: node.end_byte(),
             parent: Some(parent),
-            names: HashMap::new(),
+            names: HashMap::default(),
         });
         self.scopes.len() - 1
     }
@@ -304,12 +463,12 @@ impl<'a> Analysis<'a> {
                     self.declare(scope, n, kind);
                 }
                 "assignment_pattern" | "object_assignment_pattern" => {
-                    if let Some(l) = n.child_by_field_name("left") {
+                    if let Some(l) = n.child_by_field_id(crate::js::query::fields().left) {
                         stack.push(l);
                     }
                 }
                 "pair_pattern" => {
-                    if let Some(v) = n.child_by_field_name("value") {
+                    if let Some(v) = n.child_by_field_id(crate::js::query::fields().value) {
                         stack.push(v);
                     }
                 }
@@ -333,7 +492,7 @@ impl<'a> Analysis<'a> {
             }
         }
         match v.kind() {
-            "new_expression" => match v.child_by_field_name("constructor") {
+            "new_expression" => match v.child_by_field_id(crate::js::query::fields().constructor) {
                 Some(c) if c.kind() == "identifier" => Assign::New(self.node_text(c), scope),
                 _ => Assign::Other,
             },
@@ -346,7 +505,7 @@ impl<'a> Analysis<'a> {
     fn enter(&mut self, node: Node<'a>, scope: ScopeId, p: &mut Pending<'a>) -> Option<ScopeId> {
         match node.kind() {
             "function_declaration" | "generator_function_declaration" => {
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.child_by_field_id(crate::js::query::fields().name) {
                     let fs = self.function_scope(scope);
                     self.declare(fs, name, BindingKind::Function);
                 }
@@ -354,14 +513,14 @@ impl<'a> Analysis<'a> {
             }
             "function_expression" | "generator_function" | "function" => {
                 let s = self.new_scope(ScopeKind::Function, node, scope);
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.child_by_field_id(crate::js::query::fields().name) {
                     self.declare(s, name, BindingKind::Function);
                 }
                 Some(s)
             }
             "arrow_function" => {
                 let s = self.new_scope(ScopeKind::Function, node, scope);
-                if let Some(param) = node.child_by_field_name("parameter") {
+                if let Some(param) = node.child_by_field_id(crate::js::query::fields().parameter) {
                     self.declare(s, param, BindingKind::Param);
                 }
                 Some(s)
@@ -371,8 +530,12 @@ impl<'a> Analysis<'a> {
                 self.declare_pattern(scope, node, BindingKind::Param);
                 None
             }
+            "lexical_declaration" => {
+                self.lexical_until = node.end_byte();
+                None
+            }
             "class_declaration" => {
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.child_by_field_id(crate::js::query::fields().name) {
                     let fs = self.function_scope(scope);
                     self.declare(fs, name, BindingKind::Class);
                 }
@@ -380,21 +543,26 @@ impl<'a> Analysis<'a> {
             }
             "catch_clause" => {
                 let s = self.new_scope(ScopeKind::Catch, node, scope);
-                if let Some(param) = node.child_by_field_name("parameter") {
+                if let Some(param) = node.child_by_field_id(crate::js::query::fields().parameter) {
                     self.declare_pattern(s, param, BindingKind::Catch);
                 }
                 Some(s)
             }
             "variable_declarator" => {
-                let kind = match node.parent().map(|n| n.kind()) {
-                    Some("lexical_declaration") => BindingKind::Lexical,
-                    _ => BindingKind::Var,
+                // `parent()` walks down from the root: remember the enclosing
+                // `let`/`const` instead.
+                let kind = if node.start_byte() < self.lexical_until {
+                    BindingKind::Lexical
+                } else {
+                    BindingKind::Var
                 };
-                if let Some(name) = node.child_by_field_name("name") {
+                if let Some(name) = node.child_by_field_id(crate::js::query::fields().name) {
                     let fs = self.function_scope(scope);
                     self.declare_pattern(fs, name, kind);
                     if name.kind() == "identifier" {
-                        if let Some(value) = node.child_by_field_name("value") {
+                        if let Some(value) =
+                            node.child_by_field_id(crate::js::query::fields().value)
+                        {
                             let a = self.classify(value, scope);
                             p.assigns
                                 .push((self.node_text(name), scope, name.start_byte(), a));
@@ -404,11 +572,11 @@ impl<'a> Analysis<'a> {
                 None
             }
             "assignment_expression" => {
-                if let Some(left) = node.child_by_field_name("left") {
+                if let Some(left) = node.child_by_field_id(crate::js::query::fields().left) {
                     match left.kind() {
                         "identifier" => {
                             let a = node
-                                .child_by_field_name("right")
+                                .child_by_field_id(crate::js::query::fields().right)
                                 .map(|r| self.classify(r, scope))
                                 .unwrap_or(Assign::Other);
                             p.assigns
@@ -421,7 +589,7 @@ impl<'a> Analysis<'a> {
                 None
             }
             "augmented_assignment_expression" => {
-                if let Some(left) = node.child_by_field_name("left") {
+                if let Some(left) = node.child_by_field_id(crate::js::query::fields().left) {
                     if left.kind() == "identifier" {
                         p.assigns.push((
                             self.node_text(left),
@@ -434,7 +602,7 @@ impl<'a> Analysis<'a> {
                 None
             }
             "update_expression" => {
-                if let Some(arg) = node.child_by_field_name("argument") {
+                if let Some(arg) = node.child_by_field_id(crate::js::query::fields().argument) {
                     if arg.kind() == "identifier" {
                         p.assigns.push((
                             self.node_text(arg),
@@ -447,10 +615,16 @@ impl<'a> Analysis<'a> {
                 None
             }
             "for_in_statement" => {
-                if let Some(left) = node.child_by_field_name("left") {
-                    if node.child_by_field_name("kind").is_some() {
+                if let Some(left) = node.child_by_field_id(crate::js::query::fields().left) {
+                    if node
+                        .child_by_field_id(crate::js::query::fields().kind)
+                        .is_some()
+                    {
                         let fs = self.function_scope(scope);
-                        let kind = match node.child_by_field_name("kind").map(|k| k.kind()) {
+                        let kind = match node
+                            .child_by_field_id(crate::js::query::fields().kind)
+                            .map(|k| k.kind())
+                        {
                             Some("var") => BindingKind::Var,
                             _ => BindingKind::Lexical,
                         };
@@ -469,10 +643,10 @@ impl<'a> Analysis<'a> {
             }
             "binary_expression" => {
                 if node
-                    .child_by_field_name("operator")
+                    .child_by_field_id(crate::js::query::fields().operator)
                     .is_some_and(|o| o.kind() == "instanceof")
                 {
-                    if let Some(left) = node.child_by_field_name("left") {
+                    if let Some(left) = node.child_by_field_id(crate::js::query::fields().left) {
                         if left.kind() == "identifier" {
                             p.narrows.push((self.node_text(left), scope));
                         }
@@ -481,9 +655,9 @@ impl<'a> Analysis<'a> {
                 None
             }
             "member_expression" => {
-                let prop = node.child_by_field_name("property");
+                let prop = node.child_by_field_id(crate::js::query::fields().property);
                 if prop.is_some_and(|pr| self.node_text(pr) == "constructor") {
-                    if let Some(obj) = node.child_by_field_name("object") {
+                    if let Some(obj) = node.child_by_field_id(crate::js::query::fields().object) {
                         if obj.kind() == "identifier" {
                             p.narrows.push((self.node_text(obj), scope));
                         }
@@ -493,10 +667,10 @@ impl<'a> Analysis<'a> {
             }
             "unary_expression" => {
                 if node
-                    .child_by_field_name("operator")
+                    .child_by_field_id(crate::js::query::fields().operator)
                     .is_some_and(|o| o.kind() == "typeof")
                 {
-                    if let Some(arg) = node.child_by_field_name("argument") {
+                    if let Some(arg) = node.child_by_field_id(crate::js::query::fields().argument) {
                         if arg.kind() == "identifier" {
                             self.typeof_names.insert(self.node_text(arg));
                         }
@@ -642,6 +816,12 @@ impl<'a> Analysis<'a> {
         self.binding_at(name, offset).is_some()
     }
 
+    /// Whether `name` is declared in `scope` (or an enclosing one) by the script, or at
+    /// the top level of a reachable project file.
+    pub fn is_declared_in(&self, name: &str, scope: ScopeId) -> bool {
+        self.resolve(name, scope).is_some() || self.project_names.contains(name)
+    }
+
     /// Whether `name` is declared at `offset` by the script, or at the top level of a
     /// reachable project file ([`Analysis::set_project_names`]).
     pub fn is_declared_anywhere(&self, name: &str, offset: usize) -> bool {
@@ -714,7 +894,7 @@ impl<'a> Analysis<'a> {
 
     /// The certain interface of an expression node, or `None` (see the module docs for
     /// what counts as certain).
-    pub fn interface_of(&self, node: Node) -> Option<String> {
+    pub fn interface_of(&self, node: Node<'a>) -> Option<String> {
         match self.certain(node)? {
             Certain::Interface(i) => Some(i.to_string()),
             Certain::Builtin(_) => None,
@@ -723,34 +903,36 @@ impl<'a> Analysis<'a> {
 
     /// The certain type of an expression node: a documented interface or a built-in
     /// value type.
-    pub fn certain(&self, node: Node) -> Option<Certain<'a>> {
+    pub fn certain(&self, node: Node<'a>) -> Option<Certain<'a>> {
         self.certain_in(node, self.scope_at(node.start_byte()))
     }
 
     /// Like [`Analysis::certain`] when the caller knows the node's scope.
-    pub fn certain_in(&self, node: Node, scope: ScopeId) -> Option<Certain<'a>> {
+    pub fn certain_in(&self, node: Node<'a>, scope: ScopeId) -> Option<Certain<'a>> {
         // Walk down to the head of the chain, then type it back up step by step, so a
         // long chain costs no stack.
-        let mut steps: Vec<Node> = Vec::new();
+        let mut steps: Vec<(Node<'a>, bool)> = Vec::new();
         let mut n = node;
+        let mut bare_call = false;
         loop {
             match n.kind() {
                 "parenthesized_expression" => {
                     n = n.named_child(0)?;
                 }
                 "member_expression" => {
-                    steps.push(n);
-                    n = n.child_by_field_name("object")?;
+                    steps.push((self.tail(n)?, false));
+                    n = self.head(n)?;
                 }
                 "call_expression" => {
-                    let f = n.child_by_field_name("function")?;
+                    let f = self.head(n)?;
                     match f.kind() {
                         "member_expression" => {
-                            steps.push(n);
-                            n = f.child_by_field_name("object")?;
+                            steps.push((self.tail(f)?, true));
+                            n = self.head(f)?;
                         }
                         "identifier" => {
-                            steps.push(n);
+                            n = f;
+                            bare_call = true;
                             break;
                         }
                         _ => return None,
@@ -759,16 +941,8 @@ impl<'a> Analysis<'a> {
                 _ => break,
             }
         }
-        let mut t = if steps.last().is_some_and(|s| s.kind() == "call_expression")
-            && n.kind() == "identifier"
-            && steps
-                .last()
-                .and_then(|s| s.child_by_field_name("function"))
-                .is_some_and(|f| f.id() == n.id())
-        {
+        let mut t = if bare_call {
             // A bare call of a documented global function: its return type.
-            let call = steps.pop()?;
-            let _ = call;
             let name = self.node_text(n);
             if self.resolve(name, scope).is_some() || self.project_names.contains(name) {
                 return None;
@@ -778,17 +952,9 @@ impl<'a> Analysis<'a> {
         } else {
             self.head_certain(n, scope)?
         };
-        while let Some(step) = steps.pop() {
+        while let Some((prop, is_call)) = steps.pop() {
             let Certain::Interface(iface) = t else {
                 return None;
-            };
-            let (prop, is_call) = match step.kind() {
-                "member_expression" => (step.child_by_field_name("property")?, false),
-                _ => (
-                    step.child_by_field_name("function")?
-                        .child_by_field_name("property")?,
-                    true,
-                ),
             };
             let m = self.corpus.member(iface, self.node_text(prop))?;
             let is_method = m.overloads.first().is_some_and(|s| s.is_method());
@@ -817,7 +983,7 @@ impl<'a> Analysis<'a> {
                 }
             }
             "new_expression" => {
-                let c = n.child_by_field_name("constructor")?;
+                let c = n.child_by_field_id(crate::js::query::fields().constructor)?;
                 if c.kind() != "identifier" {
                     return None;
                 }
@@ -829,6 +995,21 @@ impl<'a> Analysis<'a> {
             _ => None,
         }
     }
+}
+
+/// Whether a list node (`{...}`, `(...)`) ends with a comma before its closing token,
+/// judged by the text: skipping white space back from the closing token.
+fn trailing_comma(text: &str, list: Node) -> bool {
+    let end = list.end_byte();
+    if end < 2 || end > text.len() {
+        return false;
+    }
+    let inner = &text.as_bytes()[list.start_byte() + 1..end - 1];
+    inner
+        .iter()
+        .rev()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b',')
 }
 
 /// The type of the value a member gives (a method's return, a property's type), when

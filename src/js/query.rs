@@ -9,6 +9,8 @@ use std::sync::OnceLock;
 use streaming_iterator::StreamingIterator;
 use tree_sitter::{Node, Query, QueryCursor};
 
+/// What the scope analysis reads (`scopes.scm`).
+pub const SCOPES_SCM: &str = include_str!("../../grammars/javascript/scopes.scm");
 /// The sites the families judge (`sites.scm`).
 pub const SITES_SCM: &str = include_str!("../../grammars/javascript/sites.scm");
 /// Syntax above a language level (`syntax.scm`).
@@ -17,6 +19,16 @@ pub const SYNTAX_SCM: &str = include_str!("../../grammars/javascript/syntax.scm"
 /// What a capture of the combined query is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CaptureKind {
+    /// A node that opens a scope (functions, catch clauses).
+    Scope,
+    /// A declaring node (parameters, declarators, classes).
+    Declare,
+    /// An assignment, update or `for...in` head.
+    Write,
+    /// `x instanceof T`
+    Narrow,
+    /// `typeof x`
+    Typeof,
     /// `receiver.name`
     Member,
     /// `f(...)` or `o.f(...)`
@@ -44,7 +56,7 @@ pub enum CaptureKind {
 
 /// The compiled query and what each capture index means.
 pub struct Queries {
-    /// Sites and syntax patterns in one query, so the tree is matched once.
+    /// Scope, site and syntax patterns in one query, so the tree is matched once.
     pub query: Query,
     /// Capture index → kind.
     pub kinds: Vec<CaptureKind>,
@@ -56,7 +68,7 @@ pub struct Queries {
 pub fn queries() -> &'static Queries {
     static Q: OnceLock<Queries> = OnceLock::new();
     Q.get_or_init(|| {
-        let source = format!("{SITES_SCM}\n{SYNTAX_SCM}");
+        let source = format!("{SCOPES_SCM}\n{SITES_SCM}\n{SYNTAX_SCM}");
         let query = Query::new(&tree_sitter_javascript::LANGUAGE.into(), &source)
             .expect("the bundled .scm queries compile against the bundled grammar");
         let mut features = Vec::new();
@@ -75,14 +87,15 @@ pub fn queries() -> &'static Queries {
 
 fn capture_kind(name: &str, features: &mut Vec<String>) -> CaptureKind {
     match name {
+        "scope" => CaptureKind::Scope,
+        "declare" => CaptureKind::Declare,
+        "write" => CaptureKind::Write,
+        "narrow" => CaptureKind::Narrow,
+        "typeof" => CaptureKind::Typeof,
         "site.member" => CaptureKind::Member,
         "site.call" => CaptureKind::Call,
         "site.new" => CaptureKind::New,
         "regex_flags" => CaptureKind::RegexFlags,
-        "number" => CaptureKind::Number,
-        "trailing.object" => CaptureKind::TrailingObject,
-        "trailing.arguments" => CaptureKind::TrailingArguments,
-        "trailing.parameters" => CaptureKind::TrailingParameters,
         other => {
             let (year, feature) = other
                 .strip_prefix("es")
@@ -102,42 +115,252 @@ fn capture_kind(name: &str, features: &mut Vec<String>) -> CaptureKind {
 }
 
 /// Every capture of the combined query in `node`'s subtree, in document order of the
-/// matches, as `(kind, node)`.
+/// captured nodes (a scope's node comes before anything inside it), as `(kind, node)`.
+/// The checker does not use it on whole files (see [`Roles`]); tools and tests may.
 pub fn captures<'t>(node: Node<'t>, text: &str) -> Vec<(CaptureKind, Node<'t>)> {
     let q = queries();
     let mut cursor = QueryCursor::new();
     let mut out = Vec::new();
-    let mut matches = cursor.matches(&q.query, node, text.as_bytes());
-    while let Some(m) = matches.next() {
-        for c in m.captures {
-            out.push((q.kinds[c.index as usize], c.node));
-        }
+    let mut caps = cursor.captures(&q.query, node, text.as_bytes());
+    while let Some((m, i)) = caps.next() {
+        let c = m.captures[*i];
+        out.push((q.kinds[c.index as usize], c.node));
     }
     out
 }
 
-/// Every capture of the combined query whose node intersects `range` (byte offsets).
-pub fn captures_in<'t>(
-    node: Node<'t>,
-    text: &str,
-    range: std::ops::Range<usize>,
-) -> Vec<(CaptureKind, Node<'t>)> {
+/// The captures of the patterns rooted at `node` itself (not its descendants): how the
+/// checker's single walk asks `syntax.scm` about one candidate node.
+pub fn captures_at<'t>(node: Node<'t>, text: &str, out: &mut Vec<(CaptureKind, Node<'t>)>) {
     let q = queries();
     let mut cursor = QueryCursor::new();
-    cursor.set_byte_range(range);
-    let mut out = Vec::new();
-    let mut matches = cursor.matches(&q.query, node, text.as_bytes());
-    while let Some(m) = matches.next() {
-        for c in m.captures {
-            out.push((q.kinds[c.index as usize], c.node));
+    cursor.set_max_start_depth(Some(0));
+    let mut caps = cursor.captures(&q.query, node, text.as_bytes());
+    while let Some((m, i)) = caps.next() {
+        let c = m.captures[*i];
+        out.push((q.kinds[c.index as usize], c.node));
+    }
+}
+
+/// Role bits of a node kind: which `.scm` file has a pattern rooted at it.
+pub mod role {
+    /// `scopes.scm`: the analysis reads it.
+    pub const SCOPE: u8 = 1;
+    /// `sites.scm`: a family judges it.
+    pub const SITE: u8 = 2;
+    /// `syntax.scm`: a feature above some level may start here.
+    pub const SYNTAX: u8 = 4;
+    /// Judged by its text in code: numbers (`0b1`, `1_000`).
+    pub const NUMBER: u8 = 8;
+    /// A list whose trailing comma is judged by its text (objects, arguments, parameters).
+    pub const LIST: u8 = 16;
+    /// Nothing inside matters (strings, regexes): the walk does not descend.
+    pub const OPAQUE: u8 = 32;
+}
+
+/// For every node kind id of the grammar, the roles of [`role`], derived from the root
+/// of every pattern of the `.scm` files. This is what lets one cursor walk over the tree
+/// replace a query pass per file: the walk looks a node's kind up here and only then
+/// does the work (or runs the query at that one node).
+pub struct Roles {
+    by_kind: Vec<u8>,
+}
+
+impl Roles {
+    /// The roles of a kind id.
+    #[inline]
+    pub fn of(&self, kind_id: u16) -> u8 {
+        self.by_kind.get(kind_id as usize).copied().unwrap_or(0)
+    }
+}
+
+/// The roles, computed once.
+pub fn roles() -> &'static Roles {
+    static R: OnceLock<Roles> = OnceLock::new();
+    R.get_or_init(|| {
+        let lang: tree_sitter::Language = tree_sitter_javascript::LANGUAGE.into();
+        let mut by_kind = vec![0u8; lang.node_kind_count()];
+        for (scm, bit) in [
+            (SCOPES_SCM, role::SCOPE),
+            (SITES_SCM, role::SITE),
+            (SYNTAX_SCM, role::SYNTAX),
+        ] {
+            for (name, named) in pattern_roots(scm) {
+                for id in 0..by_kind.len() as u16 {
+                    if lang.node_kind_is_named(id) == named
+                        && lang.node_kind_for_id(id) == Some(name.as_str())
+                    {
+                        by_kind[id as usize] |= bit;
+                    }
+                }
+            }
         }
+        for (name, bit) in [
+            ("number", role::NUMBER),
+            ("object", role::LIST),
+            ("arguments", role::LIST),
+            ("formal_parameters", role::LIST),
+            ("string", role::OPAQUE),
+            ("regex", role::OPAQUE),
+            ("comment", role::OPAQUE),
+        ] {
+            let id = lang.id_for_node_kind(name, true);
+            if let Some(r) = by_kind.get_mut(id as usize) {
+                *r |= bit;
+            }
+        }
+        Roles { by_kind }
+    })
+}
+
+/// The root node of every top-level pattern of a query source: `(kind ...)` gives a
+/// named kind, `"tok"` an anonymous one, `["a" "b"]` each of its alternatives.
+pub fn pattern_roots(scm: &str) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let b = scm.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b';' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+                if depth == 0 {
+                    out.push((scm[start..i.min(b.len())].to_string(), false));
+                }
+            }
+            b'(' => {
+                if depth == 0 {
+                    let rest = &scm[i + 1..];
+                    let name: String = rest
+                        .chars()
+                        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                        .collect();
+                    if !name.is_empty() {
+                        out.push((name, true));
+                    }
+                }
+                depth += 1;
+            }
+            b')' => depth -= 1,
+            _ => {}
+        }
+        i += 1;
     }
     out
+}
+
+/// Kind ids of the node kinds the hot paths compare against (`Node::kind` computes a
+/// string length on every call).
+#[derive(Debug, Clone, Copy)]
+#[allow(missing_docs)]
+pub struct KindIds {
+    pub identifier: u16,
+    pub member_expression: u16,
+    pub call_expression: u16,
+    pub new_expression: u16,
+    pub object: u16,
+    pub arguments: u16,
+    pub string: u16,
+}
+
+/// The kind ids, computed once.
+pub fn kind_ids() -> &'static KindIds {
+    static K: OnceLock<KindIds> = OnceLock::new();
+    K.get_or_init(|| {
+        let lang: tree_sitter::Language = tree_sitter_javascript::LANGUAGE.into();
+        let id = |n: &str| lang.id_for_node_kind(n, true);
+        KindIds {
+            identifier: id("identifier"),
+            member_expression: id("member_expression"),
+            call_expression: id("call_expression"),
+            new_expression: id("new_expression"),
+            object: id("object"),
+            arguments: id("arguments"),
+            string: id("string"),
+        }
+    })
+}
+
+/// Field ids of the grammar, looked up once (by-name lookups scan every field name).
+#[derive(Debug, Clone, Copy)]
+#[allow(missing_docs)]
+pub struct Fields {
+    pub object: u16,
+    pub property: u16,
+    pub function: u16,
+    pub arguments: u16,
+    pub constructor: u16,
+    pub name: u16,
+    pub value: u16,
+    pub left: u16,
+    pub right: u16,
+    pub operator: u16,
+    pub argument: u16,
+    pub parameter: u16,
+    pub kind: u16,
+    pub key: u16,
+}
+
+/// The field ids, computed once.
+pub fn fields() -> &'static Fields {
+    static F: OnceLock<Fields> = OnceLock::new();
+    F.get_or_init(|| {
+        let lang: tree_sitter::Language = tree_sitter_javascript::LANGUAGE.into();
+        let id = |n: &str| {
+            lang.field_id_for_name(n)
+                .map(|f| f.get())
+                .expect("the grammar has this field")
+        };
+        Fields {
+            object: id("object"),
+            property: id("property"),
+            function: id("function"),
+            arguments: id("arguments"),
+            constructor: id("constructor"),
+            name: id("name"),
+            value: id("value"),
+            left: id("left"),
+            right: id("right"),
+            operator: id("operator"),
+            argument: id("argument"),
+            parameter: id("parameter"),
+            kind: id("kind"),
+            key: id("key"),
+        }
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn roles_come_from_the_patterns() {
+        let lang: tree_sitter::Language = tree_sitter_javascript::LANGUAGE.into();
+        let r = roles();
+        let arrow = lang.id_for_node_kind("arrow_function", true);
+        assert!(r.of(arrow) & role::SCOPE != 0);
+        assert!(r.of(arrow) & role::SYNTAX != 0);
+        let konst = lang.id_for_node_kind("const", false);
+        assert!(r.of(konst) & role::SYNTAX != 0);
+        let member = lang.id_for_node_kind("member_expression", true);
+        assert!(r.of(member) & role::SITE != 0);
+        let ident = lang.id_for_node_kind("identifier", true);
+        assert_eq!(r.of(ident), 0);
+        let _ = fields();
+    }
 
     #[test]
     fn queries_compile_and_name_features() {

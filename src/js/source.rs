@@ -33,7 +33,7 @@ pub struct Directive {
 /// nothing had to change.
 pub fn script_text<'a>(path: &str, text: &'a str, directives: &[String]) -> Cow<'a, str> {
     let md = is_markdown(path);
-    if !md && (directives.is_empty() || !text.contains('#')) {
+    if !md && !directives.iter().any(|d| text.contains(d.as_str())) {
         return Cow::Borrowed(text);
     }
     let mut out: Option<Vec<u8>> = None;
@@ -127,7 +127,7 @@ fn fence_close(trimmed: &str, ch: u8, n: usize) -> bool {
 /// The engine directive lines of a file (for Markdown, those inside `js` blocks), in
 /// order. `directives` are the Engine chunk's prefixes.
 pub fn directives(path: &str, text: &str, directives: &[String]) -> Vec<Directive> {
-    if directives.is_empty() || !text.contains('#') {
+    if !directives.iter().any(|d| text.contains(d.as_str())) {
         return Vec::new();
     }
     let visible = if is_markdown(path) {

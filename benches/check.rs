@@ -1,0 +1,101 @@
+//! The checker's speed beside tree-sitter's own parse of the same text, in the same run.
+//!
+//! Run: `cargo bench --bench check`. Targets (issue 3): the full check of a generated
+//! 10,000-line ES3 script costs at most 1.5× the bare parse; a re-check after a one-line
+//! edit (incremental reparse, analysis of what changed) ≤ 10 ms p50.
+
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+
+use grounded::check::{self, ProjectIndex};
+use grounded::docs::bundled;
+
+/// An ES3 script of at least `lines` lines (whole sections) written against the demo API: helper functions, tables,
+/// blocks, lists, option literals, loops, string work.
+fn script(lines: usize) -> String {
+    let mut s = String::new();
+    let mut i = 0;
+    while s.lines().count() < lines {
+        s.push_str(&format!(
+            r##"// Section {i}: a table of figures and a note.
+function section{i}(rows, title) {{
+    var table = new Table();
+    table.columns = 3;
+    table.caption = "Figures " + title;
+    layout.heading(title + " {i}", 2);
+    layout.tableStart(table, {{ cellPadding: 4, gridColor: "#bbbbbb", stripeColor: "#f4f4f4" }});
+    layout.tableHeader(["Item", "Count", "Total"]);
+    var sum = 0;
+    for (var r = 0; r < rows.length; r++) {{
+        layout.tableRow();
+        layout.tableCell(String(rows[r].name));
+        layout.tableCell(String(rows[r].count), {{ align: "right" }});
+        layout.tableCell(rows[r].total.toFixed(2), {{ align: "decimal" }});
+        sum = sum + rows[r].total;
+    }}
+    layout.tableEnd();
+    var box = new Block();
+    box.keepTogether = true;
+    layout.blockStart(box, {{ backgroundColor: "#f4f6f8", borderWidth: 0.5, padding: 6 }});
+    layout.paragraph("Sum: " + sum.toFixed(2), {{ bold: true }});
+    var text = title.replace(/^\s+|\s+$/g, "");
+    if (text.length > 0 && text.indexOf("x") < 0) {{
+        layout.text(text.toUpperCase(), {{ italic: true }});
+    }}
+    layout.blockEnd();
+    var list = new List();
+    layout.listStart(list, {{ bullet: "-", indent: 12 }});
+    layout.listItem("Rows: " + rows.length);
+    layout.listEnd();
+    return sum;
+}}
+section{i}([{{ name: "a", count: 1, total: 2.5 }}, {{ name: "b", count: 2, total: 4 }}], "Part");
+
+"##
+        ));
+        i += 1;
+    }
+    // Whole sections only: a cut section would be a parse error.
+    s
+}
+
+fn benches(c: &mut Criterion) {
+    let corpus = bundled::demo().expect("the bundled corpus loads");
+    let text = script(10_000);
+    let project = ProjectIndex::default();
+    assert!(
+        check::check_text(&corpus, &project, "bench.js", &text).is_empty(),
+        "the generated script is correct"
+    );
+
+    let mut g = c.benchmark_group("check_10k_lines");
+    g.sample_size(10).measurement_time(Duration::from_secs(4));
+    g.bench_function("tree-sitter parse (baseline)", |b| {
+        let mut parser = grounded::js::parser();
+        b.iter(|| parser.parse(&text, None).expect("tree"))
+    });
+    g.bench_function("full check (parse + analysis + families)", |b| {
+        b.iter(|| check::check_text(&corpus, &project, "bench.js", &text))
+    });
+
+    // A one-line edit in the middle: `cellPadding: 4` → `cellPadding: 5`.
+    let at = text.find("cellPadding: 4").expect("present") + text.len() / 2;
+    let at = text[at..]
+        .find("cellPadding: 4")
+        .map(|i| at + i + "cellPadding: ".len());
+    let at = at.expect("a second occurrence");
+    let mut session = check::Session::new(&corpus, &project, "bench.js", &text);
+    let mut flip = false;
+    g.bench_function("re-check after a one-line edit (incremental)", |b| {
+        b.iter(|| {
+            flip = !flip;
+            let new = if flip { "5" } else { "4" };
+            session.edit(at, at + 1, new).len()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(check_benches, benches);
+criterion_main!(check_benches);

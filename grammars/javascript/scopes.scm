@@ -1,0 +1,28 @@
+; What the scope analysis reads (`crate::js::Analysis`): the nodes that open scopes,
+; declare names, assign them, narrow them or test them with `typeof`. Captures come in
+; document order, so a scope is open before anything inside it is seen.
+
+; Scopes: functions of every form (parameters included) and catch clauses.
+(function_declaration) @scope
+(generator_function_declaration) @scope
+(function_expression) @scope
+(generator_function) @scope
+(arrow_function) @scope
+(method_definition) @scope
+(catch_clause) @scope
+
+; Declarations: parameters, `var`/`let`/`const`, classes.
+(formal_parameters) @declare
+(variable_declarator) @declare
+(class_declaration) @declare
+(lexical_declaration) @declare
+
+; Writes: what every assignment of a variable is decides whether its type is certain.
+(assignment_expression) @write
+(augmented_assignment_expression) @write
+(update_expression) @write
+(for_in_statement) @write
+
+; Narrowing (`x instanceof T`, `x.constructor`) and feature detection (`typeof x`).
+(binary_expression operator: "instanceof") @narrow
+(unary_expression operator: "typeof") @typeof
