@@ -579,8 +579,8 @@ impl Backend {
             }
         };
         let a = crate::js::Analysis::new(&corpus, &script, tree);
-        let caps = crate::js::query::captures(tree.root_node(), &script);
-        let facts = crate::check::FileFacts::of_parts(&corpus, &snap.rel, &snap.text, &a, &caps);
+        let facts =
+            crate::check::FileFacts::of_parts(&corpus, &snap.rel, &snap.text, &a, a.sites());
         let norm = crate::check::project::normalize(&snap.rel);
         let mut ix = self.state.index.write().unwrap_or_else(|e| e.into_inner());
         if ix.files.get(&norm) == Some(&facts) {
