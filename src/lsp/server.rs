@@ -200,8 +200,10 @@ impl Backend {
         (Some(path), s)
     }
 
+    /// Whether a name from [`Backend::rel_of`] is a file of the project (relative to its
+    /// root), rather than an absolute path outside it or a non-file URI.
     fn inside_root(&self, rel: &str) -> bool {
-        !rel.starts_with('/') && !rel.contains("://") && self.root().is_some()
+        !Path::new(rel).is_absolute() && !rel.contains(':') && self.root().is_some()
     }
 
     // ---- configuration and corpus -------------------------------------------------
