@@ -126,6 +126,14 @@ fn completion_offers_members_option_keys_and_globals() {
     assert!(l.contains(&"layout".to_string()), "{l:?}");
     assert!(l.contains(&"loadJS".to_string()), "{l:?}");
 
+    // Nothing inside comments.
+    lsp.change(&uri, 5, [line, 0, line, 0], "// see layout.");
+    let items = lsp.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": 14}}),
+    );
+    assert!(labels(&items).is_empty() || items.is_null(), "{items}");
+
     // A receiver of no certain type gets nothing rather than a guess.
     let items = lsp.request("textDocument/completion", at(&uri, SCRIPT, "b;", 0));
     assert!(labels(&items).is_empty() || items.is_null());

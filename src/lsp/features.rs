@@ -115,6 +115,27 @@ pub fn hover(corpus: &Corpus, text: &str, tree: &Tree, offset: usize) -> Option<
     })
 }
 
+/// Whether the cursor is inside a comment or a string, where nothing is completed.
+fn in_comment_or_string(tree: &Tree, offset: usize) -> bool {
+    let at = offset.saturating_sub(1);
+    let Some(mut n) = tree.root_node().descendant_for_byte_range(at, at) else {
+        return false;
+    };
+    loop {
+        match n.kind() {
+            "comment" | "string" | "template_string" | "regex" => {
+                return n.start_byte() < offset
+                    && offset < n.end_byte() + usize::from(n.kind() == "comment");
+            }
+            _ => {}
+        }
+        match n.parent() {
+            Some(p) => n = p,
+            None => return false,
+        }
+    }
+}
+
 fn member_item(corpus: &Corpus, m: &Member) -> CompletionItem {
     CompletionItem {
         label: m.name.clone(),
@@ -143,6 +164,9 @@ fn ident_start(text: &str, offset: usize) -> usize {
 /// literal, globals at a statement's start.
 pub fn completion(corpus: &Corpus, text: &str, tree: &Tree, offset: usize) -> Vec<CompletionItem> {
     let offset = offset.min(text.len());
+    if in_comment_or_string(tree, offset) {
+        return Vec::new();
+    }
     let ctx = FileCtx::new(corpus, text, tree);
     let word = ident_start(text, offset);
     // After `receiver.`

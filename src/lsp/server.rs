@@ -238,7 +238,12 @@ impl Backend {
                 let path = this.docs_path();
                 let corpus = match &path {
                     Some(p) => Corpus::load(p).map_err(|e| e.to_string())?,
-                    None => crate::docs::bundled::demo().map_err(|e| e.to_string())?,
+                    None => {
+                        tracing::warn!(
+                            "no --docs, no `docs` setting and no `docs` in grounded.toml; using the bundled demo engine's corpus"
+                        );
+                        crate::docs::bundled::demo().map_err(|e| e.to_string())?
+                    }
                 };
                 let corpus = Arc::new(corpus);
                 let dir = path.map(|p| {
