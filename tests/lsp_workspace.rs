@@ -196,6 +196,17 @@ fn saving_runs_the_dry_run() {
     let d = ds.iter().find(|x| x["code"] == "dry-run").unwrap();
     assert_eq!(d["source"], "grounded");
     assert_eq!(d["range"]["start"]["line"], 5, "{d}");
+    // The run was reported as work-done progress, begun and ended.
+    lsp.wait_for("progress begin", |m| {
+        m["method"] == "$/progress" && m["params"]["value"]["kind"] == "begin"
+    });
+    let end = lsp.wait_for("progress end", |m| {
+        m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end"
+    });
+    assert!(end["params"]["value"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("finding"));
     lsp.shutdown();
 }
 

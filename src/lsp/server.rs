@@ -76,6 +76,9 @@ pub struct State {
     dry_pending: AtomicBool,
     can_pull_config: AtomicBool,
     can_register_watchers: AtomicBool,
+    can_show_progress: AtomicBool,
+    /// Numbers the progress tokens of dry runs.
+    runs: AtomicU64,
 }
 
 /// The server: a handle on the shared state.
@@ -165,6 +168,8 @@ impl Backend {
                 dry_pending: AtomicBool::new(false),
                 can_pull_config: AtomicBool::new(false),
                 can_register_watchers: AtomicBool::new(false),
+                can_show_progress: AtomicBool::new(false),
+                runs: AtomicU64::new(0),
             }),
         }
     }
@@ -674,6 +679,7 @@ impl Backend {
             ..Default::default()
         };
         let root2 = root.clone();
+        let progress = self.begin_progress("grounded: dry run").await;
         let res = tokio::task::spawn_blocking(move || {
             guard("dry run", || {
                 crate::dryrun::run_project(&corpus, &root2, &entries, &overlay, &opts)
@@ -682,8 +688,18 @@ impl Backend {
         .await;
         let report = match res {
             Ok(Ok(r)) => r,
-            _ => return,
+            _ => {
+                if let Some(p) = progress {
+                    p.finish_with_message("failed (see the log)").await;
+                }
+                return;
+            }
         };
+        if let Some(p) = progress {
+            let n = report.findings.len();
+            p.finish_with_message(format!("{n} finding{}", if n == 1 { "" } else { "s" }))
+                .await;
+        }
         let mut by_uri: HashMap<String, (Uri, Vec<Finding>)> = HashMap::new();
         for f in report.findings {
             let p = Path::new(&f.path);
@@ -727,6 +743,41 @@ impl Backend {
                 continue;
             }
             self.publish(&k).await;
+        }
+    }
+
+    /// Starts a work-done progress report when the client shows them; the creation
+    /// request is bounded by [`CLIENT_TIMEOUT`], and without an answer the work goes on
+    /// unreported (eglot, for one, shows no progress: nothing may depend on it).
+    async fn begin_progress(
+        &self,
+        title: &str,
+    ) -> Option<
+        tower_lsp_server::OngoingProgress<
+            tower_lsp_server::Unbounded,
+            tower_lsp_server::NotCancellable,
+        >,
+    > {
+        if !self.state.can_show_progress.load(Ordering::Relaxed) {
+            return None;
+        }
+        let n = self.state.runs.fetch_add(1, Ordering::Relaxed);
+        let token = ProgressToken::String(format!("grounded/{n}"));
+        let created = tokio::time::timeout(
+            CLIENT_TIMEOUT,
+            self.state.client.create_work_done_progress(token.clone()),
+        )
+        .await;
+        match created {
+            Ok(Ok(())) => Some(self.state.client.progress(token, title).begin().await),
+            Ok(Err(e)) => {
+                tracing::warn!("window/workDoneProgress/create failed: {e}");
+                None
+            }
+            Err(_) => {
+                tracing::warn!("window/workDoneProgress/create: no answer in {CLIENT_TIMEOUT:?}");
+                None
+            }
         }
     }
 
@@ -895,6 +946,15 @@ impl LanguageServer for Backend {
             s.merge(opts);
             write(&self.state.settings, s);
         }
+        self.state.can_show_progress.store(
+            params
+                .capabilities
+                .window
+                .as_ref()
+                .and_then(|w| w.work_done_progress)
+                .unwrap_or(false),
+            Ordering::Relaxed,
+        );
         let ws = params.capabilities.workspace.as_ref();
         self.state.can_pull_config.store(
             ws.and_then(|w| w.configuration).unwrap_or(false),

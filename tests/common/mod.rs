@@ -240,6 +240,7 @@ impl Lsp {
                 "workspaceFolders": [{"uri": root_uri, "name": "ws"}],
                 "initializationOptions": options,
                 "capabilities": {
+                    "window": {"workDoneProgress": true},
                     "workspace": {
                         "configuration": true,
                         "didChangeWatchedFiles": {"dynamicRegistration": true},
