@@ -95,6 +95,10 @@ fn benches(c: &mut Criterion) {
         })
     });
     g.finish();
+    assert!(
+        session.incremental_edits() > 0,
+        "the one-line edit is re-checked statement-only"
+    );
 }
 
 criterion_group!(check_benches, benches);

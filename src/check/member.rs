@@ -42,6 +42,8 @@ pub(crate) fn check(cx: &mut Ctx, node: Node, iface: &str, prop: Node) {
     });
     let inherited = if cx.corpus.ancestors(iface).is_empty() {
         String::new()
+    } else if cx.corpus.ancestors(iface).len() == 1 {
+        format!(" (nor does its parent `{}`)", cx.corpus.ancestors(iface)[0])
     } else {
         format!(
             " (nor do its parents {})",

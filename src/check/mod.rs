@@ -233,6 +233,20 @@ fn check_script(
     script: &str,
     tree: &tree_sitter::Tree,
 ) -> Vec<Finding> {
+    check_script_full(corpus, project, shown, rel, text, script, tree).0
+}
+
+/// The full check, and the seed an incremental re-check of one statement needs.
+#[allow(clippy::too_many_arguments)]
+fn check_script_full(
+    corpus: &Corpus,
+    project: &ProjectIndex,
+    shown: &str,
+    rel: &str,
+    text: &str,
+    script: &str,
+    tree: &tree_sitter::Tree,
+) -> (Vec<Finding>, crate::js::Seed) {
     let root = tree.root_node();
     let mut a = Analysis::new(corpus, script, tree);
     let caps: Vec<(CaptureKind, Node, ScopeId)> = a.sites().to_vec();
@@ -253,21 +267,32 @@ fn check_script(
         out: Vec::new(),
         documented_memo: Default::default(),
     };
-    for &(kind, node, scope) in &caps {
-        match kind {
-            CaptureKind::Member => visit_member(&mut cx, node, scope),
-            CaptureKind::Call => visit_call(&mut cx, node, scope),
-            CaptureKind::New => visit_new(&mut cx, node),
-            other => syntax::feature(&mut cx, other, node),
-        }
-    }
+    run_sites(&mut cx, &caps);
     syntax::parse_errors(&mut cx, root);
     file::directives(&mut cx, text);
+    let mut seed = cx.a.seed();
+    seed.polyfills = cx.polyfills.iter().cloned().collect();
+    seed.polyfills.sort();
     let mut out = cx.out;
     out.extend(construct::check(corpus, shown, script, tree));
+    sort_findings(&mut out);
+    (out, seed)
+}
+
+fn sort_findings(out: &mut Vec<Finding>) {
     out.sort_by(|x, y| (x.span.start, x.span.end, x.code).cmp(&(y.span.start, y.span.end, y.code)));
     out.dedup_by(|x, y| x.span == y.span && x.code == y.code);
-    out
+}
+
+fn run_sites<'a>(cx: &mut Ctx<'a>, caps: &[(CaptureKind, Node<'a>, ScopeId)]) {
+    for &(kind, node, scope) in caps {
+        match kind {
+            CaptureKind::Member => visit_member(cx, node, scope),
+            CaptureKind::Call => visit_call(cx, node, scope),
+            CaptureKind::New => visit_new(cx, node),
+            other => syntax::feature(cx, other, node),
+        }
+    }
 }
 
 fn visit_member<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId) {
@@ -381,7 +406,13 @@ pub(crate) fn statement_lines(text: &str, node: Node) -> Span {
 }
 
 /// A script kept open for editing: its text, its tree, its findings. An edit reparses
-/// incrementally (`tree.edit` then `parser.parse(text, Some(&old))`) and re-checks.
+/// incrementally (`tree.edit` then `parser.parse(text, Some(&old))`) and re-checks only
+/// what changed where it can: when the edit stays inside one top-level statement and
+/// leaves what that statement contributes to the whole file unchanged (its top-level
+/// declarations and what it assigns them, narrowing, `typeof` tests, polyfills, loads),
+/// only that statement is analysed again, against the rest of the file's facts (the
+/// [`crate::js::Seed`] of the last full check); every other finding is kept, shifted.
+/// Anything else is a full check.
 pub struct Session<'c> {
     corpus: &'c Corpus,
     project: &'c ProjectIndex,
@@ -390,6 +421,8 @@ pub struct Session<'c> {
     parser: tree_sitter::Parser,
     tree: tree_sitter::Tree,
     findings: Vec<Finding>,
+    seed: crate::js::Seed,
+    incremental: usize,
 }
 
 impl std::fmt::Debug for Session<'_> {
@@ -414,7 +447,7 @@ impl<'c> Session<'c> {
         let tree = parser
             .parse(script.as_ref(), None)
             .expect("a parser with a language and no timeout always returns a tree");
-        let findings = check_script(corpus, project, path, path, text, &script, &tree);
+        let (findings, seed) = check_script_full(corpus, project, path, path, text, &script, &tree);
         Session {
             corpus,
             project,
@@ -423,7 +456,21 @@ impl<'c> Session<'c> {
             parser,
             tree,
             findings,
+            seed,
+            incremental: 0,
         }
+    }
+
+    /// Whether the file needs no blanking (no Markdown, no engine directive): then the
+    /// tree is of the text itself and statements can be re-checked alone.
+    fn plain(&self) -> bool {
+        !js::is_markdown(&self.path)
+            && !self
+                .corpus
+                .engine
+                .directives
+                .iter()
+                .any(|d| self.text.contains(d.as_str()))
     }
 
     /// Replaces bytes `start..end` with `new_text` and re-checks; returns the findings.
@@ -438,25 +485,48 @@ impl<'c> Session<'c> {
         while !self.text.is_char_boundary(end) {
             end += 1;
         }
-        let old_end_pos = point_of(&self.text, end);
-        let start_pos = point_of(&self.text, start);
-        self.text.replace_range(start..end, new_text);
+        // The statement the edit falls strictly inside, and what it contributes.
+        let before = if self.plain() {
+            statement_around(&self.tree, start, end).map(|(i, s, e)| {
+                let node = self.tree.root_node().child(i as usize);
+                let summary = node.map(|n| self.summary_of(&self.text, &self.tree, n));
+                (i, s, e, summary)
+            })
+        } else {
+            None
+        };
+        let old_text = std::mem::take(&mut self.text);
+        let mut text = old_text.clone();
+        text.replace_range(start..end, new_text);
         let new_end = start + new_text.len();
         let edit = tree_sitter::InputEdit {
             start_byte: start,
             old_end_byte: end,
             new_end_byte: new_end,
-            start_position: start_pos,
-            old_end_position: old_end_pos,
-            new_end_position: point_of(&self.text, new_end),
+            start_position: point_of(&old_text, start),
+            old_end_position: point_of(&old_text, end),
+            new_end_position: point_of(&text, new_end),
         };
-        self.tree.edit(&edit);
+        let mut old_tree = self.tree.clone();
+        old_tree.edit(&edit);
+        self.text = text;
         let script = js::script_text(&self.path, &self.text, &self.corpus.engine.directives);
         let tree = self
             .parser
-            .parse(script.as_ref(), Some(&self.tree))
+            .parse(script.as_ref(), Some(&old_tree))
             .expect("a parser with a language and no timeout always returns a tree");
-        self.findings = check_script(
+        let delta = new_text.len() as isize - (end - start) as isize;
+        if let Some((i, s, e, Some(summary))) = before {
+            if let Some(findings) =
+                self.recheck_statement(&old_text, &old_tree, &tree, i, s, e, delta, &summary)
+            {
+                self.findings = findings;
+                self.tree = tree;
+                self.incremental += 1;
+                return &self.findings;
+            }
+        }
+        let (findings, seed) = check_script_full(
             self.corpus,
             self.project,
             &self.path,
@@ -465,8 +535,102 @@ impl<'c> Session<'c> {
             &script,
             &tree,
         );
+        self.findings = findings;
+        self.seed = seed;
         self.tree = tree;
         &self.findings
+    }
+
+    fn summary_of(&self, text: &str, tree: &tree_sitter::Tree, node: Node) -> Vec<String> {
+        let empty = crate::js::Seed::default();
+        let a = Analysis::for_node(self.corpus, text, tree, node, &empty);
+        let mut s = a.summary();
+        let facts = FileFacts::of_parts(self.corpus, &self.path, text, &a, a.sites());
+        s.extend(facts.loads.iter().map(|l| format!("load {l}")));
+        s.push(format!("dynamic {}", facts.dynamic_loads));
+        s
+    }
+
+    /// The incremental path; `None` when the edit reaches beyond statement `i`.
+    #[allow(clippy::too_many_arguments)]
+    fn recheck_statement(
+        &self,
+        old_text: &str,
+        old_tree: &tree_sitter::Tree,
+        tree: &tree_sitter::Tree,
+        i: u32,
+        s: usize,
+        e: usize,
+        delta: isize,
+        summary: &[String],
+    ) -> Option<Vec<Finding>> {
+        let root = tree.root_node();
+        if root.child_count() != old_tree.root_node().child_count() {
+            return None;
+        }
+        let node = root.child(i as usize)?;
+        let new_e = (e as isize + delta) as usize;
+        if node.start_byte() != s || node.end_byte() != new_e {
+            return None;
+        }
+        if old_tree
+            .changed_ranges(tree)
+            .any(|r| r.start_byte < s || r.end_byte > new_e)
+        {
+            return None;
+        }
+        if self.summary_of(&self.text, tree, node) != summary {
+            return None;
+        }
+        // Construct findings pair Starts and Ends across the file: keep them unless the
+        // statement names a Start or an End before or after the edit.
+        let names_construct = |t: &str| {
+            self.corpus
+                .constructs
+                .values()
+                .any(|c| t.contains(c.start.as_str()) || t.contains(c.end.as_str()))
+        };
+        let rerun_constructs =
+            names_construct(&old_text[s..e]) || names_construct(&self.text[s..new_e]);
+        let idx = LineIndex::new(&self.text);
+        let mut out: Vec<Finding> = Vec::new();
+        for f in &self.findings {
+            if rerun_constructs && f.code == Code::Construct {
+                continue;
+            }
+            if f.span.end <= s && f.span.start < s {
+                out.push(rebuilt(f, &self.path, &idx, 0));
+            } else if f.span.start >= e {
+                out.push(rebuilt(f, &self.path, &idx, delta));
+            }
+        }
+        let a = Analysis::for_node(self.corpus, &self.text, tree, node, &self.seed);
+        let caps: Vec<(CaptureKind, Node, ScopeId)> = a.sites().to_vec();
+        let mut cx = Ctx {
+            corpus: self.corpus,
+            project: self.project,
+            path: &self.path,
+            text: &self.text,
+            a,
+            idx,
+            level: self.corpus.engine.es_year,
+            polyfills: self.seed.polyfills.iter().cloned().collect(),
+            out: Vec::new(),
+            documented_memo: Default::default(),
+        };
+        run_sites(&mut cx, &caps);
+        syntax::parse_errors(&mut cx, node);
+        out.extend(cx.out);
+        if rerun_constructs {
+            out.extend(construct::check(self.corpus, &self.path, &self.text, tree));
+        }
+        sort_findings(&mut out);
+        Some(out)
+    }
+
+    /// How many edits were re-checked statement-only (for tests and benchmarks).
+    pub fn incremental_edits(&self) -> usize {
+        self.incremental
     }
 
     /// The current findings.
@@ -483,6 +647,67 @@ impl<'c> Session<'c> {
     pub fn tree(&self) -> &tree_sitter::Tree {
         &self.tree
     }
+}
+
+/// The top-level statement that `start..end` falls strictly inside: its index among
+/// the program's children and its byte range.
+fn statement_around(
+    tree: &tree_sitter::Tree,
+    start: usize,
+    end: usize,
+) -> Option<(u32, usize, usize)> {
+    let root = tree.root_node();
+    let mut c = root.walk();
+    if !c.goto_first_child() {
+        return None;
+    }
+    let mut i = 0u32;
+    loop {
+        let n = c.node();
+        if n.start_byte() <= start && end < n.end_byte() {
+            if n.is_error() || n.has_error() {
+                return None;
+            }
+            return Some((i, n.start_byte(), n.end_byte()));
+        }
+        if n.start_byte() >= end {
+            return None;
+        }
+        if !c.goto_next_sibling() {
+            return None;
+        }
+        i += 1;
+    }
+}
+
+/// A kept finding at its new place: spans shifted by `delta`, positions recomputed.
+fn rebuilt(f: &Finding, path: &str, idx: &LineIndex, delta: isize) -> Finding {
+    let shift = |x: usize| (x as isize + delta).max(0) as usize;
+    let span = Span::new(shift(f.span.start), shift(f.span.end));
+    let mut g = Finding::with_index(path, idx, span, f.code, f.message.clone());
+    g.severity = f.severity;
+    g.related = f.related.clone();
+    g.fixes = f
+        .fixes
+        .iter()
+        .map(|x| match x {
+            Fix::Replace { title, span, text } => Fix::Replace {
+                title: title.clone(),
+                span: Span::new(shift(span.start), shift(span.end)),
+                text: text.clone(),
+            },
+            Fix::Delete {
+                title,
+                detail,
+                span,
+            } => Fix::Delete {
+                title: title.clone(),
+                detail: detail.clone(),
+                span: Span::new(shift(span.start), shift(span.end)),
+            },
+        })
+        .collect();
+    g
 }
 
 fn point_of(text: &str, offset: usize) -> tree_sitter::Point {

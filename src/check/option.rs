@@ -99,6 +99,9 @@ fn report(cx: &mut Ctx, iface: &str, key: Node, name: &str) {
     } else if names.len() <= 12 && !names.is_empty() {
         msg.push_str(&format!(": its keys are {}", and_list(&names)));
     }
+    if !msg.ends_with('?') {
+        msg.push('.');
+    }
     msg.push_str(
         " The engine ignores an unknown key without an error, so this setting never applies.",
     );

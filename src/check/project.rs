@@ -320,6 +320,51 @@ pub fn is_script(corpus: &Corpus, p: &Path) -> bool {
 mod tests {
     use super::*;
 
+    fn corpus() -> Corpus {
+        Corpus::from_texts(&[(
+            "g.md",
+            "# Global\n\n## Global-load\n\nSyntax: load(file: path): void\n",
+        )])
+        .unwrap()
+    }
+
+    #[test]
+    fn reach_follows_literal_loads_transitively() {
+        let c = corpus();
+        let mut idx = ProjectIndex::default();
+        idx.update_file(&c, "main.js", "load(\"a.js\");\nmain();");
+        idx.update_file(&c, "a.js", "load(\"./b.js\");\nfunction fa() {}");
+        idx.update_file(&c, "b.js", "function fb() {}\nimplicitGlobal = 1;");
+        idx.update_file(&c, "c.js", "function fc() {}");
+        let own = idx.files["main.js"].clone();
+        let r = idx.reach("main.js", &own);
+        assert!(r.names.contains("fa") && r.names.contains("fb"));
+        assert!(r.names.contains("implicitGlobal"));
+        assert!(!r.names.contains("fc"), "c.js is not loaded");
+        assert_eq!(idx.dependents("b.js"), vec!["a.js", "main.js"]);
+        assert!(idx.dependents("c.js").is_empty());
+        idx.remove_file("c.js");
+        assert!(!idx.files.contains_key("c.js"));
+    }
+
+    #[test]
+    fn computed_loads_or_none_share_one_scope() {
+        let c = corpus();
+        let mut idx = ProjectIndex::default();
+        idx.update_file(&c, "main.js", "var f = \"a.js\";\nload(f);");
+        idx.update_file(&c, "a.js", "function fa() {}");
+        idx.update_file(&c, "c.js", "function fc() {}");
+        assert!(idx.shares_one_scope());
+        let own = idx.files["c.js"].clone();
+        assert!(idx.reach("c.js", &own).names.contains("fa"));
+        let mut none = ProjectIndex::default();
+        none.update_file(&c, "x.js", "function fx() {}");
+        none.update_file(&c, "y.js", "fx();");
+        let own = none.files["y.js"].clone();
+        assert!(none.reach("y.js", &own).names.contains("fx"));
+        assert_eq!(none.dependents("x.js"), vec!["y.js"]);
+    }
+
     #[test]
     fn normalizes() {
         assert_eq!(normalize("./lib/../lib/x.js"), "lib/x.js");

@@ -114,6 +114,8 @@ pub struct Binding<'a> {
     pub narrowed: bool,
     assigns: Vec<Assign<'a>>,
     certain: Option<Certain<'a>>,
+    /// Taken from a [`Seed`]: its facts are the whole file's, fixed.
+    seeded: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,6 +124,30 @@ enum Assign<'a> {
     Array,
     String,
     Other,
+}
+
+/// The whole file's facts a statement's analysis depends on (see [`Analysis::seed`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Seed {
+    /// Program-scope bindings: name, kind, certain type.
+    pub globals: Vec<(String, BindingKind, Option<SeedType>)>,
+    /// Globals the script narrows.
+    pub narrowed: Vec<String>,
+    /// Names tested with `typeof`.
+    pub typeof_names: Vec<String>,
+    /// Built-ins the script (and its reachable files) supply.
+    pub polyfills: Vec<String>,
+    /// Top-level names of reachable project files.
+    pub project_names: Vec<String>,
+}
+
+/// [`Certain`], owned.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SeedType {
+    /// A documented interface.
+    Interface(String),
+    /// A built-in value type.
+    Builtin(Proto),
 }
 
 /// The certain type of an expression.
@@ -248,6 +274,137 @@ impl<'a> Analysis<'a> {
         a.walk(root, &mut pending);
         a.settle(pending);
         a
+    }
+
+    /// Analyses only `node` (a top-level statement of `tree`), with the rest of the file
+    /// standing in as `seed` (from [`Analysis::seed`] of a full analysis): the program
+    /// scope holds the whole file's globals with their certainty. The incremental
+    /// re-check of [`crate::check::Session`] uses it; with `Seed::default()` it gives the
+    /// statement's own [`Analysis::summary`].
+    pub fn for_node(
+        corpus: &'a Corpus,
+        text: &'a str,
+        tree: &'a Tree,
+        node: Node<'a>,
+        seed: &'a Seed,
+    ) -> Analysis<'a> {
+        let mut a = Analysis {
+            corpus,
+            text,
+            tree,
+            scopes: vec![Scope {
+                kind: ScopeKind::Program,
+                start: 0,
+                end: text.len().max(tree.root_node().end_byte()),
+                parent: None,
+                names: HashMap::default(),
+            }],
+            bindings: Vec::new(),
+            typeof_names: seed.typeof_names.iter().map(String::as_str).collect(),
+            narrowed_globals: seed.narrowed.iter().map(String::as_str).collect(),
+            polyfills: seed.polyfills.iter().cloned().collect(),
+            project_names: seed.project_names.iter().cloned().collect(),
+            sites: Vec::new(),
+            lexical_until: 0,
+            parts: HashMap::default(),
+        };
+        for (name, kind, certain) in &seed.globals {
+            let certain = match certain {
+                Some(SeedType::Interface(i)) => corpus
+                    .interfaces
+                    .get_key_value(i)
+                    .map(|(k, _)| Certain::Interface(k.as_str())),
+                Some(SeedType::Builtin(p)) => Some(Certain::Builtin(*p)),
+                None => None,
+            };
+            a.bindings.push(Binding {
+                name: name.as_str(),
+                kind: *kind,
+                scope: 0,
+                start: 0,
+                end: 0,
+                narrowed: false,
+                assigns: Vec::new(),
+                certain,
+                seeded: true,
+            });
+            let id = a.bindings.len() - 1;
+            a.scopes[0].names.insert(name.as_str(), id);
+        }
+        let mut pending = Pending {
+            assigns: Vec::new(),
+            narrows: Vec::new(),
+        };
+        a.walk(node, &mut pending);
+        a.settle(pending);
+        a
+    }
+
+    /// The whole file's facts that every statement depends on, owned: the program
+    /// scope's bindings and their certainty, narrowed and `typeof`-tested globals,
+    /// polyfills, project names.
+    pub fn seed(&self) -> Seed {
+        let mut globals: Vec<(String, BindingKind, Option<SeedType>)> = self.scopes[0]
+            .names
+            .values()
+            .map(|&b| {
+                let bind = &self.bindings[b];
+                let t = bind.certain.map(|c| match c {
+                    Certain::Interface(i) => SeedType::Interface(i.to_string()),
+                    Certain::Builtin(p) => SeedType::Builtin(p),
+                });
+                (bind.name.to_string(), bind.kind, t)
+            })
+            .collect();
+        globals.sort_by(|x, y| x.0.cmp(&y.0));
+        Seed {
+            globals,
+            narrowed: self
+                .narrowed_globals
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            typeof_names: self.typeof_names.iter().map(|s| s.to_string()).collect(),
+            polyfills: self.polyfills.iter().cloned().collect(),
+            project_names: self.project_names.iter().cloned().collect(),
+        }
+    }
+
+    /// What a piece analysed with an empty seed contributes to the whole file: its
+    /// program-scope declarations, what it assigns them, what it narrows or tests with
+    /// `typeof`, what it polyfills. Two versions of a statement with equal summaries
+    /// leave every other statement's findings unchanged.
+    pub fn summary(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for &b in self.scopes[0].names.values() {
+            let bind = &self.bindings[b];
+            let mut line = format!("decl {} {:?} {}", bind.name, bind.kind, bind.narrowed);
+            for a in &bind.assigns {
+                let shown = match *a {
+                    Assign::New(ctor, scope) => {
+                        if self
+                            .resolve(ctor, scope)
+                            .is_some_and(|c| self.bindings[c].scope != 0)
+                        {
+                            "other".to_string()
+                        } else {
+                            format!("new {ctor}")
+                        }
+                    }
+                    Assign::Array => "array".into(),
+                    Assign::String => "string".into(),
+                    Assign::Other => "other".into(),
+                };
+                line.push(' ');
+                line.push_str(&shown);
+            }
+            out.push(line);
+        }
+        out.extend(self.narrowed_globals.iter().map(|n| format!("narrow {n}")));
+        out.extend(self.typeof_names.iter().map(|n| format!("typeof {n}")));
+        out.extend(self.polyfills.iter().map(|n| format!("polyfill {n}")));
+        out.sort();
+        out
     }
 
     /// Names that reachable project files declare at their top level. A documented
@@ -448,6 +605,7 @@ impl<'a> Analysis<'a> {
             narrowed: false,
             assigns: Vec::new(),
             certain: None,
+            seeded: false,
         });
         let id = self.bindings.len() - 1;
         self.scopes[scope].names.insert(name, id);
@@ -710,16 +868,20 @@ impl<'a> Analysis<'a> {
                         narrowed: false,
                         assigns: Vec::new(),
                         certain: None,
+                        seeded: false,
                     });
                     let id = self.bindings.len() - 1;
                     self.scopes[0].names.insert(name, id);
                     id
                 }
             };
-            self.bindings[b].assigns.push(a);
+            if !self.bindings[b].seeded {
+                self.bindings[b].assigns.push(a);
+            }
         }
         for (name, scope) in p.narrows {
             match self.resolve(name, scope) {
+                Some(b) if self.bindings[b].seeded => {}
                 Some(b) => self.bindings[b].narrowed = true,
                 None => {
                     self.narrowed_globals.insert(name);
@@ -727,8 +889,10 @@ impl<'a> Analysis<'a> {
             }
         }
         for i in 0..self.bindings.len() {
-            let c = self.binding_certain(i);
-            self.bindings[i].certain = c;
+            if !self.bindings[i].seeded {
+                let c = self.binding_certain(i);
+                self.bindings[i].certain = c;
+            }
         }
     }
 
