@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use dashmap::DashMap;
@@ -43,6 +43,73 @@ struct Entry {
     /// Findings of the static check, and the version they were computed for.
     findings: Arc<Vec<Finding>>,
     findings_version: i32,
+    /// The checker's incremental session, brought to the buffer's text at each check.
+    session: Arc<Mutex<Option<DocSession>>>,
+}
+
+/// The checker's incremental session for one buffer ([`crate::check::Session`]: an edit
+/// inside one top-level statement re-checks that statement alone), with the corpus and
+/// project index it borrows.
+struct DocSession {
+    // Declared first so it is dropped before the `Arc`s it borrows from.
+    session: crate::check::Session<'static>,
+    corpus: Arc<Corpus>,
+    index: Arc<ProjectIndex>,
+    rel: String,
+}
+
+impl DocSession {
+    /// Opens a session (a full check of `text`).
+    fn new(corpus: Arc<Corpus>, index: Arc<ProjectIndex>, rel: &str, text: &str) -> DocSession {
+        // SAFETY: the session borrows the corpus and the index for as long as it lives.
+        // Both sit on the heap behind the `Arc`s stored beside it in this struct, which
+        // are dropped after it (field order) and only ever give shared access, so the
+        // references stay valid and unaliased by any `&mut`. The `'static` never escapes:
+        // the session is reachable only through this struct's private field.
+        let c: &'static Corpus = unsafe { &*Arc::as_ptr(&corpus) };
+        let i: &'static ProjectIndex = unsafe { &*Arc::as_ptr(&index) };
+        DocSession {
+            session: crate::check::Session::new(c, i, rel, text),
+            corpus,
+            index,
+            rel: rel.to_string(),
+        }
+    }
+
+    /// Brings the session to `text` (one edit spanning everything that differs) and
+    /// returns the findings.
+    fn check(&mut self, text: &str) -> Vec<Finding> {
+        if let Some((start, end, new)) = diff(self.session.text(), text) {
+            self.session.edit(start, end, new);
+        }
+        self.session.findings().to_vec()
+    }
+}
+
+/// The one edit turning `old` into `new`: the byte range of `old` between their common
+/// prefix and suffix, and what replaces it; `None` when equal. Several keystrokes that
+/// arrived within one debounce become one edit.
+fn diff<'n>(old: &str, new: &'n str) -> Option<(usize, usize, &'n str)> {
+    if old == new {
+        return None;
+    }
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let mut p = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    while !old.is_char_boundary(p) || !new.is_char_boundary(p) {
+        p -= 1;
+    }
+    let max = a.len().min(b.len()) - p;
+    let mut sfx = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(max)
+        .take_while(|(x, y)| x == y)
+        .count();
+    while !old.is_char_boundary(a.len() - sfx) || !new.is_char_boundary(b.len() - sfx) {
+        sfx -= 1;
+    }
+    Some((p, a.len() - sfx, &new[p..b.len() - sfx]))
 }
 
 /// A buffer's state at one version, for analysis off the store's lock.
@@ -66,7 +133,9 @@ pub struct State {
     corpus: RwLock<Arc<Corpus>>,
     /// The corpus folder on disk (related information links), `None` for the bundled one.
     corpus_dir: RwLock<Option<PathBuf>>,
-    index: RwLock<ProjectIndex>,
+    /// Replaced, never mutated in place while shared: a buffer's session borrows the one it
+    /// was made with (copy-on-write through `Arc::make_mut`).
+    index: RwLock<Arc<ProjectIndex>>,
     root: RwLock<Option<PathBuf>>,
     project: RwLock<Option<Project>>,
     settings: RwLock<Settings>,
@@ -159,7 +228,7 @@ impl Backend {
                 dry: DashMap::new(),
                 corpus: RwLock::new(corpus),
                 corpus_dir: RwLock::new(None),
-                index: RwLock::new(ProjectIndex::default()),
+                index: RwLock::new(Arc::new(ProjectIndex::default())),
                 root: RwLock::new(None),
                 project: RwLock::new(None),
                 settings: RwLock::new(Settings::default()),
@@ -281,7 +350,7 @@ impl Backend {
                 }
                 write(&this.state.corpus, corpus);
                 write(&this.state.corpus_dir, dir);
-                write(&this.state.index, index);
+                write(&this.state.index, Arc::new(index));
                 Ok(())
             })
         })
@@ -497,31 +566,48 @@ impl Backend {
         let res = tokio::task::spawn_blocking(move || {
             guard("check", || {
                 let t0 = std::time::Instant::now();
-                let snap = this.fresh(&key2)?;
-                let parsed = t0.elapsed();
-                if snap.version != version {
-                    return None;
+                let cell = this.state.docs.get(&key2)?.session.clone();
+                // A panic inside the session poisons its lock: start it afresh.
+                let mut slot = match cell.lock() {
+                    Ok(g) => g,
+                    Err(p) => {
+                        let mut g = p.into_inner();
+                        *g = None;
+                        cell.clear_poison();
+                        g
+                    }
+                };
+                let (rel, text, kind) = match this.state.docs.get(&key2) {
+                    Some(e) if e.doc.version == version => {
+                        (e.rel.clone(), e.doc.text.clone(), e.doc.kind)
+                    }
+                    _ => return None, // a newer check is on its way
+                };
+                if kind == Kind::Skipped {
+                    *slot = None;
+                    return Some((rel, Vec::new()));
                 }
                 let corpus = this.corpus();
-                let (rel, text) = (&snap.rel, &snap.text);
-                if snap.kind == Kind::Skipped {
-                    return Some((rel.clone(), Vec::new()));
-                }
-                // The file's own check reads its own declarations from its text; the
-                // index entry matters only to its dependents (updated after idle).
-                let index = this.state.index.read().unwrap_or_else(|e| e.into_inner());
-                let mut fs = match &snap.tree {
-                    Some(t) => crate::check::check_tree(&corpus, &index, rel, text, t),
-                    None => crate::check::check_text(&corpus, &index, rel, text),
+                let index = read(&this.state.index);
+                let reuse = slot.as_ref().is_some_and(|s| {
+                    Arc::ptr_eq(&s.corpus, &corpus) && Arc::ptr_eq(&s.index, &index) && s.rel == rel
+                });
+                let findings = if reuse {
+                    slot.as_mut().map(|s| s.check(&text)).unwrap_or_default()
+                } else {
+                    *slot = None;
+                    let s = DocSession::new(corpus, index, &rel, &text);
+                    let f = s.session.findings().to_vec();
+                    *slot = Some(s);
+                    f
                 };
-                fs.sort_by_key(|a| (a.span, a.code));
-                fs.dedup_by(|a, b| a.span == b.span && a.code == b.code && a.message == b.message);
                 tracing::debug!(
-                    "checked {rel} v{version}: parse {parsed:?}, check {:?}, {} findings",
-                    t0.elapsed() - parsed,
-                    fs.len()
+                    "checked {rel} v{version} in {:?}{}: {} findings",
+                    t0.elapsed(),
+                    if reuse { "" } else { " (new session)" },
+                    findings.len()
                 );
-                Some((rel.clone(), fs))
+                Some((rel, findings))
             })
         })
         .await;
@@ -598,7 +684,7 @@ impl Backend {
         if ix.files.get(&norm) == Some(&facts) {
             return None;
         }
-        ix.files.insert(norm, facts);
+        Arc::make_mut(&mut ix).files.insert(norm, facts);
         Some(snap.rel)
     }
 
@@ -1044,6 +1130,7 @@ impl LanguageServer for Backend {
                 doc,
                 findings: Arc::new(Vec::new()),
                 findings_version: -1,
+                session: Arc::new(Mutex::new(None)),
             },
         );
         self.schedule_check(key, version, true, true);
@@ -1082,7 +1169,8 @@ impl LanguageServer for Backend {
             if self.inside_root(&e.rel) {
                 if let Some(p) = &e.path {
                     let corpus = self.corpus();
-                    let mut ix = self.state.index.write().unwrap_or_else(|x| x.into_inner());
+                    let mut lock = self.state.index.write().unwrap_or_else(|x| x.into_inner());
+                    let ix = Arc::make_mut(&mut lock);
                     match std::fs::read(p) {
                         Ok(b) => ix.update_file(&corpus, &e.rel, &String::from_utf8_lossy(&b)),
                         Err(_) => ix.remove_file(&e.rel),
@@ -1151,7 +1239,8 @@ impl LanguageServer for Backend {
             }
             let corpus = self.corpus();
             {
-                let mut ix = self.state.index.write().unwrap_or_else(|x| x.into_inner());
+                let mut lock = self.state.index.write().unwrap_or_else(|x| x.into_inner());
+                let ix = Arc::make_mut(&mut lock);
                 if ch.typ == FileChangeType::DELETED {
                     ix.remove_file(&rel);
                 } else if let Ok(b) = std::fs::read(&path) {
@@ -1306,5 +1395,40 @@ impl Backend {
     /// taken as they come).
     fn pull_configuration_skipped(&self) -> bool {
         !self.state.can_pull_config.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::diff;
+
+    fn apply(old: &str, new: &str) -> String {
+        match diff(old, new) {
+            None => old.to_string(),
+            Some((s, e, t)) => {
+                let mut o = old.to_string();
+                o.replace_range(s..e, t);
+                o
+            }
+        }
+    }
+
+    #[test]
+    fn diff_is_one_edit_on_char_boundaries() {
+        for (a, b) in [
+            ("abc", "abc"),
+            ("abc", "abxc"),
+            ("abxc", "abc"),
+            ("", "x"),
+            ("x", ""),
+            ("aaa", "aa"),
+            ("é😀é", "é😃é"),
+            ("ée", "éé"),
+            ("layout.tableCell(\"a\");", "layout.tableCell(\"ab\");"),
+        ] {
+            assert_eq!(apply(a, b), b, "{a:?} → {b:?}");
+        }
+        assert_eq!(diff("abc", "abxc"), Some((2, 2, "x")));
+        assert_eq!(diff("same", "same"), None);
     }
 }
