@@ -312,3 +312,41 @@ fn markdown_fenced_blocks_are_checked_in_place() {
         .contains("tableStart("));
     lsp.shutdown();
 }
+
+/// With a debounce, a burst of edits is checked once, for its last version: results for
+/// the versions in between are never computed or published. (The file name has a space
+/// and a non-ASCII letter: its URI is percent-encoded.)
+#[test]
+fn a_burst_of_edits_is_checked_once_for_the_last_version() {
+    let text = "var t = new Table();\nlayout.tableStart(t);\nlayout.tableEnd();\n";
+    let dir = project(&demo_corpus(), &[("dé bounce.js", text.as_bytes())]);
+    let mut lsp = Lsp::start(&[], &[]);
+    lsp.initialize(dir.path(), json!({"debounceMs": 400, "dryRun": false}));
+    let uri = uri(&dir.path().join("dé bounce.js"));
+    assert!(uri.contains("d%C3%A9%20bounce.js"), "{uri}");
+    lsp.open(&uri, text);
+    lsp.diagnostics_where(&uri, Some(1), |d| d.is_empty());
+    for (i, ch) in "layout.tableRowEnd();\n".chars().enumerate() {
+        lsp.change(
+            &uri,
+            2 + i as i32,
+            [2, i as u32, 2, i as u32],
+            &ch.to_string(),
+        );
+    }
+    let last = 2 + 21;
+    let ds = lsp.diagnostics_where(&uri, Some(last), |_| true);
+    assert!(has_code(&ds, "member"), "{ds:#?}");
+    let versions: Vec<i64> = lsp
+        .published
+        .iter()
+        .filter(|m| m["params"]["uri"] == uri)
+        .filter_map(|m| m["params"]["version"].as_i64())
+        .collect();
+    assert_eq!(
+        versions,
+        vec![1, last as i64],
+        "only the first and the last version"
+    );
+    lsp.shutdown();
+}
