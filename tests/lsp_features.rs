@@ -251,3 +251,27 @@ fn definition_of_path_literals_and_functions() {
     assert_eq!(d["range"]["start"]["line"], 2);
     lsp.shutdown();
 }
+
+/// Completion after a chain the buffer cannot parse yet (`layout.currentPage().` at
+/// the end of a line): the chain is typed step by step, `currentPage()` gives a `Page`.
+/// A property used as a method (`layout.currentPage.`) gives nothing.
+#[test]
+fn completion_follows_a_typed_chain() {
+    let text = "var p = layout.currentPage().\nvar q = layout.currentPage.\n";
+    let (dir, mut lsp) = start(&[("chain.js", text.as_bytes())]);
+    let uri = uri(&dir.path().join("chain.js"));
+    lsp.open(&uri, text);
+    let items = lsp.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 29}}),
+    );
+    let l = labels(&items);
+    assert!(l.contains(&"pageNumber".to_string()), "{l:?}");
+    assert!(l.contains(&"remainingHeight".to_string()), "{l:?}");
+    let items = lsp.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 27}}),
+    );
+    assert!(labels(&items).is_empty() || items.is_null(), "{items}");
+    lsp.shutdown();
+}

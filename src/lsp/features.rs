@@ -35,7 +35,10 @@ fn signature_block(m: &Member) -> String {
         s.push_str(&format!("{}.{}\n", m.interface, m.name));
     }
     for o in &m.overloads {
-        s.push_str(&format!("{}.{}\n", m.interface, o.text));
+        match o.text.strip_prefix("readonly ") {
+            Some(rest) => s.push_str(&format!("readonly {}.{}\n", m.interface, rest)),
+            None => s.push_str(&format!("{}.{}\n", m.interface, o.text)),
+        }
     }
     s.push_str("```");
     s

@@ -191,6 +191,10 @@ impl<'a> FileCtx<'a> {
             "new_expression" => self.new_interface(node, src),
             "member_expression" => {
                 let m = self.member_at(node, src)?;
+                // `layout.currentPage` without a call is a function value, not a Page.
+                if is_method(m) {
+                    return None;
+                }
                 m.value_type().interface().map(str::to_string)
             }
             "call_expression" => {
@@ -200,6 +204,9 @@ impl<'a> FileCtx<'a> {
                     "identifier" => self.corpus.global_member(text_of(f, src))?,
                     _ => return None,
                 };
+                if !is_method(m) {
+                    return None;
+                }
                 m.value_type().interface().map(str::to_string)
             }
             _ => None,
@@ -213,6 +220,10 @@ impl<'a> FileCtx<'a> {
         let iface = self.interface_of(obj, src)?;
         self.corpus.member(&iface, text_of(prop, src))
     }
+}
+
+fn is_method(m: &Member) -> bool {
+    m.overloads.first().is_some_and(|s| s.is_method())
 }
 
 /// Parses a snippet cut from the buffer (a receiver chain such as `layout.currentPage()`)
