@@ -321,3 +321,35 @@ fn the_dry_run_runs_after_idle_on_unsaved_buffers() {
     assert_eq!(d["range"]["start"]["line"], line, "{d}");
     lsp.shutdown();
 }
+
+/// A workspace opened above a script project (no `grounded.toml` at its top): opening a
+/// file of the project adopts that project's root and corpus, so its `loadJS` paths
+/// resolve against the project, not the workspace folder.
+#[test]
+fn a_project_below_the_workspace_folder_is_adopted() {
+    let c = corpus(true);
+    let api = c.path().join("api.md");
+    let mut docs = std::fs::read_to_string(&api).unwrap();
+    docs.push_str("\n# Global\n\nThe global functions.\n\n## Global-loadJS\n\nSyntax: loadJS(file: path): void\n\nRuns a script of the project.\n");
+    std::fs::write(&api, docs).unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let proj = ws.path().join("scripts");
+    std::fs::create_dir_all(&proj).unwrap();
+    std::fs::write(
+        proj.join("grounded.toml"),
+        format!("docs = {:?}\n", c.path().display().to_string()),
+    )
+    .unwrap();
+    std::fs::write(proj.join("lib.js"), "function helper() {}\n").unwrap();
+    let main = "loadJS(\"lib.js\");\nhelper();\nscreen.paint(\"red\");\nscreen.flash();\n";
+    std::fs::write(proj.join("main.js"), main).unwrap();
+    let mut lsp = Lsp::start(&[], &[]);
+    lsp.initialize(ws.path(), json!({"debounceMs": 0, "dryRun": false}));
+    let u = uri(&proj.join("main.js"));
+    lsp.open(&u, main);
+    // The project's own corpus (Screen with paint, no flash); lib.js found; helper known.
+    let ds = lsp.diagnostics_where(&u, Some(1), |d| d.iter().any(|x| x["code"] == "member"));
+    assert_eq!(ds.len(), 1, "{ds:#?}");
+    assert_eq!(ds[0]["range"]["start"]["line"], 3);
+    lsp.shutdown();
+}

@@ -94,7 +94,8 @@ fn point_at(idx: &LineIndex, offset: usize) -> Point {
 }
 
 impl Document {
-    /// A freshly opened buffer (parsed at once); `path` decides Markdown from script.
+    /// A freshly opened buffer, parsed when first needed; `path` decides Markdown from
+    /// script.
     pub fn open(path: &str, text: String, version: i32, directives: &[String]) -> Document {
         let mut d = Document {
             text,
@@ -105,7 +106,6 @@ impl Document {
             kind: Kind::Skipped,
         };
         d.kind = kind_of(path, &d.text);
-        d.reparse(path);
         d
     }
 
@@ -240,6 +240,7 @@ mod tests {
     #[test]
     fn incremental_edits_match_a_fresh_parse() {
         let mut d = Document::open("a.js", "var é = 1;\nfoo(é);\n".into(), 1, &[]);
+        d.reparse("a.js");
         // "é" is one UTF-16 unit: replace `foo` on line 1.
         d.apply("a.js", vec![change(1, 0, 1, 3, "bar\nbaz")], 2);
         assert_eq!(d.text, "var é = 1;\nbar\nbaz(é);\n");

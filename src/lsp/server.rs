@@ -274,6 +274,49 @@ impl Backend {
         (Some(path), s)
     }
 
+    /// When the workspace folder has no `grounded.toml` at or above it but the opened
+    /// file has one (the repository opened at its top, a script project inside it), that
+    /// file's project becomes the session's: its root, its corpus. Without this, `path`
+    /// arguments would resolve against the wrong folder and every `loadJS` would be a
+    /// false `file` finding. Returns whether the project changed (and all was re-checked).
+    async fn adopt_project_of(&self, key: &str) -> bool {
+        if read(&self.state.project).is_some_and(|p| p.has_config) {
+            return false;
+        }
+        let Some(path) = self.state.docs.get(key).and_then(|e| e.path.clone()) else {
+            return false;
+        };
+        let Some(root) = crate::project::find_root(&path) else {
+            return false;
+        };
+        if self.root().as_deref() == Some(root.as_path()) {
+            return false;
+        }
+        tracing::info!(
+            "adopting the project of {}: {}",
+            path.display(),
+            root.display()
+        );
+        write(&self.state.root, Some(root));
+        // Every open buffer is named relative to the new root.
+        let keys: Vec<(String, Uri)> = self
+            .state
+            .docs
+            .iter()
+            .map(|e| (e.key().clone(), e.uri.clone()))
+            .collect();
+        for (k, uri) in keys {
+            let (p, rel) = self.rel_of(&uri);
+            if let Some(mut e) = self.state.docs.get_mut(&k) {
+                e.path = p;
+                e.rel = rel;
+            }
+        }
+        self.reload().await;
+        self.recheck_all();
+        true
+    }
+
     /// Whether a name from [`Backend::rel_of`] is a file of the project (relative to its
     /// root), rather than an absolute path outside it or a non-file URI.
     fn inside_root(&self, rel: &str) -> bool {
@@ -1133,6 +1176,9 @@ impl LanguageServer for Backend {
                 session: Arc::new(Mutex::new(None)),
             },
         );
+        if self.adopt_project_of(&key).await {
+            return; // everything open was re-checked against the new project
+        }
         self.schedule_check(key, version, true, true);
     }
 
