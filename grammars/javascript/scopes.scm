@@ -23,6 +23,8 @@
 (update_expression) @write
 (for_in_statement) @write
 
-; Narrowing (`x instanceof T`, `x.constructor`) and feature detection (`typeof x`).
-(binary_expression operator: "instanceof") @narrow
-(unary_expression operator: "typeof") @typeof
+; Narrowing (`x instanceof T`, `x.constructor`) and feature detection (`typeof x`),
+; rooted at the operator token: the walk looks at the expression around it only when
+; the token is there.
+"instanceof" @narrow
+"typeof" @typeof

@@ -21,9 +21,9 @@ use super::{statement_lines, Code, Ctx, Fix, Span};
 const SHORT_INTERFACE: usize = 8;
 
 /// Judges `node` (`receiver.prop`) whose receiver is certainly of `iface`.
-pub(crate) fn check(cx: &mut Ctx, node: Node, iface: &str, prop: Node) {
+pub(crate) fn check<'a>(cx: &mut Ctx<'a>, node: Node<'a>, iface: &'a str, prop: Node<'a>) {
     let name = cx.a.node_text(prop);
-    if cx.corpus.member(iface, name).is_some() {
+    if cx.a.member(iface, name).is_some() {
         return;
     }
     // Every object has Object.prototype's members (`toString`, `hasOwnProperty`).

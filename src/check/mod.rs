@@ -154,9 +154,38 @@ pub(crate) struct Ctx<'a> {
     pub polyfills: HashSet<String>,
     pub out: Vec<Finding>,
     documented_memo: std::collections::HashMap<&'a str, bool, crate::js::NameHash>,
+    /// One cursor for every child listing (creating a cursor allocates).
+    cursor: Option<tree_sitter::TreeCursor<'a>>,
 }
 
 impl<'a> Ctx<'a> {
+    /// The named children of `node` (comments left out), with the shared cursor.
+    pub fn kids(&mut self, node: Node<'a>) -> Vec<Node<'a>> {
+        if let Some(l) = self.a.list(node) {
+            return l.to_vec();
+        }
+        let c = match &mut self.cursor {
+            Some(c) => {
+                c.reset(node);
+                c
+            }
+            None => self.cursor.insert(node.walk()),
+        };
+        let mut out = Vec::new();
+        if c.goto_first_child() {
+            loop {
+                let n = c.node();
+                if n.is_named() && !n.is_extra() {
+                    out.push(n);
+                }
+                if !c.goto_next_sibling() {
+                    break;
+                }
+            }
+        }
+        out
+    }
+
     pub fn push(&mut self, start: usize, end: usize, code: Code, message: String) -> &mut Finding {
         self.out.push(Finding::with_index(
             self.path,
@@ -207,7 +236,7 @@ impl<'a> Ctx<'a> {
                 let obj = self.a.head(callee)?;
                 let prop = self.a.tail(callee)?;
                 match self.a.certain_in(obj, scope)? {
-                    Certain::Interface(i) => self.corpus.member(i, self.a.node_text(prop)),
+                    Certain::Interface(i) => self.a.member(i, self.a.node_text(prop)),
                     Certain::Builtin(_) => None,
                 }
             }
@@ -233,7 +262,7 @@ fn check_script(
     script: &str,
     tree: &tree_sitter::Tree,
 ) -> Vec<Finding> {
-    check_script_full(corpus, project, shown, rel, text, script, tree).0
+    check_script_full(corpus, project, shown, rel, text, script, tree, false).0
 }
 
 /// The full check, and the seed an incremental re-check of one statement needs.
@@ -246,6 +275,7 @@ fn check_script_full(
     text: &str,
     script: &str,
     tree: &tree_sitter::Tree,
+    want_seed: bool,
 ) -> (Vec<Finding>, crate::js::Seed) {
     let root = tree.root_node();
     let mut a = Analysis::new(corpus, script, tree);
@@ -266,13 +296,17 @@ fn check_script_full(
         polyfills,
         out: Vec::new(),
         documented_memo: Default::default(),
+        cursor: None,
     };
     run_sites(&mut cx, &caps);
     syntax::parse_errors(&mut cx, root);
     file::directives(&mut cx, text);
-    let mut seed = cx.a.seed();
-    seed.polyfills = cx.polyfills.iter().cloned().collect();
-    seed.polyfills.sort();
+    let mut seed = crate::js::Seed::default();
+    if want_seed {
+        seed = cx.a.seed();
+        seed.polyfills = cx.polyfills.iter().cloned().collect();
+        seed.polyfills.sort();
+    }
     let mut out = cx.out;
     out.extend(construct::check(corpus, shown, script, tree));
     sort_findings(&mut out);
@@ -280,7 +314,7 @@ fn check_script_full(
 }
 
 fn sort_findings(out: &mut Vec<Finding>) {
-    out.sort_by(|x, y| (x.span.start, x.span.end, x.code).cmp(&(y.span.start, y.span.end, y.code)));
+    out.sort_by_key(|x| (x.span.start, x.span.end, x.code));
     out.dedup_by(|x, y| x.span == y.span && x.code == y.code);
 }
 
@@ -327,13 +361,13 @@ fn visit_call<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId) {
         return;
     }
     if let Some(m) = cx.called_member(callee, scope) {
-        let params: Vec<&[crate::docs::Param]> = m
+        let params: Vec<&'a [crate::docs::Param]> = m
             .overloads
             .iter()
             .filter_map(|s| s.params.as_deref())
             .collect();
         if params.iter().any(|p| !p.is_empty()) {
-            let list = named_children(args);
+            let list = cx.kids(args);
             option::check_args(cx, &params, &list);
             file::check_args(cx, &params, &list);
         }
@@ -353,30 +387,11 @@ fn visit_new<'a>(cx: &mut Ctx<'a>, node: Node<'a>) {
         return;
     };
     if let Some(args) = cx.a.tail(node) {
-        let params = [c.params.as_slice()];
-        let list = named_children(args);
+        let params: [&'a [crate::docs::Param]; 1] = [c.params.as_slice()];
+        let list = cx.kids(args);
         option::check_args(cx, &params, &list);
         file::check_args(cx, &params, &list);
     }
-}
-
-/// The named children of a node, walked with a cursor (`named_children` counts them
-/// first, which scans them twice).
-pub(crate) fn named_children(node: Node) -> Vec<Node> {
-    let mut out = Vec::new();
-    let mut c = node.walk();
-    if c.goto_first_child() {
-        loop {
-            let n = c.node();
-            if n.is_named() && !n.is_extra() {
-                out.push(n);
-            }
-            if !c.goto_next_sibling() {
-                break;
-            }
-        }
-    }
-    out
 }
 
 /// The whole-line span of the statement holding `node` (for a Delete fix): from the
@@ -447,7 +462,8 @@ impl<'c> Session<'c> {
         let tree = parser
             .parse(script.as_ref(), None)
             .expect("a parser with a language and no timeout always returns a tree");
-        let (findings, seed) = check_script_full(corpus, project, path, path, text, &script, &tree);
+        let (findings, seed) =
+            check_script_full(corpus, project, path, path, text, &script, &tree, true);
         Session {
             corpus,
             project,
@@ -534,6 +550,7 @@ impl<'c> Session<'c> {
             &self.text,
             &script,
             &tree,
+            true,
         );
         self.findings = findings;
         self.seed = seed;
@@ -617,6 +634,7 @@ impl<'c> Session<'c> {
             polyfills: self.seed.polyfills.iter().cloned().collect(),
             out: Vec::new(),
             documented_memo: Default::default(),
+            cursor: None,
         };
         run_sites(&mut cx, &caps);
         syntax::parse_errors(&mut cx, node);

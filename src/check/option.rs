@@ -38,7 +38,7 @@ fn param_interface<'p>(overloads: &[&'p [Param]], i: usize) -> Option<&'p str> {
 }
 
 /// Judges the object literals among `args` against the parameters' interfaces.
-pub(crate) fn check_args(cx: &mut Ctx, overloads: &[&[Param]], list: &[Node]) {
+pub(crate) fn check_args<'a>(cx: &mut Ctx<'a>, overloads: &[&'a [Param]], list: &[Node<'a>]) {
     for (i, &arg) in list.iter().enumerate() {
         if arg.kind_id() != crate::js::query::kind_ids().object {
             continue;
@@ -49,7 +49,7 @@ pub(crate) fn check_args(cx: &mut Ctx, overloads: &[&[Param]], list: &[Node]) {
     }
 }
 
-fn key_of<'t>(cx: &Ctx<'t>, child: Node<'t>) -> Option<(Node<'t>, String)> {
+fn key_of<'t>(cx: &Ctx<'t>, child: Node<'t>) -> Option<(Node<'t>, std::borrow::Cow<'t, str>)> {
     let key = match child.kind() {
         "pair" => child.child_by_field_id(crate::js::query::fields().key)?,
         "shorthand_property_identifier" => child,
@@ -58,21 +58,26 @@ fn key_of<'t>(cx: &Ctx<'t>, child: Node<'t>) -> Option<(Node<'t>, String)> {
     };
     let text = cx.a.node_text(key);
     let name = match key.kind() {
-        "property_identifier" | "shorthand_property_identifier" | "number" => text.to_string(),
-        "string" => super::project::string_literal(text, "string")?,
+        "property_identifier" | "shorthand_property_identifier" | "number" => {
+            std::borrow::Cow::Borrowed(text)
+        }
+        "string" => std::borrow::Cow::Owned(super::project::string_literal(text, "string")?),
         _ => return None,
     };
     Some((key, name))
 }
 
-fn check_object(cx: &mut Ctx, iface: &str, obj: Node, depth: usize) {
-    let mut c = obj.walk();
-    let children: Vec<Node> = obj.named_children(&mut c).collect();
+fn check_object<'a>(cx: &mut Ctx<'a>, iface: &'a str, obj: Node<'a>, depth: usize) {
+    let children = cx.kids(obj);
     for child in children {
         let Some((key, name)) = key_of(cx, child) else {
             continue;
         };
-        if let Some(m) = cx.corpus.member(iface, &name) {
+        let found = match &name {
+            std::borrow::Cow::Borrowed(n) => cx.a.member(iface, n),
+            std::borrow::Cow::Owned(n) => cx.corpus.member(iface, n),
+        };
+        if let Some(m) = found {
             if depth < MAX_DEPTH && child.kind() == "pair" {
                 if let (Some(value), Some(inner)) = (
                     child.child_by_field_id(crate::js::query::fields().value),

@@ -73,7 +73,7 @@ impl FileFacts {
             let Some(callee) = a.head(node) else {
                 continue;
             };
-            if callee.kind() != "identifier" {
+            if callee.kind_id() != crate::js::query::kind_ids().identifier {
                 continue;
             }
             let name = a.node_text(callee);

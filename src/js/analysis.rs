@@ -43,7 +43,7 @@ use std::collections::{HashMap, HashSet};
 
 use tree_sitter::{Node, Tree};
 
-use crate::docs::{Corpus, Type};
+use crate::docs::{Corpus, Member, Type};
 use crate::es::Proto;
 use crate::js::query::{self, role, CaptureKind};
 
@@ -179,6 +179,15 @@ pub struct Analysis<'a> {
     /// The two fields of every site node, read off the cursor during the walk
     /// (`child_by_field_id` scans children; the families ask for them many times).
     parts: HashMap<usize, [Option<Node<'a>>; 2], IdHash>,
+    /// `corpus.member` answers (BTree lookups through ancestors cost; scripts ask the
+    /// same few pairs thousands of times).
+    member_memo: std::cell::RefCell<HashMap<(&'a str, &'a str), Option<&'a Member>, NameHash>>,
+    /// The named children of every object literal, argument list and parameter list,
+    /// read during the walk: `list_items[start..start + len]` by node id.
+    lists: HashMap<usize, (u32, u32), IdHash>,
+    list_items: Vec<Node<'a>>,
+    /// `corpus.global_interface` answers.
+    global_memo: std::cell::RefCell<HashMap<&'a str, Option<&'a str>, NameHash>>,
 }
 
 /// Node ids are addresses: spread them with one multiply instead of hashing bytes.
@@ -266,6 +275,10 @@ impl<'a> Analysis<'a> {
             sites: Vec::new(),
             lexical_until: 0,
             parts: HashMap::default(),
+            member_memo: Default::default(),
+            global_memo: Default::default(),
+            lists: HashMap::default(),
+            list_items: Vec::new(),
         };
         let mut pending = Pending {
             assigns: Vec::new(),
@@ -307,6 +320,10 @@ impl<'a> Analysis<'a> {
             sites: Vec::new(),
             lexical_until: 0,
             parts: HashMap::default(),
+            member_memo: Default::default(),
+            global_memo: Default::default(),
+            lists: HashMap::default(),
+            list_items: Vec::new(),
         };
         for (name, kind, certain) in &seed.globals {
             let certain = match certain {
@@ -448,9 +465,17 @@ impl<'a> Analysis<'a> {
         let mut open: Vec<(ScopeId, usize)> = vec![(0, 0)];
         // (depth, id) of site nodes whose fields are being read off the cursor
         let mut open_sites: Vec<(usize, usize)> = Vec::new();
+        // (depth, id, mark in `pending_items`) of lists whose children are being read
+        let mut open_lists: Vec<(usize, usize, usize)> = Vec::new();
+        let mut pending_items: Vec<Node<'a>> = Vec::new();
         let mut depth = 0usize;
         loop {
             let node = cursor.node();
+            if let Some(&(d, _, _)) = open_lists.last() {
+                if d + 1 == depth && node.is_named() && !node.is_extra() {
+                    pending_items.push(node);
+                }
+            }
             // The first named child of a site is its object / function / constructor,
             // the last one its property / arguments (read here: `child_by_field_id`
             // scans children, and the families ask many times).
@@ -503,6 +528,9 @@ impl<'a> Analysis<'a> {
                 let scope = open.last().map(|s| s.0).unwrap_or(0);
                 self.sites.push((CaptureKind::Number, node, scope));
             }
+            if r & role::LIST != 0 {
+                open_lists.push((depth, node.id(), pending_items.len()));
+            }
             if r & role::LIST != 0 && trailing_comma(self.text, node) {
                 let kind = match node.kind() {
                     "object" => CaptureKind::TrailingObject,
@@ -523,6 +551,14 @@ impl<'a> Analysis<'a> {
                 while open_sites.last().is_some_and(|s| s.0 == depth) {
                     open_sites.pop();
                 }
+                while open_lists.last().is_some_and(|s| s.0 == depth) {
+                    if let Some((_, id, mark)) = open_lists.pop() {
+                        let start = self.list_items.len() as u32;
+                        self.list_items.extend(pending_items.drain(mark..));
+                        let len = self.list_items.len() as u32 - start;
+                        self.lists.insert(id, (start, len));
+                    }
+                }
                 if cursor.goto_next_sibling() {
                     break;
                 }
@@ -532,6 +568,41 @@ impl<'a> Analysis<'a> {
                 depth -= 1;
             }
         }
+    }
+
+    /// The named children of an object literal, argument list or parameter list
+    /// (comments left out), as read during the walk; `None` for other nodes.
+    pub fn list(&self, node: Node<'a>) -> Option<&[Node<'a>]> {
+        let &(start, len) = self.lists.get(&node.id())?;
+        self.list_items.get(start as usize..(start + len) as usize)
+    }
+
+    /// The documented member `name` of `iface` (inherited ones included), memoised.
+    pub fn member(&self, iface: &'a str, name: &'a str) -> Option<&'a Member> {
+        if let Ok(memo) = self.member_memo.try_borrow() {
+            if let Some(&m) = memo.get(&(iface, name)) {
+                return m;
+            }
+        }
+        let m = self.corpus.member(iface, name);
+        if let Ok(mut memo) = self.member_memo.try_borrow_mut() {
+            memo.insert((iface, name), m);
+        }
+        m
+    }
+
+    /// The interface of a documented global variable, memoised.
+    pub fn global_interface(&self, name: &'a str) -> Option<&'a str> {
+        if let Ok(memo) = self.global_memo.try_borrow() {
+            if let Some(&g) = memo.get(name) {
+                return g;
+            }
+        }
+        let g = self.corpus.global_interface(name);
+        if let Ok(mut memo) = self.global_memo.try_borrow_mut() {
+            memo.insert(name, g);
+        }
+        g
     }
 
     /// The object of a member expression, the function of a call, the constructor of a
@@ -799,12 +870,10 @@ impl<'a> Analysis<'a> {
                 }
                 None
             }
-            "binary_expression" => {
-                if node
-                    .child_by_field_id(crate::js::query::fields().operator)
-                    .is_some_and(|o| o.kind() == "instanceof")
-                {
-                    if let Some(left) = node.child_by_field_id(crate::js::query::fields().left) {
+            "instanceof" => {
+                // The token's parent is the binary expression (rare: `parent()` walks).
+                if let Some(bin) = node.parent() {
+                    if let Some(left) = bin.child_by_field_id(crate::js::query::fields().left) {
                         if left.kind() == "identifier" {
                             p.narrows.push((self.node_text(left), scope));
                         }
@@ -823,15 +892,13 @@ impl<'a> Analysis<'a> {
                 }
                 None
             }
-            "unary_expression" => {
-                if node
-                    .child_by_field_id(crate::js::query::fields().operator)
-                    .is_some_and(|o| o.kind() == "typeof")
+            "typeof" => {
+                if let Some(arg) = node
+                    .parent()
+                    .and_then(|u| u.child_by_field_id(crate::js::query::fields().argument))
                 {
-                    if let Some(arg) = node.child_by_field_id(crate::js::query::fields().argument) {
-                        if arg.kind() == "identifier" {
-                            self.typeof_names.insert(self.node_text(arg));
-                        }
+                    if arg.kind() == "identifier" {
+                        self.typeof_names.insert(self.node_text(arg));
                     }
                 }
                 None
@@ -1078,31 +1145,29 @@ impl<'a> Analysis<'a> {
         let mut steps: Vec<(Node<'a>, bool)> = Vec::new();
         let mut n = node;
         let mut bare_call = false;
+        let ids = query::kind_ids();
         loop {
-            match n.kind() {
-                "parenthesized_expression" => {
-                    n = n.named_child(0)?;
+            let k = n.kind_id();
+            if k == ids.parenthesized_expression {
+                n = n.named_child(0)?;
+            } else if k == ids.member_expression {
+                steps.push((self.tail(n)?, false));
+                n = self.head(n)?;
+            } else if k == ids.call_expression {
+                let f = self.head(n)?;
+                let fk = f.kind_id();
+                if fk == ids.member_expression {
+                    steps.push((self.tail(f)?, true));
+                    n = self.head(f)?;
+                } else if fk == ids.identifier {
+                    n = f;
+                    bare_call = true;
+                    break;
+                } else {
+                    return None;
                 }
-                "member_expression" => {
-                    steps.push((self.tail(n)?, false));
-                    n = self.head(n)?;
-                }
-                "call_expression" => {
-                    let f = self.head(n)?;
-                    match f.kind() {
-                        "member_expression" => {
-                            steps.push((self.tail(f)?, true));
-                            n = self.head(f)?;
-                        }
-                        "identifier" => {
-                            n = f;
-                            bare_call = true;
-                            break;
-                        }
-                        _ => return None,
-                    }
-                }
-                _ => break,
+            } else {
+                break;
             }
         }
         let mut t = if bare_call {
@@ -1120,7 +1185,7 @@ impl<'a> Analysis<'a> {
             let Certain::Interface(iface) = t else {
                 return None;
             };
-            let m = self.corpus.member(iface, self.node_text(prop))?;
+            let m = self.member(iface, self.node_text(prop))?;
             let is_method = m.overloads.first().is_some_and(|s| s.is_method());
             if is_call != is_method {
                 // `layout.heading` without a call is a function value, not a Paragraph.
@@ -1132,31 +1197,35 @@ impl<'a> Analysis<'a> {
     }
 
     fn head_certain(&self, n: Node, scope: ScopeId) -> Option<Certain<'a>> {
-        match n.kind() {
-            "identifier" => {
-                let name = self.node_text(n);
-                match self.resolve(name, scope) {
-                    Some(b) => self.bindings[b].certain,
-                    None => {
-                        if self.project_names.contains(name) || self.narrowed_globals.contains(name)
-                        {
-                            return None;
-                        }
-                        self.corpus.global_interface(name).map(Certain::Interface)
+        let ids = query::kind_ids();
+        let k = n.kind_id();
+        if k == ids.identifier {
+            let name = self.node_text(n);
+            return match self.resolve(name, scope) {
+                Some(b) => self.bindings[b].certain,
+                None => {
+                    if self.project_names.contains(name) || self.narrowed_globals.contains(name) {
+                        return None;
                     }
+                    self.global_interface(name).map(Certain::Interface)
                 }
+            };
+        }
+        if k == ids.new_expression {
+            let c = n.child_by_field_id(query::fields().constructor)?;
+            if c.kind_id() != ids.identifier {
+                return None;
             }
-            "new_expression" => {
-                let c = n.child_by_field_id(crate::js::query::fields().constructor)?;
-                if c.kind() != "identifier" {
-                    return None;
-                }
-                self.new_type(self.node_text(c), scope)
-            }
-            "array" => Some(Certain::Builtin(Proto::Array)),
-            "string" | "template_string" => Some(Certain::Builtin(Proto::String)),
-            "regex" => Some(Certain::Builtin(Proto::RegExp)),
-            _ => None,
+            return self.new_type(self.node_text(c), scope);
+        }
+        if k == ids.array {
+            Some(Certain::Builtin(Proto::Array))
+        } else if k == ids.string || k == ids.template_string {
+            Some(Certain::Builtin(Proto::String))
+        } else if k == ids.regex {
+            Some(Certain::Builtin(Proto::RegExp))
+        } else {
+            None
         }
     }
 }

@@ -132,9 +132,31 @@ pub fn captures<'t>(node: Node<'t>, text: &str) -> Vec<(CaptureKind, Node<'t>)> 
 /// The captures of the patterns rooted at `node` itself (not its descendants): how the
 /// checker's single walk asks `syntax.scm` about one candidate node.
 pub fn captures_at<'t>(node: Node<'t>, text: &str, out: &mut Vec<(CaptureKind, Node<'t>)>) {
+    thread_local! {
+        // A cursor allocates; the walk may ask at every regex of a file.
+        static CURSOR: std::cell::RefCell<QueryCursor> = std::cell::RefCell::new({
+            let mut c = QueryCursor::new();
+            c.set_max_start_depth(Some(0));
+            c
+        });
+    }
+    CURSOR.with(|c| match c.try_borrow_mut() {
+        Ok(mut cursor) => captures_with(&mut cursor, node, text, out),
+        Err(_) => {
+            let mut cursor = QueryCursor::new();
+            cursor.set_max_start_depth(Some(0));
+            captures_with(&mut cursor, node, text, out)
+        }
+    });
+}
+
+fn captures_with<'t>(
+    cursor: &mut QueryCursor,
+    node: Node<'t>,
+    text: &str,
+    out: &mut Vec<(CaptureKind, Node<'t>)>,
+) {
     let q = queries();
-    let mut cursor = QueryCursor::new();
-    cursor.set_max_start_depth(Some(0));
     let mut caps = cursor.captures(&q.query, node, text.as_bytes());
     while let Some((m, i)) = caps.next() {
         let c = m.captures[*i];
@@ -273,6 +295,10 @@ pub struct KindIds {
     pub object: u16,
     pub arguments: u16,
     pub string: u16,
+    pub parenthesized_expression: u16,
+    pub array: u16,
+    pub template_string: u16,
+    pub regex: u16,
 }
 
 /// The kind ids, computed once.
@@ -289,6 +315,10 @@ pub fn kind_ids() -> &'static KindIds {
             object: id("object"),
             arguments: id("arguments"),
             string: id("string"),
+            parenthesized_expression: id("parenthesized_expression"),
+            array: id("array"),
+            template_string: id("template_string"),
+            regex: id("regex"),
         }
     })
 }
