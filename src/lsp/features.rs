@@ -233,7 +233,7 @@ fn param_type(m: &Member, index: usize) -> Option<&Type> {
 }
 
 /// The documented member a call expression of the file's tree calls.
-fn callee_member<'a>(ctx: &FileCtx<'a>, call: Node) -> Option<&'a Member> {
+fn callee_member<'a>(ctx: &FileCtx<'a>, call: Node<'a>) -> Option<&'a Member> {
     let f = call.child_by_field_name("function")?;
     match f.kind() {
         "member_expression" => ctx.node_member(f),

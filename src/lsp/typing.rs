@@ -62,12 +62,12 @@ impl<'a> FileCtx<'a> {
     }
 
     /// The certain interface of a node of the file's own tree (the checker's answer).
-    pub fn node_interface(&self, node: Node) -> Option<String> {
+    pub fn node_interface(&self, node: Node<'a>) -> Option<String> {
         self.analysis.interface_of(node)
     }
 
     /// The documented member a `member_expression` of the file's tree names.
-    pub fn node_member(&self, member_expr: Node) -> Option<&'a Member> {
+    pub fn node_member(&self, member_expr: Node<'a>) -> Option<&'a Member> {
         let obj = member_expr.child_by_field_name("object")?;
         let prop = member_expr.child_by_field_name("property")?;
         let iface = self.node_interface(obj)?;
