@@ -731,6 +731,32 @@ impl Backend {
         Some(snap.rel)
     }
 
+    /// Sets a file's index entry from the disk (removes it when unreadable or gone);
+    /// returns whether the entry changed. The index is replaced only on a change: every
+    /// open buffer's session borrows it, and a new index means new sessions.
+    fn index_from_disk(&self, rel: &str, path: &Path) -> bool {
+        let corpus = self.corpus();
+        let norm = crate::check::project::normalize(rel);
+        let facts = match std::fs::read(path) {
+            Ok(b) => Some(crate::check::FileFacts::of(
+                &corpus,
+                &norm,
+                &String::from_utf8_lossy(&b),
+            )),
+            Err(_) => None,
+        };
+        let mut lock = self.state.index.write().unwrap_or_else(|x| x.into_inner());
+        if lock.files.get(&norm) == facts.as_ref() {
+            return false;
+        }
+        let ix = Arc::make_mut(&mut lock);
+        match facts {
+            Some(f) => ix.files.insert(norm, f),
+            None => ix.files.remove(&norm),
+        };
+        true
+    }
+
     fn recheck_dependents(&self, rels: &[String], except: Option<&str>) {
         let deps: HashSet<String> = {
             let ix = self.state.index.read().unwrap_or_else(|e| e.into_inner());
@@ -1212,15 +1238,15 @@ impl LanguageServer for Backend {
         let key = params.text_document.uri.as_str().to_string();
         if let Some((_, e)) = self.state.docs.remove(&key) {
             // The file on disk is the truth again for its dependents.
-            if self.inside_root(&e.rel) {
-                if let Some(p) = &e.path {
-                    let corpus = self.corpus();
-                    let mut lock = self.state.index.write().unwrap_or_else(|x| x.into_inner());
-                    let ix = Arc::make_mut(&mut lock);
-                    match std::fs::read(p) {
-                        Ok(b) => ix.update_file(&corpus, &e.rel, &String::from_utf8_lossy(&b)),
-                        Err(_) => ix.remove_file(&e.rel),
-                    }
+            if let (true, Some(p)) = (self.inside_root(&e.rel), e.path.clone()) {
+                let this = self.clone();
+                let rel = e.rel.clone();
+                let changed = tokio::task::spawn_blocking(move || {
+                    guard("index update", || this.index_from_disk(&rel, &p))
+                })
+                .await;
+                if let Ok(Ok(true)) = changed {
+                    self.recheck_dependents(&[e.rel], None);
                 }
             }
         }
@@ -1283,19 +1309,16 @@ impl LanguageServer for Backend {
             if self.state.docs.contains_key(ch.uri.as_str()) {
                 continue; // the buffer wins over the disk
             }
-            let corpus = self.corpus();
-            {
-                let mut lock = self.state.index.write().unwrap_or_else(|x| x.into_inner());
-                let ix = Arc::make_mut(&mut lock);
-                if ch.typ == FileChangeType::DELETED {
-                    ix.remove_file(&rel);
-                } else if let Ok(b) = std::fs::read(&path) {
-                    let text = String::from_utf8_lossy(&b);
-                    let _ = guard("index update", || ix.update_file(&corpus, &rel, &text));
-                }
-            }
+            let this = self.clone();
+            let rel2 = rel.clone();
+            let changed = tokio::task::spawn_blocking(move || {
+                guard("index update", || this.index_from_disk(&rel2, &path))
+            })
+            .await;
             created_or_deleted |= ch.typ != FileChangeType::CHANGED;
-            changed_rels.push(rel);
+            if let Ok(Ok(true)) = changed {
+                changed_rels.push(rel);
+            }
         }
         if reload {
             self.reload().await;
