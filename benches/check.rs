@@ -78,6 +78,11 @@ fn benches(c: &mut Criterion) {
     g.bench_function("full check (parse + analysis + families)", |b| {
         b.iter(|| check::check_text(&corpus, &project, "bench.js", &text))
     });
+    // The checker's own share, on a tree parsed once: full check = parse + this.
+    let tree = grounded::js::parse(&text);
+    g.bench_function("check of a parsed tree (analysis + families)", |b| {
+        b.iter(|| check::check_tree(&corpus, &project, "bench.js", &text, &tree))
+    });
 
     // A one-line edit in the middle: `cellPadding: 4` → `cellPadding: 5`.
     let at = text.find("cellPadding: 4").expect("present") + text.len() / 2;

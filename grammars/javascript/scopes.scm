@@ -11,6 +11,9 @@
 (method_definition) @scope
 (catch_clause) @scope
 
+; `with (obj) { ... }`: inside, any bare name may be a member of `obj`.
+(with_statement) @scope
+
 ; Declarations: parameters, `var`/`let`/`const`, classes.
 (formal_parameters) @declare
 (variable_declarator) @declare

@@ -34,7 +34,7 @@ pub(crate) fn check(cx: &mut Ctx, ctor: Node) {
         }
         return;
     }
-    if cx.a.is_typeof_tested(name) {
+    if cx.a.in_with(ctor.start_byte()) || cx.a.is_typeof_tested(name) {
         return;
     }
     let documented: Vec<&str> = cx.corpus.constructors.keys().map(String::as_str).collect();
@@ -69,7 +69,7 @@ pub(crate) fn check(cx: &mut Ctx, ctor: Node) {
         close = near(name, candidates);
         if !close.is_empty() {
             msg.push_str(&format!("; did you mean {}?", or_list(&close)));
-        } else if !documented.is_empty() && documented.len() <= 12 {
+        } else if !documented.is_empty() && documented.len() <= 16 {
             msg.push_str(&format!(
                 "; the documented constructors are {}",
                 and_list(&documented)

@@ -30,7 +30,7 @@ pub(crate) fn check(cx: &mut Ctx, callee: Node, scope: crate::js::ScopeId) {
         }
         return;
     }
-    if cx.a.is_typeof_tested(name) {
+    if cx.a.in_with(callee.start_byte()) || cx.a.is_typeof_tested(name) {
         return;
     }
     let mut candidates: Vec<&str> = Vec::new();

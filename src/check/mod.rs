@@ -156,6 +156,9 @@ pub(crate) struct Ctx<'a> {
     documented_memo: std::collections::HashMap<&'a str, bool, crate::js::NameHash>,
     /// One cursor for every child listing (creating a cursor allocates).
     cursor: Option<tree_sitter::TreeCursor<'a>>,
+    /// The documented member each judged member expression names (by node id): a
+    /// method call reuses what its callee's member site found.
+    member_at: std::collections::HashMap<usize, Option<&'a Member>, crate::js::IdHash>,
 }
 
 impl<'a> Ctx<'a> {
@@ -297,6 +300,7 @@ fn check_script_full(
         out: Vec::new(),
         documented_memo: Default::default(),
         cursor: None,
+        member_at: Default::default(),
     };
     run_sites(&mut cx, &caps);
     syntax::parse_errors(&mut cx, root);
@@ -319,7 +323,9 @@ fn sort_findings(out: &mut Vec<Finding>) {
 }
 
 fn run_sites<'a>(cx: &mut Ctx<'a>, caps: &[(CaptureKind, Node<'a>, ScopeId)]) {
-    for &(kind, node, scope) in caps {
+    // Backwards: a call's callee (a member expression) comes after the call in document
+    // order, so its member is known when the call is judged. Findings are sorted later.
+    for &(kind, node, scope) in caps.iter().rev() {
         match kind {
             CaptureKind::Member => visit_member(cx, node, scope),
             CaptureKind::Call => visit_call(cx, node, scope),
@@ -336,13 +342,26 @@ fn visit_member<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId) {
     let ids = crate::js::query::kind_ids();
     if obj.kind_id() == ids.identifier && !object::receiver(cx, obj, scope) {
         // The receiver itself is reported (or is a built-in judged by its statics).
+        cx.member_at.insert(node.id(), None);
         engine::static_member(cx, obj, prop);
         return;
     }
     match cx.a.certain_in(obj, scope) {
-        Some(Certain::Interface(iface)) => member::check(cx, node, iface, prop),
-        Some(Certain::Builtin(proto)) => engine::proto_member(cx, proto, prop),
-        None => engine::prototype_chain(cx, obj, prop),
+        Some(Certain::Interface(iface)) => {
+            let m = cx.a.member(iface, cx.a.node_text(prop));
+            cx.member_at.insert(node.id(), m);
+            if m.is_none() {
+                member::check(cx, node, iface, prop);
+            }
+        }
+        Some(Certain::Builtin(proto)) => {
+            cx.member_at.insert(node.id(), None);
+            engine::proto_member(cx, proto, prop)
+        }
+        None => {
+            cx.member_at.insert(node.id(), None);
+            engine::prototype_chain(cx, obj, prop)
+        }
     }
 }
 
@@ -360,7 +379,11 @@ fn visit_call<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId) {
     if args.kind_id() != ids.arguments {
         return;
     }
-    if let Some(m) = cx.called_member(callee, scope) {
+    let called = match cx.member_at.get(&callee.id()) {
+        Some(&m) => m,
+        None => cx.called_member(callee, scope),
+    };
+    if let Some(m) = called {
         let params: Vec<&'a [crate::docs::Param]> = m
             .overloads
             .iter()
@@ -635,6 +658,7 @@ impl<'c> Session<'c> {
             out: Vec::new(),
             documented_memo: Default::default(),
             cursor: None,
+            member_at: Default::default(),
         };
         run_sites(&mut cx, &caps);
         syntax::parse_errors(&mut cx, node);

@@ -35,7 +35,7 @@ pub(crate) fn receiver(cx: &mut Ctx, ident: Node, scope: crate::js::ScopeId) -> 
         }
         return false;
     }
-    if cx.a.is_typeof_tested(name) || name == "this" {
+    if cx.a.in_with(ident.start_byte()) || cx.a.is_typeof_tested(name) || name == "this" {
         return false;
     }
     let mut candidates: Vec<&str> = cx.corpus.globals.keys().map(String::as_str).collect();

@@ -186,13 +186,15 @@ pub struct Analysis<'a> {
     /// read during the walk: `list_items[start..start + len]` by node id.
     lists: HashMap<usize, (u32, u32), IdHash>,
     list_items: Vec<Node<'a>>,
+    /// Byte ranges of `with` statements: a bare name inside may be a property.
+    with_ranges: Vec<(usize, usize)>,
     /// `corpus.global_interface` answers.
     global_memo: std::cell::RefCell<HashMap<&'a str, Option<&'a str>, NameHash>>,
 }
 
 /// Node ids are addresses: spread them with one multiply instead of hashing bytes.
 #[derive(Default, Clone, Copy)]
-struct IdHasher(u64);
+pub struct IdHasher(u64);
 
 impl std::hash::Hasher for IdHasher {
     fn finish(&self) -> u64 {
@@ -210,7 +212,8 @@ impl std::hash::Hasher for IdHasher {
     }
 }
 
-type IdHash = std::hash::BuildHasherDefault<IdHasher>;
+/// The hasher of node-id-keyed maps.
+pub type IdHash = std::hash::BuildHasherDefault<IdHasher>;
 
 /// FNV-1a for identifiers: short keys, no untrusted-input flooding concern worth
 /// SipHash's cost on every name lookup of the walk.
@@ -279,6 +282,7 @@ impl<'a> Analysis<'a> {
             global_memo: Default::default(),
             lists: HashMap::default(),
             list_items: Vec::new(),
+            with_ranges: Vec::new(),
         };
         let mut pending = Pending {
             assigns: Vec::new(),
@@ -324,6 +328,7 @@ impl<'a> Analysis<'a> {
             global_memo: Default::default(),
             lists: HashMap::default(),
             list_items: Vec::new(),
+            with_ranges: Vec::new(),
         };
         for (name, kind, certain) in &seed.globals {
             let certain = match certain {
@@ -763,6 +768,10 @@ impl<'a> Analysis<'a> {
                 self.lexical_until = node.end_byte();
                 None
             }
+            "with_statement" => {
+                self.with_ranges.push((node.start_byte(), node.end_byte()));
+                None
+            }
             "class_declaration" => {
                 if let Some(name) = node.child_by_field_id(crate::js::query::fields().name) {
                     let fs = self.function_scope(scope);
@@ -1086,6 +1095,14 @@ impl<'a> Analysis<'a> {
         let mut v: Vec<&'a str> = self.scopes[0].names.keys().copied().collect();
         v.sort_unstable();
         v
+    }
+
+    /// Whether `offset` lies inside a `with` statement, where a bare name may be a
+    /// property of the `with` object: such names are not accused of being undeclared.
+    pub fn in_with(&self, offset: usize) -> bool {
+        self.with_ranges
+            .iter()
+            .any(|&(s, e)| s <= offset && offset < e)
     }
 
     /// Whether the script tests `name` with `typeof` somewhere (feature detection such
