@@ -1,1 +1,99 @@
-//! `lsp`: (to be built).
+//! `lsp`: the language server (`grounded serve`), where users meet grounded: squiggles
+//! on invented APIs, quick fixes, hover and completion from the engine's own docs.
+//!
+//! Built on **tower-lsp-server 0.23**, the maintained fork of tower-lsp (which stopped at
+//! 0.20 in 2023). The fork tracks the current protocol types (`ls-types`) and has the
+//! work-done progress API (`Client::progress`) the agent will need to report long turns;
+//! tower-lsp has neither.
+//!
+//! Both run messages several at a time, didChange included, so handlers interleave at
+//! every `.await` (tower-lsp issue 284). Hence the rules of this module:
+//!
+//! - text changes are applied to the document store (a `dashmap` of open buffers that
+//!   every analysis reads instead of the disk) before the handler's first `.await`;
+//! - every analysis result carries the document version it was computed for and is
+//!   dropped when the buffer moved on; checks are debounced (`debounceMs`, default 50)
+//!   and run through the checker's incremental session (`crate::check::Session`), the
+//!   keystrokes of one debounce merged into one edit;
+//! - every request the server sends the client (configuration, registration) is bounded
+//!   by a timeout, so a client that never answers cannot freeze the session;
+//! - analysis runs inside a panic guard: a panic costs one answer, logged, never the
+//!   session;
+//! - the analysis speaks byte offsets; only this module converts to the protocol's UTF-16
+//!   positions (`crate::js::LineIndex`);
+//! - logs go to stderr (or `GROUNDED_LOG_FILE`), never stdout, which carries the protocol.
+//!
+//! Rooms: `document` (a buffer and its incremental reparse), `config` (settings and their
+//! precedence), `typing` (the editor's reading of certain receivers), `features` (hover,
+//! completion, signature help, symbols, definition), `actions` (code actions), `server`
+//! (the protocol and scheduling), `transport` (stdio framing that survives malformed
+//! input).
+
+pub mod actions;
+pub mod config;
+pub mod document;
+pub mod features;
+pub mod server;
+pub mod transport;
+pub mod typing;
+
+use std::path::PathBuf;
+
+use tower_lsp_server::{LspService, Server};
+
+pub use server::Backend;
+
+/// Sends logs to `GROUNDED_LOG_FILE` if set, else stderr; the level from `GROUNDED_LOG`
+/// (default `info`). Never stdout: it carries the protocol.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("GROUNDED_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false);
+    let file = std::env::var_os("GROUNDED_LOG_FILE").and_then(|p| {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .ok()
+    });
+    let _ = match file {
+        Some(f) => builder.with_writer(std::sync::Mutex::new(f)).try_init(),
+        None => builder.with_writer(std::io::stderr).try_init(),
+    };
+    std::panic::set_hook(Box::new(|info| {
+        tracing::error!("panic: {info}");
+    }));
+}
+
+/// Serves the protocol on stdin/stdout until the client exits. `docs` is `--docs`.
+pub fn serve_stdio(docs: Option<PathBuf>) -> std::io::Result<()> {
+    init_logging();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let (service, socket) = LspService::build(|client| Backend::new(client, docs))
+            .custom_method("grounded/debugPanic", Backend::debug_panic)
+            .finish();
+        // The library talks to in-memory pipes; `transport` stands between them and
+        // stdio so malformed input is answered without ending the session.
+        let (server_in_w, server_in_r) = tokio::io::duplex(1 << 16);
+        let (server_out_w, server_out_r) = tokio::io::duplex(1 << 16);
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let writer = tokio::spawn(transport::write_frames(tokio::io::stdout(), rx));
+        let framer = tokio::spawn(transport::frames_of(server_out_r, tx.clone()));
+        let input = tokio::spawn(transport::guard_input(tokio::io::stdin(), server_in_w, tx));
+        Server::new(server_in_r, server_out_w, socket)
+            .serve(service)
+            .await;
+        let _ = framer.await;
+        input.abort();
+        let _ = input.await;
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), writer).await;
+    });
+    // Blocking analysis tasks may still run; the client is gone, so do not wait for them.
+    rt.shutdown_timeout(std::time::Duration::from_millis(100));
+    Ok(())
+}

@@ -1,0 +1,136 @@
+//! The language server's edit latency and memory, measured on the real binary over stdio.
+//!
+//! A 10,000-line script is open; each iteration sends a one-character edit and waits for
+//! the `publishDiagnostics` of that version (debounce 0). Besides criterion's figures it
+//! prints p50/p95 over 200 edits, and the server's peak resident memory (VmHWM) with the
+//! demo corpus, once with the demo's `main.js` open and once after the edits.
+//!
+//! Run: `cargo bench --bench lsp`
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use criterion::{criterion_group, criterion_main, Criterion};
+use serde_json::json;
+
+fn script(lines: usize) -> String {
+    let mut s = String::new();
+    let mut i = 0;
+    while s.matches('\n').count() + 10 <= lines {
+        s.push_str(&format!(
+            "var t{i} = new Table();\nt{i}.columns = 2;\nlayout.tableStart(t{i}, {{ cellPadding: 3 }});\nlayout.tableRow();\nlayout.tableCell(\"a{i}\");\nlayout.tableCell(\"b{i}\");\nlayout.tableEnd();\nfunction f{i}(a) {{\n    return a + {i};\n}}\n"
+        ));
+        i += 1;
+    }
+    s
+}
+
+fn vm_hwm_kb(pid: u32) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+struct Session {
+    lsp: Lsp,
+    uri: String,
+    version: i32,
+    lines: usize,
+    _dir: tempfile::TempDir,
+}
+
+impl Session {
+    fn start(lines: usize) -> Session {
+        let text = script(lines);
+        let dir = project(&demo_corpus(), &[("big.js", text.as_bytes())]);
+        let mut lsp = Lsp::start(&[], &[("GROUNDED_LOG", "warn")]);
+        lsp.initialize(
+            dir.path(),
+            json!({"debounceMs": 0, "dryRun": {"enabled": false}}),
+        );
+        let uri = uri(&dir.path().join("big.js"));
+        lsp.open(&uri, &text);
+        lsp.diagnostics_where(&uri, Some(1), |_| true);
+        Session {
+            lsp,
+            uri,
+            version: 1,
+            lines,
+            _dir: dir,
+        }
+    }
+
+    /// One edit in the middle of the script (insert a character into a string, then
+    /// delete it), timed to its diagnostics.
+    fn edit(&mut self) -> Duration {
+        self.version += 1;
+        let v = self.version;
+        let line = (self.lines / 20 * 10 + 4) as u32;
+        let t0 = Instant::now();
+        if v % 2 == 0 {
+            self.lsp.change(&self.uri, v, [line, 18, line, 18], "x");
+        } else {
+            self.lsp.change(&self.uri, v, [line, 18, line, 19], "");
+        }
+        self.lsp.diagnostics_where(&self.uri, Some(v), |_| true);
+        let dt = t0.elapsed();
+        self.lsp.published.clear();
+        dt
+    }
+}
+
+fn report_figures() {
+    // Memory with the demo corpus and the demo's main.js open.
+    let demo = format!("{}/examples/demo", env!("CARGO_MANIFEST_DIR"));
+    let mut lsp = Lsp::start(&[], &[("GROUNDED_LOG", "warn")]);
+    lsp.initialize(
+        std::path::Path::new(&demo),
+        json!({"debounceMs": 0, "dryRun": {"enabled": false}}),
+    );
+    let main = std::path::Path::new(&demo).join("main.js");
+    let u = uri(&main);
+    lsp.open(&u, &std::fs::read_to_string(&main).unwrap());
+    lsp.diagnostics_where(&u, Some(1), |_| true);
+    let demo_hwm = vm_hwm_kb(lsp.pid);
+    lsp.shutdown();
+
+    for lines in [1_000, 10_000] {
+        let mut s = Session::start(lines);
+        for _ in 0..20 {
+            s.edit();
+        }
+        let mut times: Vec<Duration> = (0..200).map(|_| s.edit()).collect();
+        times.sort();
+        let p = |q: f64| times[((times.len() as f64 - 1.0) * q) as usize];
+        eprintln!(
+            "lsp edit→diagnostics on a {lines}-line script (debounce 0): p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms; server VmHWM {} kB",
+            p(0.5).as_secs_f64() * 1e3,
+            p(0.95).as_secs_f64() * 1e3,
+            times.last().unwrap().as_secs_f64() * 1e3,
+            vm_hwm_kb(s.lsp.pid).map_or("?".into(), |k| k.to_string())
+        );
+        s.lsp.shutdown();
+    }
+    eprintln!(
+        "server peak memory (VmHWM) with the demo corpus, demo main.js open: {} kB",
+        demo_hwm.map_or("?".into(), |k| k.to_string())
+    );
+}
+
+fn bench(c: &mut Criterion) {
+    report_figures();
+    let mut s = Session::start(10_000);
+    let mut g = c.benchmark_group("lsp");
+    g.sample_size(10).measurement_time(Duration::from_secs(5));
+    g.bench_function("edit_to_diagnostics_10k_lines", |b| {
+        b.iter_custom(|n| (0..n).map(|_| s.edit()).sum())
+    });
+    g.finish();
+    s.lsp.shutdown();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

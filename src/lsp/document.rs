@@ -1,0 +1,269 @@
+//! One open buffer: its text, version and syntax tree, kept current by incremental edits.
+//!
+//! Every analysis reads the buffer, never the disk: the user's unsaved text is the truth.
+
+use tower_lsp_server::ls_types::{Position, Range, TextDocumentContentChangeEvent};
+use tree_sitter::{InputEdit, Point, Tree};
+
+use crate::js::LineIndex;
+
+/// Buffers above this size are kept but not analysed: a generated 50 MB bundle must not
+/// stall the session on every keystroke.
+pub const MAX_ANALYSED_BYTES: usize = 8 << 20;
+
+/// What kind of text a buffer holds, deciding how it is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A script: parsed and kept as a tree, reparsed incrementally.
+    Script,
+    /// Markdown: its fenced `js` blocks are parsed (prose blanked), reparsed whole,
+    /// because one new fence changes the meaning of every line after it.
+    Markdown,
+    /// Too large or binary: stored, never analysed.
+    Skipped,
+}
+
+/// An open buffer.
+///
+/// An edit only edits the old tree ([`Tree::edit`], cheap); the reparse happens when a
+/// check or a request needs the tree ([`Document::parse_input`] then
+/// [`Document::store_tree`]), off the notification path and once per checked version:
+/// while the user types faster than the debounce, intermediate versions are never
+/// parsed.
+#[derive(Debug, Clone)]
+pub struct Document {
+    /// The text as the editor has it.
+    pub text: String,
+    /// Engine directive prefixes (`#include`) blanked before parsing, from the corpus.
+    pub directives: Vec<String>,
+    /// The editor's version of the text.
+    pub version: i32,
+    /// The last tree, edited to match `text` when `dirty`: what the parser sees of the
+    /// text ([`crate::js::script_text`]: same offsets, directive lines and Markdown prose
+    /// blanked); `None` when skipped or never parsed.
+    pub tree: Option<Tree>,
+    /// Whether `tree` is out of date (edited, not reparsed).
+    pub dirty: bool,
+    /// How the buffer is checked.
+    pub kind: Kind,
+}
+
+/// What a reparse needs, taken from the store so the parse runs without its lock.
+pub struct ParseInput {
+    /// The text to parse.
+    pub text: String,
+    /// The edited old tree to reuse (scripts only).
+    pub old: Option<Tree>,
+    /// Directive prefixes.
+    pub directives: Vec<String>,
+    /// Scripts or Markdown.
+    pub kind: Kind,
+    /// The version this is for.
+    pub version: i32,
+}
+
+impl ParseInput {
+    /// Parses; `path` decides how Markdown is read.
+    pub fn parse(&self, path: &str) -> Option<Tree> {
+        if self.kind == Kind::Skipped {
+            return None;
+        }
+        let src = crate::js::script_text(path, &self.text, &self.directives);
+        crate::js::parser().parse(src.as_bytes(), self.old.as_ref())
+    }
+}
+
+/// Whether a text looks binary: a NUL byte in its first 8 KiB, as git decides.
+pub fn looks_binary(text: &str) -> bool {
+    text.as_bytes().iter().take(8192).any(|&b| b == 0)
+}
+
+fn kind_of(path: &str, text: &str) -> Kind {
+    if text.len() > MAX_ANALYSED_BYTES || looks_binary(text) {
+        Kind::Skipped
+    } else if crate::js::is_markdown(path) {
+        Kind::Markdown
+    } else {
+        Kind::Script
+    }
+}
+
+fn point_at(idx: &LineIndex, offset: usize) -> Point {
+    let row = idx.line0(offset);
+    Point::new(row, offset - idx.line_start(row))
+}
+
+impl Document {
+    /// A freshly opened buffer, parsed when first needed; `path` decides Markdown from
+    /// script.
+    pub fn open(path: &str, text: String, version: i32, directives: &[String]) -> Document {
+        let mut d = Document {
+            text,
+            directives: directives.to_vec(),
+            version,
+            tree: None,
+            dirty: true,
+            kind: Kind::Skipped,
+        };
+        d.kind = kind_of(path, &d.text);
+        d
+    }
+
+    /// What a reparse of the current text needs, or `None` when the tree is current.
+    pub fn parse_input(&self) -> Option<ParseInput> {
+        if !self.dirty {
+            return None;
+        }
+        Some(ParseInput {
+            text: self.text.clone(),
+            // Markdown is reparsed whole: a new fence changes every line after it.
+            old: if self.kind == Kind::Script {
+                self.tree.clone()
+            } else {
+                None
+            },
+            directives: self.directives.clone(),
+            kind: self.kind,
+            version: self.version,
+        })
+    }
+
+    /// Keeps a tree parsed for `version`, if the buffer is still at that version.
+    pub fn store_tree(&mut self, version: i32, tree: Option<Tree>) -> bool {
+        if self.version != version || !self.dirty {
+            return false;
+        }
+        self.tree = tree;
+        self.dirty = false;
+        true
+    }
+
+    /// The current tree, reparsing here if needed (tests, and open).
+    pub fn reparse(&mut self, path: &str) {
+        if let Some(input) = self.parse_input() {
+            let t = input.parse(path);
+            self.store_tree(input.version, t);
+        }
+    }
+
+    /// Applies the editor's changes in order, editing the tree so the next parse reuses
+    /// everything the edit did not touch.
+    pub fn apply(
+        &mut self,
+        path: &str,
+        changes: Vec<TextDocumentContentChangeEvent>,
+        version: i32,
+    ) {
+        self.version = version;
+        for ch in changes {
+            match ch.range {
+                None => {
+                    self.text = ch.text;
+                    self.tree = None;
+                }
+                Some(range) => {
+                    let idx = LineIndex::new(&self.text);
+                    let start = idx.offset_utf16(range.start.line, range.start.character);
+                    let end = idx
+                        .offset_utf16(range.end.line, range.end.character)
+                        .max(start);
+                    let start_position = point_at(&idx, start);
+                    let old_end_position = point_at(&idx, end);
+                    self.text.replace_range(start..end, &ch.text);
+                    let new_end = start + ch.text.len();
+                    let new_end_position = {
+                        let nl = ch.text.matches('\n').count();
+                        match ch.text.rfind('\n') {
+                            Some(i) => Point::new(start_position.row + nl, ch.text.len() - i - 1),
+                            None => Point::new(
+                                start_position.row,
+                                start_position.column + ch.text.len(),
+                            ),
+                        }
+                    };
+                    if let Some(tree) = self.tree.as_mut() {
+                        tree.edit(&InputEdit {
+                            start_byte: start,
+                            old_end_byte: end,
+                            new_end_byte: new_end,
+                            start_position,
+                            old_end_position,
+                            new_end_position,
+                        });
+                    }
+                }
+            }
+        }
+        let kind = kind_of(path, &self.text);
+        if kind != self.kind {
+            self.tree = None;
+        }
+        self.kind = kind;
+        self.dirty = true;
+    }
+}
+
+/// Byte offset of an LSP position in `text`.
+pub fn offset_of(text: &str, pos: Position) -> usize {
+    LineIndex::new(text).offset_utf16(pos.line, pos.character)
+}
+
+/// The LSP position of a byte offset.
+pub fn position_of(idx: &LineIndex, offset: usize) -> Position {
+    let (line, character) = idx.line_col_utf16(offset);
+    Position { line, character }
+}
+
+/// The LSP range of a byte range.
+pub fn range_of(idx: &LineIndex, start: usize, end: usize) -> Range {
+    Range {
+        start: position_of(idx, start),
+        end: position_of(idx, end),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(sl: u32, sc: u32, el: u32, ec: u32, text: &str) -> TextDocumentContentChangeEvent {
+        TextDocumentContentChangeEvent {
+            range: Some(Range {
+                start: Position::new(sl, sc),
+                end: Position::new(el, ec),
+            }),
+            range_length: None,
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn incremental_edits_match_a_fresh_parse() {
+        let mut d = Document::open("a.js", "var é = 1;\nfoo(é);\n".into(), 1, &[]);
+        d.reparse("a.js");
+        // "é" is one UTF-16 unit: replace `foo` on line 1.
+        d.apply("a.js", vec![change(1, 0, 1, 3, "bar\nbaz")], 2);
+        assert_eq!(d.text, "var é = 1;\nbar\nbaz(é);\n");
+        d.reparse("a.js");
+        d.apply("a.js", vec![change(0, 5, 0, 5, "x")], 3);
+        d.reparse("a.js");
+        assert_eq!(d.text, "var éx = 1;\nbar\nbaz(é);\n");
+        let fresh = crate::js::parse(&d.text);
+        assert_eq!(
+            d.tree.as_ref().unwrap().root_node().to_sexp(),
+            fresh.root_node().to_sexp()
+        );
+    }
+
+    #[test]
+    fn binary_and_huge_are_skipped() {
+        assert_eq!(
+            Document::open("a.js", "a\0b".into(), 1, &[]).kind,
+            Kind::Skipped
+        );
+        assert_eq!(
+            Document::open("a.md", "# x".into(), 1, &[]).kind,
+            Kind::Markdown
+        );
+    }
+}
