@@ -39,16 +39,21 @@ pub fn run(
         eprintln!("grounded: {}: skipped, {}", u.path, u.reason);
     }
 
-    // ---- dry-run hook ---------------------------------------------------------------
-    // `--dry-run` merges what the fake-engine run of the project finds. The dry run
-    // names files relative to the project root; they are shown as such.
+    // `--dry-run` merges what the fake-engine run of the project finds. Script files
+    // named on the command line are the run's entries; otherwise the project's own
+    // (grounded.toml's `entry`, else every top-level script).
     if dry_run {
-        let entries: Vec<PathBuf> = project
-            .config
-            .entry
-            .as_ref()
-            .map(|e| vec![PathBuf::from(e)])
-            .unwrap_or_default();
+        let named: Vec<PathBuf> = paths
+            .iter()
+            .filter(|p| p.is_file() && !crate::js::is_markdown(&p.to_string_lossy()))
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .filter_map(|p| p.strip_prefix(&project.root).ok().map(Path::to_path_buf))
+            .collect();
+        let entries = if named.is_empty() {
+            crate::dryrun::project_entries(&corpus, &project)
+        } else {
+            named
+        };
         let report = crate::dryrun::run_project(
             &corpus,
             &project.root,
@@ -56,12 +61,12 @@ pub fn run(
             &HashMap::new(),
             &crate::dryrun::Options::default(),
         );
-        findings.extend(report.findings);
+        let fresh = dedupe_dry_run(&findings, report.findings);
+        findings.extend(fresh);
         for l in report.limits {
             eprintln!("grounded: dry run: {l}");
         }
     }
-    // ---- end of dry-run hook --------------------------------------------------------
 
     findings.sort_by(|a, b| {
         (a.path.as_str(), a.span.start, a.code).cmp(&(b.path.as_str(), b.span.start, b.code))
@@ -73,6 +78,24 @@ pub fn run(
     }
     let failed = findings.iter().any(|f| f.severity == Severity::Error);
     Ok(if failed { 1 } else { 0 })
+}
+
+/// The dry run's findings that the static check has not already made. The run meets
+/// the same invented member or missing file the static check saw on a certain
+/// receiver; saying it twice would teach users to skim. Paths differ in form (as given,
+/// or relative to the root), so a finding is the same when one path ends with the other
+/// and the position is equal.
+fn dedupe_dry_run(statics: &[Finding], dynamic: Vec<Finding>) -> Vec<Finding> {
+    let same_file =
+        |a: &str, b: &str| a == b || a.ends_with(&format!("/{b}")) || b.ends_with(&format!("/{a}"));
+    dynamic
+        .into_iter()
+        .filter(|d| {
+            !statics
+                .iter()
+                .any(|s| s.line == d.line && s.column == d.column && same_file(&s.path, &d.path))
+        })
+        .collect()
 }
 
 /// Reads a file shown as `shown` back for its excerpt: as given, or under one of the
