@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::check::{Code, Finding, Fix, Related, Span};
+use crate::check::{Code, Finding, Fix, Span};
 use crate::docs::Corpus;
 use crate::js::LineIndex;
 
@@ -150,7 +150,7 @@ pub fn findings(
         let span = span_at(text, &idx, at.line, at.col, &anchor);
         let mut f = Finding::with_index(&at.file, &idx, span, code, message);
         if let Event::Invented { iface, member, .. } = ev {
-            f.related = related(corpus, iface);
+            f.related = crate::check::suggest::interface_related(corpus, iface);
             let spans_name = text.get(span.start..span.end) == Some(member.as_str());
             if let Some(n) = near_member(corpus, iface, member).filter(|_| spans_name) {
                 f.fixes.push(Fix::Replace {
@@ -196,14 +196,13 @@ fn property_of(message: &str) -> Option<&str> {
 }
 
 /// The documented member of `iface` nearest to `member` in spelling, if any is near.
+/// The nearest documented member, by the same measure the static check uses, so
+/// both layers suggest the same name for the same typo.
 fn near_member(corpus: &Corpus, iface: &str, member: &str) -> Option<String> {
-    corpus
-        .members_of(iface)
-        .into_iter()
-        .map(|m| (strsim::jaro_winkler(&m.name, member), m.name.as_str()))
-        .filter(|(s, _)| *s >= 0.85)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, n)| n.to_string())
+    let members = corpus.members_of(iface);
+    crate::check::suggest::near(member, members.iter().map(|m| m.name.as_str()))
+        .first()
+        .map(|n| n.to_string())
 }
 
 fn invented_message(corpus: &Corpus, iface: &str, member: &str) -> String {
@@ -216,17 +215,6 @@ fn invented_message(corpus: &Corpus, iface: &str, member: &str) -> String {
     format!(
         "`{iface}` has no member `{member}`: the value here at run time is a `{iface}`, and its documented members do not include `{member}`{near}"
     )
-}
-
-/// The interface's chunk, where the docs list what it does have.
-fn related(corpus: &Corpus, iface: &str) -> Option<Related> {
-    let id = corpus.interfaces.get(iface)?.chunk?;
-    let ch = corpus.chunk(id);
-    Some(Related {
-        file: ch.file.clone(),
-        line: ch.line,
-        message: format!("interface `{iface}`"),
-    })
 }
 
 fn crash_message(name: &str, message: &str, memory_limit: usize) -> String {
