@@ -532,8 +532,6 @@ impl std::fmt::Debug for Session<'_> {
 
 /// The statement an edit falls strictly inside, before the edit.
 struct Before {
-    /// Its index among the program's children.
-    i: usize,
     s: usize,
     e: usize,
     kind: u16,
@@ -675,10 +673,8 @@ impl<'c> Session<'c> {
 
     /// The top-level statement `start..end` falls strictly inside, and its summary.
     fn statement_before(&self, start: usize, end: usize) -> Option<Before> {
-        let (i, s, e) = statement_around(&self.tree, start, end)?;
-        let i = i as usize;
-        let root = self.tree.root_node();
-        let node = root.child(i)?;
+        let node = statement_around(&self.tree, start, end)?;
+        let (s, e) = (node.start_byte(), node.end_byte());
         let summary = match self.dirty.iter().find(|d| d.0 == s && d.1 == e) {
             Some(d) => d.2.clone(),
             // The stale tree's nodes there describe older text.
@@ -687,13 +683,12 @@ impl<'c> Session<'c> {
         };
         let part = |n: Node| (n.kind_id(), n.start_byte(), n.end_byte());
         Some(Before {
-            i,
             s,
             e,
             kind: node.kind_id(),
             point: node.start_position(),
-            prev: i.checked_sub(1).and_then(|p| root.child(p)).map(part),
-            next: root.child(i + 1).map(part),
+            prev: node.prev_sibling().map(part),
+            next: node.next_sibling().map(part),
             summary,
             old: self.text[s..e].to_string(),
         })
@@ -733,10 +728,13 @@ impl<'c> Session<'c> {
             .chain(b.next.map(|(k, s, e)| (k, shift(s), shift(e))))
             .collect();
         // The edited (stale) tree must agree, or later edits would find wrong bounds.
-        let root = self.tree.root_node();
-        let first = b.i - usize::from(b.prev.is_some());
-        let stale: Vec<Node> = (first..first + expect.len())
-            .filter_map(|k| root.child(k))
+        let node = top_level_at(&self.tree, b.s)?;
+        let stale: Vec<Node> = node
+            .prev_sibling()
+            .filter(|_| b.prev.is_some())
+            .into_iter()
+            .chain(Some(node))
+            .chain(node.next_sibling().filter(|_| b.next.is_some()))
             .collect();
         let part = |n: &Node| (n.kind_id(), n.start_byte(), n.end_byte());
         if stale.len() != expect.len() || stale.iter().map(part).ne(expect.iter().copied()) {
@@ -788,7 +786,7 @@ impl<'c> Session<'c> {
         if root.child_count() != old_tree.root_node().child_count() {
             return None;
         }
-        let node = root.child(b.i)?;
+        let node = top_level_at(tree, s)?;
         let new_e = (e as isize + delta) as usize;
         if node.start_byte() != s || node.end_byte() != new_e {
             return None;
@@ -901,35 +899,22 @@ impl<'c> Session<'c> {
     }
 }
 
-/// The top-level statement that `start..end` falls strictly inside: its index among
-/// the program's children and its byte range.
-fn statement_around(
-    tree: &tree_sitter::Tree,
-    start: usize,
-    end: usize,
-) -> Option<(u32, usize, usize)> {
-    let root = tree.root_node();
-    let mut c = root.walk();
-    if !c.goto_first_child() {
-        return None;
+/// The top-level statement that `start..end` falls strictly inside (none when it has
+/// a syntax error).
+fn statement_around(tree: &tree_sitter::Tree, start: usize, end: usize) -> Option<Node<'_>> {
+    let n = top_level_at(tree, start)?;
+    if n.start_byte() <= start && end < n.end_byte() && !n.is_error() && !n.has_error() {
+        Some(n)
+    } else {
+        None
     }
-    let mut i = 0u32;
-    loop {
-        let n = c.node();
-        if n.start_byte() <= start && end < n.end_byte() {
-            if n.is_error() || n.has_error() {
-                return None;
-            }
-            return Some((i, n.start_byte(), n.end_byte()));
-        }
-        if n.start_byte() >= end {
-            return None;
-        }
-        if !c.goto_next_sibling() {
-            return None;
-        }
-        i += 1;
-    }
+}
+
+/// The first top-level child ending after `byte`. The program's children sit in
+/// balanced hidden repetition nodes, which this descends (logarithmic), where walking
+/// the children one by one visits every statement of the file.
+fn top_level_at(tree: &tree_sitter::Tree, byte: usize) -> Option<Node<'_>> {
+    tree.root_node().first_child_for_byte(byte)
 }
 
 /// A kept finding at its new place: spans shifted by `delta`, positions recomputed.
