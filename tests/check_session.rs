@@ -211,3 +211,25 @@ fn a_statement_whose_bounds_depend_on_its_neighbours_is_not_rechecked_alone() {
     assert!(!splice_and_compare(&mut s, at, 0, "void "));
     assert_eq!(s.text().matches('\n').count(), 4);
 }
+
+#[test]
+fn a_directive_typed_or_deleted_key_by_key_is_noticed() {
+    let corpus = bundled::demo().unwrap();
+    let project = ProjectIndex::default();
+    let text = "layout.paragraph(\"a\");\n// x\nlayout.paragraph(\"b\");\n";
+    let mut s = Session::new(&corpus, &project, "s.js", text);
+    // `// #targe` is a comment; one more key makes the line a directive (not
+    // JavaScript), and the statement after it must be judged in a blanked file.
+    let at = s.text().find("x\n").unwrap();
+    type_at(&mut s, at, "#target");
+    let at = s.text().find("\"b\"").unwrap() + 1;
+    type_at(&mut s, at, "c");
+    // Delete the `// ` before it: the directive now starts the line, then goes.
+    let at = s.text().find("// ").unwrap();
+    splice_and_compare(&mut s, at, 3, "");
+    let at = s.text().find("#target").unwrap() + 2;
+    backspace(&mut s, at, 2);
+    let at = s.text().find("\"cb\"").unwrap() + 1;
+    assert_eq!(type_at(&mut s, at, "d"), 1);
+    assert!(s.findings().iter().all(|f| f.code.as_str() != "syntax"));
+}

@@ -518,6 +518,10 @@ pub struct Session<'c> {
     seed: crate::js::Seed,
     incremental: usize,
     unparsed: usize,
+    /// Line starts of `text`, kept across edits.
+    starts: Vec<usize>,
+    /// Whether `text` contains an engine directive (then it is blanked before parsing).
+    directive: bool,
 }
 
 impl std::fmt::Debug for Session<'_> {
@@ -574,19 +578,15 @@ impl<'c> Session<'c> {
             seed,
             incremental: 0,
             unparsed: 0,
+            starts: LineIndex::new(text).starts().to_vec(),
+            directive: has_directive(corpus, text),
         }
     }
 
     /// Whether the file needs no blanking (no Markdown, no engine directive): then the
     /// tree is of the text itself and statements can be re-checked alone.
     fn plain(&self) -> bool {
-        !js::is_markdown(&self.path)
-            && !self
-                .corpus
-                .engine
-                .directives
-                .iter()
-                .any(|d| self.text.contains(d.as_str()))
+        !js::is_markdown(&self.path) && !self.directive
     }
 
     /// Replaces bytes `start..end` with `new_text` and re-checks; returns the findings.
@@ -621,10 +621,40 @@ impl<'c> Session<'c> {
             new_end_position: advance(start_position, new_text),
         };
         self.text.replace_range(start..end, new_text);
-        self.tree.edit(&edit);
-        self.stale = true;
         let delta = new_text.len() as isize - (end - start) as isize;
         let shift = |x: usize| (x as isize + delta) as usize;
+        // Line starts: those of removed line breaks go, later ones move, new ones come.
+        let lo = self.starts.partition_point(|&x| x <= start);
+        let hi = self.starts.partition_point(|&x| x <= end);
+        for x in &mut self.starts[hi..] {
+            *x = shift(*x);
+        }
+        let added = new_text.match_indices('\n').map(|(i, _)| start + i + 1);
+        self.starts.splice(lo..hi, added);
+        // A directive can only appear around the edit; one that was there may have gone.
+        let reach = self
+            .corpus
+            .engine
+            .directives
+            .iter()
+            .map(String::len)
+            .max()
+            .unwrap_or(0);
+        let mut lo = start.saturating_sub(reach);
+        while !self.text.is_char_boundary(lo) {
+            lo -= 1;
+        }
+        let mut hi = (start + new_text.len() + reach).min(self.text.len());
+        while !self.text.is_char_boundary(hi) {
+            hi += 1;
+        }
+        self.directive = if self.directive {
+            has_directive(self.corpus, &self.text)
+        } else {
+            has_directive(self.corpus, &self.text[lo..hi])
+        };
+        self.tree.edit(&edit);
+        self.stale = true;
         for d in &mut self.dirty {
             if d.0 >= end {
                 d.0 = shift(d.0);
@@ -819,7 +849,7 @@ impl<'c> Session<'c> {
         delta: isize,
         rerun_constructs: bool,
     ) -> Vec<Finding> {
-        let idx = LineIndex::new(&self.text);
+        let idx = LineIndex::from_starts(&self.text, self.starts.clone());
         let mut out: Vec<Finding> = Vec::new();
         for f in &self.findings {
             if rerun_constructs && f.code == Code::Construct {
@@ -897,6 +927,15 @@ impl<'c> Session<'c> {
         }
         &self.tree
     }
+}
+
+/// Whether `text` contains one of the engine's directives.
+fn has_directive(corpus: &Corpus, text: &str) -> bool {
+    corpus
+        .engine
+        .directives
+        .iter()
+        .any(|d| text.contains(d.as_str()))
 }
 
 /// The top-level statement that `start..end` falls strictly inside (none when it has
