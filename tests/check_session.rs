@@ -92,8 +92,11 @@ fn edits_inside_one_statement_are_rechecked_alone_and_agree_with_a_full_check() 
 /// Replaces bytes `at..at + len` with `by`, compares with a full check of the new text,
 /// and says whether the edit took the path without a reparse of the file.
 fn splice_and_compare(session: &mut Session, at: usize, len: usize, by: &str) -> bool {
-    let before = session.unparsed_edits();
+    let before = (session.unparsed_edits(), session.incremental_edits());
+    let old = session.text().to_string();
     let got = shown(session.edit(at, at + len, by));
+    let fast = session.unparsed_edits() > before.0;
+    let incremental = session.incremental_edits() > before.1;
     let corpus = bundled::demo().unwrap();
     let want = shown(&check::check_text(
         &corpus,
@@ -101,8 +104,11 @@ fn splice_and_compare(session: &mut Session, at: usize, len: usize, by: &str) ->
         "s.js",
         session.text(),
     ));
-    assert_eq!(got, want, "after replacing {len} bytes at {at} by `{by}`");
-    session.unparsed_edits() > before
+    assert_eq!(
+        got, want,
+        "after replacing {len} bytes at {at} by `{by}` (fast {fast}, incremental {incremental}) in\n{old}"
+    );
+    fast
 }
 
 /// Types `word` one character at a time at `at`; returns how many keystrokes took the
@@ -232,4 +238,50 @@ fn a_directive_typed_or_deleted_key_by_key_is_noticed() {
     let at = s.text().find("\"cb\"").unwrap() + 1;
     assert_eq!(type_at(&mut s, at, "d"), 1);
     assert!(s.findings().iter().all(|f| f.code.as_str() != "syntax"));
+}
+
+#[test]
+fn random_keystrokes_agree_with_a_full_check_after_each_one() {
+    let corpus = bundled::demo().unwrap();
+    let project = ProjectIndex::default();
+    let mut s = Session::new(&corpus, &project, "s.js", SCRIPT);
+    // A fixed linear congruential sequence: the same edits on every run.
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |n: usize| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((seed >> 33) as usize) % n.max(1)
+    };
+    let keys = [
+        "a", "x", "1", " ", "\"", "(", ")", "{", "}", ";", "\n", ".", ",", "/", "*",
+    ];
+    for round in 0..400 {
+        if round % 8 == 0 {
+            // Back to the clean script now and then (a paste over everything), so the
+            // keystrokes land in mostly sane text, as an editor's do.
+            let len = s.text().len();
+            splice_and_compare(&mut s, 0, len, SCRIPT);
+        }
+        let len = s.text().len();
+        let at = next(len);
+        if !s.text().is_char_boundary(at) {
+            continue;
+        }
+        if next(3) == 0 && at < len {
+            splice_and_compare(&mut s, at, 1, "");
+        } else {
+            let key = keys[next(keys.len())];
+            // Type a key, often undone at once (a typo fixed), keeping the text sane.
+            splice_and_compare(&mut s, at, 0, key);
+            if next(2) == 0 {
+                splice_and_compare(&mut s, at, key.len(), "");
+            }
+        }
+    }
+    assert!(
+        s.unparsed_edits() > 20,
+        "fast edits: {}",
+        s.unparsed_edits()
+    );
 }

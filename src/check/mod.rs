@@ -796,7 +796,7 @@ impl<'c> Session<'c> {
         if summary != b.summary {
             return None;
         }
-        let out = self.recheck_in(&piece, node, b.s, b.e, delta, false);
+        let out = self.recheck_in(&piece, node, b.s, b.e, delta, false)?;
         self.dirty.retain(|d| d.0 != b.s);
         self.dirty.push((b.s, new_e, summary));
         Some(out)
@@ -818,7 +818,10 @@ impl<'c> Session<'c> {
         }
         let node = top_level_at(tree, s)?;
         let new_e = (e as isize + delta) as usize;
-        if node.start_byte() != s || node.end_byte() != new_e {
+        // A statement with a syntax error is judged with the whole file: what a full
+        // check reports of an error depends on the errors around it (randomised edits
+        // found findings the statement alone gave and a full check did not).
+        if node.start_byte() != s || node.end_byte() != new_e || node.has_error() {
             return None;
         }
         if old_tree
@@ -832,12 +835,13 @@ impl<'c> Session<'c> {
         }
         let rerun_constructs =
             self.names_construct(&b.old) || self.names_construct(&self.text[s..new_e]);
-        Some(self.recheck_in(tree, node, s, e, delta, rerun_constructs))
+        self.recheck_in(tree, node, s, e, delta, rerun_constructs)
     }
 
     /// The findings with statement `node` (bytes `s..e` before the edit) re-checked
     /// alone from `tree` (the file's, or a piece's: its nodes carry file offsets) and
-    /// every other finding kept, shifted. Construct findings are recomputed over
+    /// every other finding kept, shifted; `None` when a finding from outside reaches
+    /// into the statement. Construct findings are recomputed over
     /// `tree` when `rerun_constructs` (then it must be the whole file's).
     #[allow(clippy::too_many_arguments)]
     fn recheck_in(
@@ -848,19 +852,30 @@ impl<'c> Session<'c> {
         e: usize,
         delta: isize,
         rerun_constructs: bool,
-    ) -> Vec<Finding> {
-        let idx = LineIndex::from_starts(&self.text, self.starts.clone());
+    ) -> Option<Vec<Finding>> {
         let mut out: Vec<Finding> = Vec::new();
+        let mut after = Vec::new();
         for f in &self.findings {
             if rerun_constructs && f.code == Code::Construct {
                 continue;
             }
-            if f.span.end <= s && f.span.start < s {
+            let (a, b) = (f.span.start, f.span.end);
+            if b <= s && a < s {
                 out.push(f.clone());
-            } else if f.span.start >= e {
-                out.push(rebuilt(f, &self.path, &idx, delta));
+            } else if a >= e {
+                after.push(f);
+            } else if a < s || b > e || (a == s && b == s) {
+                // A finding reaching into the statement from outside (a parse error of
+                // the text around it): the statement alone cannot say it again.
+                return None;
             }
         }
+        let idx = LineIndex::from_starts(&self.text, self.starts.clone());
+        out.extend(
+            after
+                .into_iter()
+                .map(|f| rebuilt(f, &self.path, &idx, delta)),
+        );
         let a = Analysis::for_node(self.corpus, &self.text, tree, node, &self.seed);
         let caps: Vec<(CaptureKind, Node, ScopeId)> = a.sites().to_vec();
         let mut cx = Ctx {
@@ -887,7 +902,7 @@ impl<'c> Session<'c> {
             out.extend(construct::check(self.corpus, &self.path, &self.text, tree));
         }
         sort_findings(&mut out);
-        out
+        Some(out)
     }
 
     /// How many edits re-checked one statement alone (for tests and benchmarks),
