@@ -88,3 +88,200 @@ fn edits_inside_one_statement_are_rechecked_alone_and_agree_with_a_full_check() 
     let end = s.text().len();
     s.edit(end - 1, end + 3, "");
 }
+
+/// Replaces bytes `at..at + len` with `by`, compares with a full check of the new text,
+/// and says whether the edit took the path without a reparse of the file.
+fn splice_and_compare(session: &mut Session, at: usize, len: usize, by: &str) -> bool {
+    let before = (session.unparsed_edits(), session.incremental_edits());
+    let old = session.text().to_string();
+    let got = shown(session.edit(at, at + len, by));
+    let fast = session.unparsed_edits() > before.0;
+    let incremental = session.incremental_edits() > before.1;
+    let corpus = bundled::demo().unwrap();
+    let want = shown(&check::check_text(
+        &corpus,
+        &ProjectIndex::default(),
+        "s.js",
+        session.text(),
+    ));
+    assert_eq!(
+        got, want,
+        "after replacing {len} bytes at {at} by `{by}` (fast {fast}, incremental {incremental}) in\n{old}"
+    );
+    fast
+}
+
+/// Types `word` one character at a time at `at`; returns how many keystrokes took the
+/// path without a reparse.
+fn type_at(session: &mut Session, at: usize, word: &str) -> usize {
+    let mut fast = 0;
+    for (k, ch) in word.char_indices() {
+        fast += usize::from(splice_and_compare(
+            session,
+            at + k,
+            0,
+            ch.encode_utf8(&mut [0; 4]),
+        ));
+    }
+    fast
+}
+
+/// Deletes `n` bytes before `at` one at a time (backspace); returns the fast ones.
+fn backspace(session: &mut Session, at: usize, n: usize) -> usize {
+    (0..n)
+        .map(|k| usize::from(splice_and_compare(session, at - k - 1, 1, "")))
+        .sum()
+}
+
+#[test]
+fn keystrokes_inside_a_statement_skip_the_file_reparse_and_agree_with_a_full_check() {
+    let corpus = bundled::demo().unwrap();
+    let project = ProjectIndex::default();
+    let mut s = Session::new(&corpus, &project, "s.js", SCRIPT);
+    // Rename `layout.paragraph` to `layout.paragraf`, key by key: every state parses
+    // and gives the file nothing new, so no keystroke reparses the file.
+    let at = s.text().find("layout.paragraph").unwrap() + "layout.paragraph".len();
+    assert_eq!(backspace(&mut s, at, 2), 2);
+    assert_eq!(type_at(&mut s, at - 2, "f"), 1);
+    assert_eq!(s.findings().len(), 1, "{:?}", shown(s.findings()));
+    // Inside a string and an options object of another statement (the first one's
+    // text is still unparsed in the file's tree).
+    let at = s.text().find("\"done\"").unwrap() + 1;
+    assert_eq!(
+        type_at(&mut s, at, "all ") + backspace(&mut s, at + 4, 4),
+        8
+    );
+    let at = s.text().find("fill([\"a\"").unwrap() + "fill([\"".len();
+    assert_eq!(type_at(&mut s, at, "bc"), 2);
+    assert_eq!(s.findings().len(), 1, "{:?}", shown(s.findings()));
+    // A statement holding a construct's Start or End is judged with the whole file.
+    let at = s.text().find("cellPadding").unwrap() + "cell".len();
+    assert_eq!(backspace(&mut s, at, 1), 0);
+    assert_eq!(s.findings().len(), 2, "{:?}", shown(s.findings()));
+    assert_eq!(type_at(&mut s, at - 1, "l"), 0);
+    assert_eq!(s.findings().len(), 1, "{:?}", shown(s.findings()));
+    // Back in the first statement, whose stale nodes the session must not trust.
+    let at = s.text().find("layout.paragraf").unwrap() + "layout.paragra".len();
+    assert_eq!(backspace(&mut s, at + 1, 1) + type_at(&mut s, at, "ph"), 3);
+    assert!(s.findings().is_empty(), "{:?}", shown(s.findings()));
+    // A syntax error reparses the file (and is found), its fix too.
+    let at = s.text().find("{ bold: true }").unwrap() + "{ bold: true ".len();
+    assert!(!splice_and_compare(&mut s, at, 1, ""));
+    assert!(shown(s.findings()).iter().any(|f| f.contains("syntax")));
+    assert!(!splice_and_compare(&mut s, at, 0, "}"));
+    // Then keystrokes are fast again.
+    let at = s.text().find("\"done\"").unwrap() + 1;
+    assert_eq!(type_at(&mut s, at, "ok"), 2);
+    // A change of what the statement gives the file is a full check, not a fast one.
+    let at = s.text().find("var box").unwrap() + "var b".len();
+    assert!(!splice_and_compare(&mut s, at, 2, "ag"));
+    // The tree the session hands out is of the current text, after fast edits too.
+    let at = s.text().find("\"okdone\"").unwrap() + 1;
+    assert_eq!(type_at(&mut s, at, "z"), 1);
+    let fresh = grounded::js::parse(s.text()).root_node().to_sexp();
+    assert_eq!(s.tree().root_node().to_sexp(), fresh);
+}
+
+#[test]
+fn a_statement_whose_bounds_depend_on_its_neighbours_is_not_rechecked_alone() {
+    let corpus = bundled::demo().unwrap();
+    let project = ProjectIndex::default();
+    let text = "var k = [1, 2];\nkeep(3);\nlayout.paragraph(\"x\");\nlast(4)\n";
+    let mut s = Session::new(&corpus, &project, "s.js", text);
+    // Opening a comment that runs into the next statement: never a fast path.
+    let at = s.text().find("2]").unwrap();
+    assert!(!splice_and_compare(&mut s, at, 0, "/*"));
+    assert!(!splice_and_compare(&mut s, at, 2, ""));
+    // Opening a call the next line closes: `keep(3, \n layout...` parses differently.
+    let at = s.text().find("3)").unwrap() + 1;
+    assert!(!splice_and_compare(&mut s, at, 1, ", "));
+    assert!(!splice_and_compare(&mut s, at, 2, ")"));
+    // A string made to swallow the rest of its line, then repaired.
+    let at = s.text().find("\"x\"").unwrap() + 1;
+    assert!(!splice_and_compare(&mut s, at, 1, "\\"));
+    assert!(!splice_and_compare(&mut s, at, 1, "x"));
+    // And ordinary keystrokes still agree with a full check at each step.
+    let at = s.text().find("paragraph").unwrap() + "para".len();
+    assert_eq!(type_at(&mut s, at, "q"), 1);
+    assert!(shown(s.findings()).iter().any(|f| f.contains("paraqgraph")));
+    // `if (a) {}` then `(f)();`: making the block an object literal (`if (a) void {}`)
+    // parses cleanly alone, but in the file the next line becomes a call of it.
+    let mut s = Session::new(
+        &corpus,
+        &project,
+        "s.js",
+        "var x;\nvar a = 1;\nif (a) {}\n(layout.paragrph)();\n",
+    );
+    assert_eq!(s.findings().len(), 1);
+    let at = s.text().find("{}").unwrap();
+    assert!(!splice_and_compare(&mut s, at, 0, "void "));
+    assert_eq!(s.text().matches('\n').count(), 4);
+}
+
+#[test]
+fn a_directive_typed_or_deleted_key_by_key_is_noticed() {
+    let corpus = bundled::demo().unwrap();
+    let project = ProjectIndex::default();
+    let text = "layout.paragraph(\"a\");\n// x\nlayout.paragraph(\"b\");\n";
+    let mut s = Session::new(&corpus, &project, "s.js", text);
+    // `// #targe` is a comment; one more key makes the line a directive (not
+    // JavaScript), and the statement after it must be judged in a blanked file.
+    let at = s.text().find("x\n").unwrap();
+    type_at(&mut s, at, "#target");
+    let at = s.text().find("\"b\"").unwrap() + 1;
+    type_at(&mut s, at, "c");
+    // Delete the `// ` before it: the directive now starts the line, then goes.
+    let at = s.text().find("// ").unwrap();
+    splice_and_compare(&mut s, at, 3, "");
+    let at = s.text().find("#target").unwrap() + 2;
+    backspace(&mut s, at, 2);
+    let at = s.text().find("\"cb\"").unwrap() + 1;
+    assert_eq!(type_at(&mut s, at, "d"), 1);
+    assert!(s.findings().iter().all(|f| f.code.as_str() != "syntax"));
+}
+
+#[test]
+fn random_keystrokes_agree_with_a_full_check_after_each_one() {
+    let corpus = bundled::demo().unwrap();
+    let project = ProjectIndex::default();
+    let mut s = Session::new(&corpus, &project, "s.js", SCRIPT);
+    // A fixed linear congruential sequence: the same edits on every run.
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |n: usize| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((seed >> 33) as usize) % n.max(1)
+    };
+    let keys = [
+        "a", "x", "1", " ", "\"", "(", ")", "{", "}", ";", "\n", ".", ",", "/", "*",
+    ];
+    for round in 0..400 {
+        if round % 8 == 0 {
+            // Back to the clean script now and then (a paste over everything), so the
+            // keystrokes land in mostly sane text, as an editor's do.
+            let len = s.text().len();
+            splice_and_compare(&mut s, 0, len, SCRIPT);
+        }
+        let len = s.text().len();
+        let at = next(len);
+        if !s.text().is_char_boundary(at) {
+            continue;
+        }
+        if next(3) == 0 && at < len {
+            splice_and_compare(&mut s, at, 1, "");
+        } else {
+            let key = keys[next(keys.len())];
+            // Type a key, often undone at once (a typo fixed), keeping the text sane.
+            splice_and_compare(&mut s, at, 0, key);
+            if next(2) == 0 {
+                splice_and_compare(&mut s, at, key.len(), "");
+            }
+        }
+    }
+    assert!(
+        s.unparsed_edits() > 20,
+        "fast edits: {}",
+        s.unparsed_edits()
+    );
+}

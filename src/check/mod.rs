@@ -476,24 +476,52 @@ pub(crate) fn statement_lines(text: &str, node: Node) -> Span {
     }
 }
 
-/// A script kept open for editing: its text, its tree, its findings. An edit reparses
-/// incrementally (`tree.edit` then `parser.parse(text, Some(&old))`) and re-checks only
-/// what changed where it can: when the edit stays inside one top-level statement and
-/// leaves what that statement contributes to the whole file unchanged (its top-level
-/// declarations and what it assigns them, narrowing, `typeof` tests, polyfills, loads),
-/// only that statement is analysed again, against the rest of the file's facts (the
-/// [`crate::js::Seed`] of the last full check); every other finding is kept, shifted.
-/// Anything else is a full check.
+/// A script kept open for editing: its text, its tree, its findings.
+///
+/// An edit strictly inside one top-level statement that leaves what the statement
+/// contributes to the whole file unchanged (its top-level declarations and what it
+/// assigns them, narrowing, `typeof` tests, polyfills, loads) re-checks that statement
+/// alone, against the rest of the file's facts (the [`crate::js::Seed`] of the last full
+/// check); every other finding is kept, shifted. Such an edit does not even reparse the
+/// file: only the statement and its two neighbours are parsed (tree-sitter's included
+/// ranges, so nodes keep the file's offsets), and the file's tree gets the edit applied
+/// (`tree.edit`) but is reparsed only when something needs it: the next edit that is
+/// not of this kind, or [`Session::tree`]. On a flat 10,000-line script tree-sitter's
+/// incremental reparse still visits every top-level statement (~20 ms), more than the
+/// whole budget of a keystroke in the language server.
+///
+/// The neighbours are parsed too because statement boundaries depend on context: a
+/// statement now ending in an expression can swallow a next line starting with `(`,
+/// and a previous statement without a semicolon can run on into this one. When the
+/// three parse cleanly to exactly the same three nodes (same kinds, same ranges), the
+/// whole file's parse would cut them the same way: what follows the next statement is
+/// parsed from the same state over the same text as before.
+///
+/// Anything else (an edit across statements, a syntax error, a changed summary, a
+/// construct Start or End in the statement) reparses incrementally and re-checks the one
+/// statement if the new tree allows it, or the whole file.
 pub struct Session<'c> {
     corpus: &'c Corpus,
     project: &'c ProjectIndex,
     path: String,
     text: String,
     parser: tree_sitter::Parser,
+    /// Parses a statement and its neighbours alone (included ranges set per edit).
+    piece_parser: tree_sitter::Parser,
+    /// The file's tree; when `stale`, edits are applied to it but not parsed yet.
     tree: tree_sitter::Tree,
+    stale: bool,
+    /// Statements re-checked from a piece parse since `tree` was last parsed: their byte
+    /// range now and their summary. Inside them the stale tree describes older text.
+    dirty: Vec<(usize, usize, Vec<String>)>,
     findings: Vec<Finding>,
     seed: crate::js::Seed,
     incremental: usize,
+    unparsed: usize,
+    /// Line starts of `text`, kept across edits.
+    starts: Vec<usize>,
+    /// Whether `text` contains an engine directive (then it is blanked before parsing).
+    directive: bool,
 }
 
 impl std::fmt::Debug for Session<'_> {
@@ -501,8 +529,24 @@ impl std::fmt::Debug for Session<'_> {
         f.debug_struct("Session")
             .field("path", &self.path)
             .field("findings", &self.findings.len())
+            .field("stale", &self.stale)
             .finish()
     }
+}
+
+/// The statement an edit falls strictly inside, before the edit.
+struct Before {
+    s: usize,
+    e: usize,
+    kind: u16,
+    /// The position of `s`.
+    point: tree_sitter::Point,
+    /// The previous and next top-level children: kind and byte range.
+    prev: Option<(u16, usize, usize)>,
+    next: Option<(u16, usize, usize)>,
+    summary: Vec<String>,
+    /// Its text before the edit.
+    old: String,
 }
 
 impl<'c> Session<'c> {
@@ -526,23 +570,23 @@ impl<'c> Session<'c> {
             path: path.to_string(),
             text: text.to_string(),
             parser,
+            piece_parser: js::parser(),
             tree,
+            stale: false,
+            dirty: Vec::new(),
             findings,
             seed,
             incremental: 0,
+            unparsed: 0,
+            starts: LineIndex::new(text).starts().to_vec(),
+            directive: has_directive(corpus, text),
         }
     }
 
     /// Whether the file needs no blanking (no Markdown, no engine directive): then the
     /// tree is of the text itself and statements can be re-checked alone.
     fn plain(&self) -> bool {
-        !js::is_markdown(&self.path)
-            && !self
-                .corpus
-                .engine
-                .directives
-                .iter()
-                .any(|d| self.text.contains(d.as_str()))
+        !js::is_markdown(&self.path) && !self.directive
     }
 
     /// Replaces bytes `start..end` with `new_text` and re-checks; returns the findings.
@@ -557,43 +601,87 @@ impl<'c> Session<'c> {
         while !self.text.is_char_boundary(end) {
             end += 1;
         }
-        // The statement the edit falls strictly inside, and what it contributes.
         let before = if self.plain() {
-            statement_around(&self.tree, start, end).map(|(i, s, e)| {
-                let node = self.tree.root_node().child(i as usize);
-                let summary = node.map(|n| self.summary_of(&self.text, &self.tree, n));
-                (i, s, e, summary)
-            })
+            self.statement_before(start, end)
         } else {
             None
         };
-        let old_text = std::mem::take(&mut self.text);
-        let mut text = old_text.clone();
-        text.replace_range(start..end, new_text);
-        let new_end = start + new_text.len();
+        // Positions from the statement's start when known: scanning the whole text
+        // for line breaks costs as much as the rest of a keystroke's re-check.
+        let start_position = match &before {
+            Some(b) => advance(b.point, &self.text[b.s..start]),
+            None => point_of(&self.text, start),
+        };
         let edit = tree_sitter::InputEdit {
             start_byte: start,
             old_end_byte: end,
-            new_end_byte: new_end,
-            start_position: point_of(&old_text, start),
-            old_end_position: point_of(&old_text, end),
-            new_end_position: point_of(&text, new_end),
+            new_end_byte: start + new_text.len(),
+            start_position,
+            old_end_position: advance(start_position, &self.text[start..end]),
+            new_end_position: advance(start_position, new_text),
         };
-        let mut old_tree = self.tree.clone();
-        old_tree.edit(&edit);
-        self.text = text;
+        self.text.replace_range(start..end, new_text);
+        let delta = new_text.len() as isize - (end - start) as isize;
+        let shift = |x: usize| (x as isize + delta) as usize;
+        // Line starts: those of removed line breaks go, later ones move, new ones come.
+        let lo = self.starts.partition_point(|&x| x <= start);
+        let hi = self.starts.partition_point(|&x| x <= end);
+        for x in &mut self.starts[hi..] {
+            *x = shift(*x);
+        }
+        let added = new_text.match_indices('\n').map(|(i, _)| start + i + 1);
+        self.starts.splice(lo..hi, added);
+        // A directive can only appear around the edit; one that was there may have gone.
+        let reach = self
+            .corpus
+            .engine
+            .directives
+            .iter()
+            .map(String::len)
+            .max()
+            .unwrap_or(0);
+        let mut lo = start.saturating_sub(reach);
+        while !self.text.is_char_boundary(lo) {
+            lo -= 1;
+        }
+        let mut hi = (start + new_text.len() + reach).min(self.text.len());
+        while !self.text.is_char_boundary(hi) {
+            hi += 1;
+        }
+        self.directive = if self.directive {
+            has_directive(self.corpus, &self.text)
+        } else {
+            has_directive(self.corpus, &self.text[lo..hi])
+        };
+        self.tree.edit(&edit);
+        self.stale = true;
+        for d in &mut self.dirty {
+            if d.0 >= end {
+                d.0 = shift(d.0);
+                d.1 = shift(d.1);
+            } else if d.1 > end {
+                d.1 = shift(d.1);
+            }
+        }
+        if let Some(b) = &before {
+            if let Some(findings) = self.recheck_piece(b, delta) {
+                self.findings = findings;
+                self.incremental += 1;
+                self.unparsed += 1;
+                return &self.findings;
+            }
+        }
         let script = js::script_text(&self.path, &self.text, &self.corpus.engine.directives);
         let tree = self
             .parser
-            .parse(script.as_ref(), Some(&old_tree))
+            .parse(script.as_ref(), Some(&self.tree))
             .expect("a parser with a language and no timeout always returns a tree");
-        let delta = new_text.len() as isize - (end - start) as isize;
-        if let Some((i, s, e, Some(summary))) = before {
-            if let Some(findings) =
-                self.recheck_statement(&old_text, &old_tree, &tree, i, s, e, delta, &summary)
-            {
+        let old_tree = std::mem::replace(&mut self.tree, tree);
+        self.stale = false;
+        self.dirty.clear();
+        if let Some(b) = before {
+            if let Some(findings) = self.recheck_statement(&old_tree, &b, delta) {
                 self.findings = findings;
-                self.tree = tree;
                 self.incremental += 1;
                 return &self.findings;
             }
@@ -605,13 +693,35 @@ impl<'c> Session<'c> {
             &self.path,
             &self.text,
             &script,
-            &tree,
+            &self.tree,
             true,
         );
         self.findings = findings;
         self.seed = seed;
-        self.tree = tree;
         &self.findings
+    }
+
+    /// The top-level statement `start..end` falls strictly inside, and its summary.
+    fn statement_before(&self, start: usize, end: usize) -> Option<Before> {
+        let node = statement_around(&self.tree, start, end)?;
+        let (s, e) = (node.start_byte(), node.end_byte());
+        let summary = match self.dirty.iter().find(|d| d.0 == s && d.1 == e) {
+            Some(d) => d.2.clone(),
+            // The stale tree's nodes there describe older text.
+            None if self.dirty.iter().any(|d| d.0 < e && s < d.1) => return None,
+            None => self.summary_of(&self.text, &self.tree, node),
+        };
+        let part = |n: Node| (n.kind_id(), n.start_byte(), n.end_byte());
+        Some(Before {
+            s,
+            e,
+            kind: node.kind_id(),
+            point: node.start_position(),
+            prev: node.prev_sibling().map(part),
+            next: node.next_sibling().map(part),
+            summary,
+            old: self.text[s..e].to_string(),
+        })
     }
 
     fn summary_of(&self, text: &str, tree: &tree_sitter::Tree, node: Node) -> Vec<String> {
@@ -624,26 +734,94 @@ impl<'c> Session<'c> {
         s
     }
 
-    /// The incremental path; `None` when the edit reaches beyond statement `i`.
-    #[allow(clippy::too_many_arguments)]
+    /// Whether `t` names a construct's Start or End: construct findings pair them across
+    /// the file, so such a statement needs the whole tree.
+    fn names_construct(&self, t: &str) -> bool {
+        self.corpus
+            .constructs
+            .values()
+            .any(|c| t.contains(c.start.as_str()) || t.contains(c.end.as_str()))
+    }
+
+    /// The path without a reparse of the file: the statement and its neighbours parsed
+    /// alone. `None` when that parse does not cut them exactly as before.
+    fn recheck_piece(&mut self, b: &Before, delta: isize) -> Option<Vec<Finding>> {
+        let shift = |x: usize| (x as isize + delta) as usize;
+        let new_e = shift(b.e);
+        if self.names_construct(&b.old) || self.names_construct(&self.text[b.s..new_e]) {
+            return None;
+        }
+        let expect: Vec<(u16, usize, usize)> = b
+            .prev
+            .into_iter()
+            .chain(Some((b.kind, b.s, new_e)))
+            .chain(b.next.map(|(k, s, e)| (k, shift(s), shift(e))))
+            .collect();
+        // The edited (stale) tree must agree, or later edits would find wrong bounds.
+        let node = top_level_at(&self.tree, b.s)?;
+        let stale: Vec<Node> = node
+            .prev_sibling()
+            .filter(|_| b.prev.is_some())
+            .into_iter()
+            .chain(Some(node))
+            .chain(node.next_sibling().filter(|_| b.next.is_some()))
+            .collect();
+        let part = |n: &Node| (n.kind_id(), n.start_byte(), n.end_byte());
+        if stale.len() != expect.len() || stale.iter().map(part).ne(expect.iter().copied()) {
+            return None;
+        }
+        let (lo, hi) = (stale[0], stale[stale.len() - 1]);
+        let range = tree_sitter::Range {
+            start_byte: lo.start_byte(),
+            end_byte: hi.end_byte(),
+            start_point: lo.start_position(),
+            end_point: hi.end_position(),
+        };
+        self.piece_parser.set_included_ranges(&[range]).ok()?;
+        let piece = self.piece_parser.parse(&self.text, None)?;
+        let proot = piece.root_node();
+        if proot.has_error() || proot.child_count() != expect.len() {
+            return None;
+        }
+        let mut c = proot.walk();
+        if proot
+            .children(&mut c)
+            .map(|n| part(&n))
+            .ne(expect.iter().copied())
+        {
+            return None;
+        }
+        let node = proot.child(usize::from(b.prev.is_some()))?;
+        let summary = self.summary_of(&self.text, &piece, node);
+        if summary != b.summary {
+            return None;
+        }
+        let out = self.recheck_in(&piece, node, b.s, b.e, delta, false)?;
+        self.dirty.retain(|d| d.0 != b.s);
+        self.dirty.push((b.s, new_e, summary));
+        Some(out)
+    }
+
+    /// The path after an incremental reparse; `None` when the edit reaches beyond the
+    /// statement.
     fn recheck_statement(
         &self,
-        old_text: &str,
         old_tree: &tree_sitter::Tree,
-        tree: &tree_sitter::Tree,
-        i: u32,
-        s: usize,
-        e: usize,
+        b: &Before,
         delta: isize,
-        summary: &[String],
     ) -> Option<Vec<Finding>> {
+        let tree = &self.tree;
+        let (s, e) = (b.s, b.e);
         let root = tree.root_node();
         if root.child_count() != old_tree.root_node().child_count() {
             return None;
         }
-        let node = root.child(i as usize)?;
+        let node = top_level_at(tree, s)?;
         let new_e = (e as isize + delta) as usize;
-        if node.start_byte() != s || node.end_byte() != new_e {
+        // A statement with a syntax error is judged with the whole file: what a full
+        // check reports of an error depends on the errors around it (randomised edits
+        // found findings the statement alone gave and a full check did not).
+        if node.start_byte() != s || node.end_byte() != new_e || node.has_error() {
             return None;
         }
         if old_tree
@@ -652,31 +830,52 @@ impl<'c> Session<'c> {
         {
             return None;
         }
-        if self.summary_of(&self.text, tree, node) != summary {
+        if self.summary_of(&self.text, tree, node) != b.summary {
             return None;
         }
-        // Construct findings pair Starts and Ends across the file: keep them unless the
-        // statement names a Start or an End before or after the edit.
-        let names_construct = |t: &str| {
-            self.corpus
-                .constructs
-                .values()
-                .any(|c| t.contains(c.start.as_str()) || t.contains(c.end.as_str()))
-        };
         let rerun_constructs =
-            names_construct(&old_text[s..e]) || names_construct(&self.text[s..new_e]);
-        let idx = LineIndex::new(&self.text);
+            self.names_construct(&b.old) || self.names_construct(&self.text[s..new_e]);
+        self.recheck_in(tree, node, s, e, delta, rerun_constructs)
+    }
+
+    /// The findings with statement `node` (bytes `s..e` before the edit) re-checked
+    /// alone from `tree` (the file's, or a piece's: its nodes carry file offsets) and
+    /// every other finding kept, shifted; `None` when a finding from outside reaches
+    /// into the statement. Construct findings are recomputed over
+    /// `tree` when `rerun_constructs` (then it must be the whole file's).
+    #[allow(clippy::too_many_arguments)]
+    fn recheck_in(
+        &self,
+        tree: &tree_sitter::Tree,
+        node: Node,
+        s: usize,
+        e: usize,
+        delta: isize,
+        rerun_constructs: bool,
+    ) -> Option<Vec<Finding>> {
         let mut out: Vec<Finding> = Vec::new();
+        let mut after = Vec::new();
         for f in &self.findings {
             if rerun_constructs && f.code == Code::Construct {
                 continue;
             }
-            if f.span.end <= s && f.span.start < s {
-                out.push(rebuilt(f, &self.path, &idx, 0));
-            } else if f.span.start >= e {
-                out.push(rebuilt(f, &self.path, &idx, delta));
+            let (a, b) = (f.span.start, f.span.end);
+            if b <= s && a < s {
+                out.push(f.clone());
+            } else if a >= e {
+                after.push(f);
+            } else if a < s || b > e || (a == s && b == s) {
+                // A finding reaching into the statement from outside (a parse error of
+                // the text around it): the statement alone cannot say it again.
+                return None;
             }
         }
+        let idx = LineIndex::from_starts(&self.text, self.starts.clone());
+        out.extend(
+            after
+                .into_iter()
+                .map(|f| rebuilt(f, &self.path, &idx, delta)),
+        );
         let a = Analysis::for_node(self.corpus, &self.text, tree, node, &self.seed);
         let caps: Vec<(CaptureKind, Node, ScopeId)> = a.sites().to_vec();
         let mut cx = Ctx {
@@ -706,9 +905,16 @@ impl<'c> Session<'c> {
         Some(out)
     }
 
-    /// How many edits were re-checked statement-only (for tests and benchmarks).
+    /// How many edits re-checked one statement alone (for tests and benchmarks),
+    /// whether or not the file was reparsed.
     pub fn incremental_edits(&self) -> usize {
         self.incremental
+    }
+
+    /// How many edits re-checked one statement from a parse of that statement and its
+    /// neighbours only, leaving the file's reparse for later (for tests and benchmarks).
+    pub fn unparsed_edits(&self) -> usize {
+        self.unparsed
     }
 
     /// The current findings.
@@ -721,41 +927,48 @@ impl<'c> Session<'c> {
         &self.text
     }
 
-    /// The current tree.
-    pub fn tree(&self) -> &tree_sitter::Tree {
+    /// The current tree: reparsed first when edits were re-checked without it, so the
+    /// tree returned is always of the current text (as blanked for Markdown and engine
+    /// directives).
+    pub fn tree(&mut self) -> &tree_sitter::Tree {
+        if self.stale {
+            let script = js::script_text(&self.path, &self.text, &self.corpus.engine.directives);
+            self.tree = self
+                .parser
+                .parse(script.as_ref(), Some(&self.tree))
+                .expect("a parser with a language and no timeout always returns a tree");
+            self.stale = false;
+            self.dirty.clear();
+        }
         &self.tree
     }
 }
 
-/// The top-level statement that `start..end` falls strictly inside: its index among
-/// the program's children and its byte range.
-fn statement_around(
-    tree: &tree_sitter::Tree,
-    start: usize,
-    end: usize,
-) -> Option<(u32, usize, usize)> {
-    let root = tree.root_node();
-    let mut c = root.walk();
-    if !c.goto_first_child() {
-        return None;
+/// Whether `text` contains one of the engine's directives.
+fn has_directive(corpus: &Corpus, text: &str) -> bool {
+    corpus
+        .engine
+        .directives
+        .iter()
+        .any(|d| text.contains(d.as_str()))
+}
+
+/// The top-level statement that `start..end` falls strictly inside (none when it has
+/// a syntax error).
+fn statement_around(tree: &tree_sitter::Tree, start: usize, end: usize) -> Option<Node<'_>> {
+    let n = top_level_at(tree, start)?;
+    if n.start_byte() <= start && end < n.end_byte() && !n.is_error() && !n.has_error() {
+        Some(n)
+    } else {
+        None
     }
-    let mut i = 0u32;
-    loop {
-        let n = c.node();
-        if n.start_byte() <= start && end < n.end_byte() {
-            if n.is_error() || n.has_error() {
-                return None;
-            }
-            return Some((i, n.start_byte(), n.end_byte()));
-        }
-        if n.start_byte() >= end {
-            return None;
-        }
-        if !c.goto_next_sibling() {
-            return None;
-        }
-        i += 1;
-    }
+}
+
+/// The first top-level child ending after `byte`. The program's children sit in
+/// balanced hidden repetition nodes, which this descends (logarithmic), where walking
+/// the children one by one visits every statement of the file.
+fn top_level_at(tree: &tree_sitter::Tree, byte: usize) -> Option<Node<'_>> {
+    tree.root_node().first_child_for_byte(byte)
 }
 
 /// A kept finding at its new place: spans shifted by `delta`, positions recomputed.
@@ -786,6 +999,17 @@ fn rebuilt(f: &Finding, path: &str, idx: &LineIndex, delta: isize) -> Finding {
         })
         .collect();
     g
+}
+
+/// The position after `text` when it starts at `p`.
+fn advance(p: tree_sitter::Point, text: &str) -> tree_sitter::Point {
+    match text.rfind('\n') {
+        Some(last) => tree_sitter::Point::new(
+            p.row + text.bytes().filter(|&b| b == b'\n').count(),
+            text.len() - last - 1,
+        ),
+        None => tree_sitter::Point::new(p.row, p.column + text.len()),
+    }
 }
 
 fn point_of(text: &str, offset: usize) -> tree_sitter::Point {

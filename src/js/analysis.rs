@@ -1279,7 +1279,9 @@ impl<'a> Analysis<'a> {
 /// judged by the text: skipping white space back from the closing token.
 fn trailing_comma(text: &str, list: Node) -> bool {
     let end = list.end_byte();
-    if end < 2 || end > text.len() {
+    // A list cut short by a syntax error can be its opening token alone (`f(` at the
+    // end of the text, the `)` missing): nothing between the brackets then.
+    if end < list.start_byte() + 2 || end > text.len() {
         return false;
     }
     let inner = &text.as_bytes()[list.start_byte() + 1..end - 1];

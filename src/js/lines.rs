@@ -15,6 +15,20 @@ impl<'a> LineIndex<'a> {
         LineIndex { text, starts }
     }
 
+    /// Indexes `text` with line starts the caller kept up to date across edits (see
+    /// [`LineIndex::starts`]), instead of scanning the whole text again: an editor's
+    /// keystroke should not cost a pass over a 10,000-line file. They must be what
+    /// [`LineIndex::new`] would find (checked in debug builds).
+    pub fn from_starts(text: &'a str, starts: Vec<usize>) -> LineIndex<'a> {
+        debug_assert_eq!(starts, LineIndex::new(text).starts);
+        LineIndex { text, starts }
+    }
+
+    /// The byte offsets where lines start (the first is 0).
+    pub fn starts(&self) -> &[usize] {
+        &self.starts
+    }
+
     /// 0-based line of a byte offset.
     pub fn line0(&self, offset: usize) -> usize {
         match self.starts.binary_search(&offset) {
