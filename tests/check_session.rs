@@ -285,3 +285,42 @@ fn random_keystrokes_agree_with_a_full_check_after_each_one() {
         s.unparsed_edits()
     );
 }
+
+/// Keystrokes inside a function that opens and closes constructs: its construct
+/// findings are recomputed for the function alone, and agree with a full check at every
+/// step — unclosing the table, closing it again, a stray End, a shadowed global.
+#[test]
+fn construct_edits_inside_a_function_are_paired_locally_and_agree_with_a_full_check() {
+    let corpus = bundled::demo().unwrap();
+    let project = ProjectIndex::default();
+    let text = r#"function one(t) {
+    layout.tableStart(t);
+    layout.tableRow();
+    layout.tableEnd();
+}
+function two(b) {
+    layout.blockStart(b);
+    layout.blockEnd();
+}
+layout.tableStart(new Table());
+"#;
+    let mut session = Session::new(&corpus, &project, "s.js", text);
+    let before = session.incremental_edits();
+    // Unclose the table: `tableEnd` → `tableEn` → `tableE` and back.
+    let at = session.text().find("tableEnd").unwrap() + "tableEnd".len();
+    backspace(&mut session, at, 2);
+    type_at(&mut session, at - 2, "nd");
+    // A stray End inside the other function, typed into an existing statement.
+    let at = session.text().find("layout.blockEnd").unwrap() + "layout.block".len();
+    splice_and_compare(&mut session, at, 0, "End();\n    layout.block");
+    assert!(
+        session.incremental_edits() > before + 3,
+        "edits inside a function re-check that function alone"
+    );
+    // A top-level `var layout` makes every call above not a construct at all: the
+    // function's findings then depend on the rest of the file, and still agree.
+    let end = session.text().len();
+    splice_and_compare(&mut session, end, 0, "var layout = {};\n");
+    let at = session.text().find("tableRow").unwrap();
+    splice_and_compare(&mut session, at, 0, "x");
+}

@@ -549,6 +549,16 @@ struct Before {
     old: String,
 }
 
+/// What a statement-only re-check does with construct findings.
+enum ConstructPass {
+    /// The statement names no Start or End: the file's construct findings stand.
+    Keep,
+    /// Re-pair the whole file.
+    Whole,
+    /// The statement's own, computed alone (a function declaration).
+    Local(Vec<Finding>),
+}
+
 impl<'c> Session<'c> {
     /// Opens `text` as `path` and checks it.
     pub fn new(
@@ -796,7 +806,7 @@ impl<'c> Session<'c> {
         if summary != b.summary {
             return None;
         }
-        let out = self.recheck_in(&piece, node, b.s, b.e, delta, false)?;
+        let out = self.recheck_in(&piece, node, b.s, b.e, delta, ConstructPass::Keep)?;
         self.dirty.retain(|d| d.0 != b.s);
         self.dirty.push((b.s, new_e, summary));
         Some(out)
@@ -833,16 +843,64 @@ impl<'c> Session<'c> {
         if self.summary_of(&self.text, tree, node) != b.summary {
             return None;
         }
-        let rerun_constructs =
-            self.names_construct(&b.old) || self.names_construct(&self.text[s..new_e]);
-        self.recheck_in(tree, node, s, e, delta, rerun_constructs)
+        let pass = if self.names_construct(&b.old) || self.names_construct(&self.text[s..new_e]) {
+            match self.local_constructs(node, s, new_e) {
+                Some(found) => ConstructPass::Local(found),
+                None => ConstructPass::Whole,
+            }
+        } else {
+            ConstructPass::Keep
+        };
+        self.recheck_in(tree, node, s, e, delta, pass)
+    }
+
+    /// The construct findings of a top-level function declaration, from a parse of it
+    /// alone; `None` when they may depend on the rest of the file.
+    ///
+    /// Starts and Ends pair within their function, so a function's findings are its
+    /// own — unless the file's top level declares a construct's global (`var layout`),
+    /// which decides whether the calls inside are constructs at all. Re-pairing the
+    /// whole file for a keystroke inside one function cost ~20 ms on 10,000 lines.
+    fn local_constructs(&self, node: Node, s: usize, new_e: usize) -> Option<Vec<Finding>> {
+        if node.kind() != "function_declaration" {
+            return None;
+        }
+        for c in self.corpus.constructs.values() {
+            let g = regex::escape(&c.global);
+            let declares = regex::Regex::new(&format!(
+                r"(?m)(\bvar\s+|\bfunction\s+|^\s*){g}\b\s*(=[^=]|[,;(]|$)"
+            ))
+            .ok()?;
+            if declares.is_match(&self.text) {
+                return None;
+            }
+        }
+        let mut parser = js::parser();
+        let range = tree_sitter::Range {
+            start_byte: node.start_byte(),
+            end_byte: node.end_byte(),
+            start_point: node.start_position(),
+            end_point: node.end_position(),
+        };
+        parser.set_included_ranges(&[range]).ok()?;
+        let piece = parser.parse(&self.text, None)?;
+        if piece.root_node().has_error() || piece.root_node().child_count() != 1 {
+            return None;
+        }
+        let found = construct::check(self.corpus, &self.path, &self.text, &piece);
+        Some(
+            found
+                .into_iter()
+                .filter(|f| f.span.start >= s && f.span.end <= new_e)
+                .collect(),
+        )
     }
 
     /// The findings with statement `node` (bytes `s..e` before the edit) re-checked
     /// alone from `tree` (the file's, or a piece's: its nodes carry file offsets) and
     /// every other finding kept, shifted; `None` when a finding from outside reaches
-    /// into the statement. Construct findings are recomputed over
-    /// `tree` when `rerun_constructs` (then it must be the whole file's).
+    /// into the statement. Construct findings are kept, recomputed over `tree` (then the
+    /// whole file's) or given for the statement alone, as `pass` says.
     #[allow(clippy::too_many_arguments)]
     fn recheck_in(
         &self,
@@ -851,12 +909,12 @@ impl<'c> Session<'c> {
         s: usize,
         e: usize,
         delta: isize,
-        rerun_constructs: bool,
+        pass: ConstructPass,
     ) -> Option<Vec<Finding>> {
         let mut out: Vec<Finding> = Vec::new();
         let mut after = Vec::new();
         for f in &self.findings {
-            if rerun_constructs && f.code == Code::Construct {
+            if matches!(pass, ConstructPass::Whole) && f.code == Code::Construct {
                 continue;
             }
             let (a, b) = (f.span.start, f.span.end);
@@ -898,8 +956,12 @@ impl<'c> Session<'c> {
         run_sites(&mut cx, &caps);
         syntax::parse_errors(&mut cx, node);
         out.extend(cx.out);
-        if rerun_constructs {
-            out.extend(construct::check(self.corpus, &self.path, &self.text, tree));
+        match pass {
+            ConstructPass::Keep => {}
+            ConstructPass::Whole => {
+                out.extend(construct::check(self.corpus, &self.path, &self.text, tree))
+            }
+            ConstructPass::Local(found) => out.extend(found),
         }
         sort_findings(&mut out);
         Some(out)
