@@ -324,3 +324,39 @@ layout.tableStart(new Table());
     let at = session.text().find("tableRow").unwrap();
     splice_and_compare(&mut session, at, 0, "x");
 }
+
+/// The checker pairs constructs from the calls alone (`check_with`, scopes from its own
+/// analysis); the footprint layer walks the whole tree (`check`). Both must say the
+/// same of every script.
+#[test]
+fn located_construct_calls_agree_with_the_walk() {
+    let corpus = bundled::demo().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut scripts: Vec<String> = [
+        "tests/fixtures/footprint",
+        "examples/demo/mistakes",
+        "examples/demo/lib",
+    ]
+    .iter()
+    .flat_map(|d| std::fs::read_dir(root.join(d)).unwrap())
+    .map(|e| e.unwrap().path())
+    .filter(|p| p.extension().is_some_and(|x| x == "js"))
+    .map(|p| std::fs::read_to_string(p).unwrap())
+    .collect();
+    scripts.push(SCRIPT.to_string());
+    scripts.push("var layout = {};\nlayout.tableStart(t);\nfunction f(layout) { layout.blockEnd(); }\nlayout.blockEnd();\n".into());
+    let mut warned = 0;
+    for text in &scripts {
+        let tree = grounded::js::parse(text);
+        let a = grounded::js::Analysis::new(&corpus, text, &tree);
+        let walked = check::construct::check(&corpus, "s.js", text, &tree);
+        let located =
+            check::construct::check_with(&corpus, "s.js", text, &tree, &|n, o| a.is_declared(n, o));
+        assert_eq!(shown(&walked), shown(&located), "{text}");
+        warned += walked.len();
+    }
+    assert!(
+        warned >= 3,
+        "the scripts include unclosed and stray constructs ({warned})"
+    );
+}

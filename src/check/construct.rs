@@ -21,7 +21,10 @@
 
 use crate::check::{Code, Finding, Span};
 use crate::docs::Corpus;
-use crate::footprint::{analysis::Analysis, constructs::match_calls};
+use crate::footprint::{
+    analysis::{construct_calls_located, Analysis, ConstructCall},
+    constructs::match_calls,
+};
 
 /// The construct findings of a script (warnings).
 pub fn check(corpus: &Corpus, path: &str, text: &str, tree: &tree_sitter::Tree) -> Vec<Finding> {
@@ -29,17 +32,38 @@ pub fn check(corpus: &Corpus, path: &str, text: &str, tree: &tree_sitter::Tree) 
         return Vec::new();
     }
     let an = Analysis::new(text, tree, Some(corpus));
-    if an.calls.is_empty() {
+    findings(corpus, path, text, &an.calls)
+}
+
+/// Like [`check`], for a caller that already knows the script's scopes:
+/// `declared(name, offset)` says whether the script declares `name` there. Only the
+/// calls themselves are visited, not the whole tree.
+pub fn check_with(
+    corpus: &Corpus,
+    path: &str,
+    text: &str,
+    tree: &tree_sitter::Tree,
+    declared: &dyn Fn(&str, usize) -> bool,
+) -> Vec<Finding> {
+    if !crate::footprint::mentions_constructs(corpus, text) {
         return Vec::new();
     }
-    let m = match_calls(&an.calls);
+    let calls = construct_calls_located(text, tree, corpus, declared);
+    findings(corpus, path, text, &calls)
+}
+
+fn findings(corpus: &Corpus, path: &str, text: &str, calls: &[ConstructCall]) -> Vec<Finding> {
+    if calls.is_empty() {
+        return Vec::new();
+    }
+    let m = match_calls(calls);
     let idx = crate::js::LineIndex::new(text);
     let mut out = Vec::new();
     for &(s, e) in &m.pairs {
         if e.is_some() {
             continue;
         }
-        let c = &an.calls[s];
+        let c = &calls[s];
         let end = corpus
             .constructs
             .get(&c.construct)
@@ -61,7 +85,7 @@ pub fn check(corpus: &Corpus, path: &str, text: &str, tree: &tree_sitter::Tree) 
         ));
     }
     for &i in &m.stray {
-        let c = &an.calls[i];
+        let c = &calls[i];
         let start = corpus
             .constructs
             .get(&c.construct)

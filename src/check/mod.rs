@@ -317,8 +317,10 @@ fn check_script_full(
         seed.polyfills = cx.polyfills.iter().cloned().collect();
         seed.polyfills.sort();
     }
+    let constructs =
+        construct::check_with(corpus, shown, script, tree, &|n, o| cx.a.is_declared(n, o));
     let mut out = cx.out;
-    out.extend(construct::check(corpus, shown, script, tree));
+    out.extend(constructs);
     sort_findings(&mut out);
     (out, seed)
 }

@@ -658,3 +658,74 @@ fn construct_call(
         object_start: object.map(|o| o.start_byte()),
     })
 }
+
+/// The construct calls of a script found without walking it: every occurrence of a
+/// construct's Start or End name in the text is looked up in the tree, and only those
+/// calls' ancestors are read. `declared(name, offset)` says whether the script declares
+/// the receiver where it is used (a local `var layout` hides the global).
+///
+/// The checker's `construct` family uses it because it already knows the scopes: a
+/// second whole-tree walk for a handful of calls doubled the cost of checking a
+/// 10,000-line script. Variables passed to Start are left unresolved (`object`'s
+/// binding is `None`): findings do not need them, footprints use [`Analysis`].
+pub fn construct_calls_located(
+    text: &str,
+    tree: &Tree,
+    corpus: &Corpus,
+    declared: &dyn Fn(&str, usize) -> bool,
+) -> Vec<ConstructCall> {
+    let ids = ids();
+    let mut names: Vec<&str> = corpus
+        .constructs
+        .values()
+        .flat_map(|c| [c.start.as_str(), c.end.as_str()])
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let root = tree.root_node();
+    let mut calls = Vec::new();
+    for name in names {
+        for (at, _) in text.match_indices(name) {
+            let Some(prop) = root.descendant_for_byte_range(at, at + name.len()) else {
+                continue;
+            };
+            if prop.kind_id() != ids.property_identifier
+                || prop.start_byte() != at
+                || prop.end_byte() != at + name.len()
+            {
+                continue;
+            }
+            let Some(call) = prop.parent().and_then(|m| m.parent()) else {
+                continue;
+            };
+            if call.kind_id() != ids.call_expression {
+                continue;
+            }
+            // Ancestors, root first, and the function scope the call is in (its node id;
+            // 0 for the script's top level).
+            let mut path: Vec<Step> = Vec::new();
+            let mut scope = 0usize;
+            let mut up = call.parent();
+            while let Some(n) = up {
+                if scope == 0 && ids.is_function(n.kind_id()) {
+                    scope = n.id();
+                }
+                path.push(Step {
+                    node: n,
+                    field: None,
+                });
+                up = n.parent();
+            }
+            path.reverse();
+            let Some(c) = construct_call(ids, text, corpus, call, &path, scope) else {
+                continue;
+            };
+            if declared(&c.receiver, c.receiver_start) {
+                continue;
+            }
+            calls.push(c);
+        }
+    }
+    calls.sort_by_key(|c| c.member_span.0);
+    calls
+}
