@@ -684,40 +684,47 @@ pub fn construct_calls_located(
     names.dedup();
     let root = tree.root_node();
     let mut calls = Vec::new();
+    let mut path: Vec<Node> = Vec::new();
     for name in names {
         for (at, _) in text.match_indices(name) {
-            let Some(prop) = root.descendant_for_byte_range(at, at + name.len()) else {
-                continue;
-            };
+            // One cursor descent gives the node and all its ancestors; `Node::parent`
+            // would search down from the root again for every step up.
+            path.clear();
+            let mut cur = root.walk();
+            path.push(cur.node());
+            while cur.goto_first_child_for_byte(at).is_some() {
+                let n = cur.node();
+                if n.start_byte() > at {
+                    break;
+                }
+                path.push(n);
+                if n.kind_id() == ids.property_identifier {
+                    break;
+                }
+            }
+            let Some(&prop) = path.last() else { continue };
             if prop.kind_id() != ids.property_identifier
                 || prop.start_byte() != at
                 || prop.end_byte() != at + name.len()
+                || path.len() < 3
             {
                 continue;
             }
-            let Some(call) = prop.parent().and_then(|m| m.parent()) else {
-                continue;
-            };
+            let call = path[path.len() - 3];
             if call.kind_id() != ids.call_expression {
                 continue;
             }
-            // Ancestors, root first, and the function scope the call is in (its node id;
-            // 0 for the script's top level).
-            let mut path: Vec<Step> = Vec::new();
-            let mut scope = 0usize;
-            let mut up = call.parent();
-            while let Some(n) = up {
-                if scope == 0 && ids.is_function(n.kind_id()) {
-                    scope = n.id();
-                }
-                path.push(Step {
-                    node: n,
-                    field: None,
-                });
-                up = n.parent();
-            }
-            path.reverse();
-            let Some(c) = construct_call(ids, text, corpus, call, &path, scope) else {
+            let ancestors = &path[..path.len() - 3];
+            let scope = ancestors
+                .iter()
+                .rev()
+                .find(|n| ids.is_function(n.kind_id()))
+                .map_or(0, |n| n.id());
+            let steps: Vec<Step> = ancestors
+                .iter()
+                .map(|&node| Step { node, field: None })
+                .collect();
+            let Some(c) = construct_call(ids, text, corpus, call, &steps, scope) else {
                 continue;
             };
             if declared(&c.receiver, c.receiver_start) {
