@@ -165,6 +165,35 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
+    /// A context for judging the sites of `a` in `text`.
+    fn new(
+        corpus: &'a Corpus,
+        project: &'a ProjectIndex,
+        path: &'a str,
+        text: &'a str,
+        a: Analysis<'a>,
+        idx: LineIndex<'a>,
+        polyfills: HashSet<String>,
+    ) -> Ctx<'a> {
+        let sites = a.sites().len();
+        Ctx {
+            corpus,
+            project,
+            path,
+            text,
+            a,
+            idx,
+            level: corpus.engine.es_year,
+            polyfills,
+            out: Vec::new(),
+            documented_memo: Default::default(),
+            cursor: None,
+            member_at: vec![None; sites],
+            param_buf: Vec::new(),
+            arg_buf: Vec::new(),
+        }
+    }
+
     /// The named children of `node` (comments left out), with the shared cursor.
     pub fn kids(&mut self, node: Node<'a>) -> Vec<Node<'a>> {
         if let Some(l) = self.a.list(node) {
@@ -291,23 +320,15 @@ fn check_script_full(
     let mut polyfills = reach.polyfills;
     polyfills.extend(own.polyfills.iter().cloned());
     a.set_project_names(reach.names);
-    let mut cx = Ctx {
+    let mut cx = Ctx::new(
         corpus,
         project,
-        path: shown,
-        text: script,
+        shown,
+        script,
         a,
-        idx: LineIndex::new(text),
-        level: corpus.engine.es_year,
+        LineIndex::new(text),
         polyfills,
-        out: Vec::new(),
-        documented_memo: Default::default(),
-        cursor: None,
-        member_at: Default::default(),
-        param_buf: Vec::new(),
-        arg_buf: Vec::new(),
-    };
-    cx.member_at = vec![None; caps.len()];
+    );
     run_sites(&mut cx, &caps);
     syntax::parse_errors(&mut cx, root);
     file::directives(&mut cx, text);
@@ -938,23 +959,16 @@ impl<'c> Session<'c> {
         );
         let a = Analysis::for_node(self.corpus, &self.text, tree, node, &self.seed);
         let caps: Vec<(CaptureKind, Node, ScopeId)> = a.sites().to_vec();
-        let mut cx = Ctx {
-            corpus: self.corpus,
-            project: self.project,
-            path: &self.path,
-            text: &self.text,
+        let polyfills = self.seed.polyfills.iter().cloned().collect();
+        let mut cx = Ctx::new(
+            self.corpus,
+            self.project,
+            &self.path,
+            &self.text,
             a,
             idx,
-            level: self.corpus.engine.es_year,
-            polyfills: self.seed.polyfills.iter().cloned().collect(),
-            out: Vec::new(),
-            documented_memo: Default::default(),
-            cursor: None,
-            member_at: Default::default(),
-            param_buf: Vec::new(),
-            arg_buf: Vec::new(),
-        };
-        cx.member_at = vec![None; caps.len()];
+            polyfills,
+        );
         run_sites(&mut cx, &caps);
         syntax::parse_errors(&mut cx, node);
         out.extend(cx.out);
