@@ -58,6 +58,11 @@ fn findings(corpus: &Corpus, path: &str, text: &str, calls: &[ConstructCall]) ->
     }
     let m = match_calls(calls);
     let idx = crate::js::LineIndex::new(text);
+    let finding = |c: &ConstructCall, message: String| {
+        let span = Span::new(c.member_span.0, c.member_span.1);
+        Finding::with_index(path, &idx, span, Code::Construct, message)
+    };
+    let place = |c: &ConstructCall| if c.scope == 0 { "script" } else { "function" };
     let mut out = Vec::new();
     for &(s, e) in &m.pairs {
         if e.is_some() {
@@ -68,19 +73,11 @@ fn findings(corpus: &Corpus, path: &str, text: &str, calls: &[ConstructCall]) ->
             .constructs
             .get(&c.construct)
             .map_or("End", |k| k.end.as_str());
-        let span = Span::new(c.member_span.0, c.member_span.1);
-        out.push(Finding::with_index(
-            path,
-            &idx,
-            span,
-            Code::Construct,
+        out.push(finding(
+            c,
             format!(
                 "`{}.{}` has no matching `{}.{end}()` before the end of its {}: everything added after it lands inside the {}",
-                c.receiver,
-                c.member,
-                c.receiver,
-                if c.scope == 0 { "script" } else { "function" },
-                c.construct
+                c.receiver, c.member, c.receiver, place(c), c.construct
             ),
         ));
     }
@@ -90,19 +87,11 @@ fn findings(corpus: &Corpus, path: &str, text: &str, calls: &[ConstructCall]) ->
             .constructs
             .get(&c.construct)
             .map_or("Start", |k| k.start.as_str());
-        let span = Span::new(c.member_span.0, c.member_span.1);
-        out.push(Finding::with_index(
-            path,
-            &idx,
-            span,
-            Code::Construct,
+        out.push(finding(
+            c,
             format!(
                 "`{}.{}()` closes no open `{}.{start}` in this {}: delete it, or open the {} before it",
-                c.receiver,
-                c.member,
-                c.receiver,
-                if c.scope == 0 { "script" } else { "function" },
-                c.construct
+                c.receiver, c.member, c.receiver, place(c), c.construct
             ),
         ));
     }

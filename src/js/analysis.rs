@@ -856,27 +856,13 @@ impl<'a> Analysis<'a> {
             }
             "augmented_assignment_expression" => {
                 if let Some(left) = node.child_by_field_id(crate::js::query::fields().left) {
-                    if left.kind() == "identifier" {
-                        p.assigns.push((
-                            self.node_text(left),
-                            scope,
-                            left.start_byte(),
-                            Assign::Other,
-                        ));
-                    }
+                    self.note_other_assign(p, left, scope);
                 }
                 None
             }
             "update_expression" => {
                 if let Some(arg) = node.child_by_field_id(crate::js::query::fields().argument) {
-                    if arg.kind() == "identifier" {
-                        p.assigns.push((
-                            self.node_text(arg),
-                            scope,
-                            arg.start_byte(),
-                            Assign::Other,
-                        ));
-                    }
+                    self.note_other_assign(p, arg, scope);
                 }
                 None
             }
@@ -896,14 +882,7 @@ impl<'a> Analysis<'a> {
                         };
                         self.declare_pattern(fs, left, kind);
                     }
-                    if left.kind() == "identifier" {
-                        p.assigns.push((
-                            self.node_text(left),
-                            scope,
-                            left.start_byte(),
-                            Assign::Other,
-                        ));
-                    }
+                    self.note_other_assign(p, left, scope);
                 }
                 None
             }
@@ -946,6 +925,19 @@ impl<'a> Analysis<'a> {
 
     /// `Object.keys = ...`, `String.prototype.trim = ...`: the script supplies the
     /// built-in itself, so the engine family must not report it.
+    /// Records an assignment to `target` that is not `new X()` (`x += 1`, `x++`, the
+    /// variable of a `for (x in o)`): it makes the variable's type uncertain.
+    fn note_other_assign(&self, p: &mut Pending<'a>, target: Node<'a>, scope: ScopeId) {
+        if target.kind() == "identifier" {
+            p.assigns.push((
+                self.node_text(target),
+                scope,
+                target.start_byte(),
+                Assign::Other,
+            ));
+        }
+    }
+
     fn note_polyfill(&mut self, left: Node) {
         let t = self.node_text(left);
         let plain = t.split('.').all(|p| {
