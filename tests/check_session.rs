@@ -325,8 +325,8 @@ layout.tableStart(new Table());
     splice_and_compare(&mut session, at, 0, "x");
 }
 
-/// The checker pairs constructs from the calls alone (`check_with`, scopes from its own
-/// analysis); the footprint layer walks the whole tree (`check`). Both must say the
+/// The checker pairs constructs from the calls its own analysis located (`check_with`);
+/// the footprint layer walks the whole tree (`check`). Both must say the
 /// same of every script.
 #[test]
 fn located_construct_calls_agree_with_the_walk() {
@@ -350,8 +350,7 @@ fn located_construct_calls_agree_with_the_walk() {
         let tree = grounded::js::parse(text);
         let a = grounded::js::Analysis::new(&corpus, text, &tree);
         let walked = check::construct::check(&corpus, "s.js", text, &tree);
-        let located =
-            check::construct::check_with(&corpus, "s.js", text, &tree, &|n, o| a.is_declared(n, o));
+        let located = check::construct::check_with(&corpus, "s.js", text, &a);
         assert_eq!(shown(&walked), shown(&located), "{text}");
         warned += walked.len();
     }

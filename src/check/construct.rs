@@ -22,7 +22,7 @@
 use crate::check::{Code, Finding, Span};
 use crate::docs::Corpus;
 use crate::footprint::{
-    analysis::{construct_calls_located, Analysis, ConstructCall},
+    analysis::{construct_calls_on_paths, Analysis, ConstructCall},
     constructs::match_calls,
 };
 
@@ -35,20 +35,18 @@ pub fn check(corpus: &Corpus, path: &str, text: &str, tree: &tree_sitter::Tree) 
     findings(corpus, path, text, &an.calls)
 }
 
-/// Like [`check`], for a caller that already knows the script's scopes:
-/// `declared(name, offset)` says whether the script declares `name` there. Only the
-/// calls themselves are visited, not the whole tree.
+/// Like [`check`], for a caller that has already analysed the script (the checker):
+/// its walk located the construct calls and knows the scopes, so nothing is walked
+/// again. `a` must be the full analysis of `text` (not of one statement).
 pub fn check_with(
     corpus: &Corpus,
     path: &str,
     text: &str,
-    tree: &tree_sitter::Tree,
-    declared: &dyn Fn(&str, usize) -> bool,
+    a: &crate::js::Analysis,
 ) -> Vec<Finding> {
-    if !crate::footprint::mentions_constructs(corpus, text) {
-        return Vec::new();
-    }
-    let calls = construct_calls_located(text, tree, corpus, declared);
+    let calls = construct_calls_on_paths(text, corpus, a.construct_paths(), &|n, o| {
+        a.is_declared(n, o)
+    });
     findings(corpus, path, text, &calls)
 }
 
@@ -57,6 +55,10 @@ fn findings(corpus: &Corpus, path: &str, text: &str, calls: &[ConstructCall]) ->
         return Vec::new();
     }
     let m = match_calls(calls);
+    if m.stray.is_empty() && m.pairs.iter().all(|&(_, e)| e.is_some()) {
+        // Nothing to report: skip indexing the lines of the whole text.
+        return Vec::new();
+    }
     let idx = crate::js::LineIndex::new(text);
     let finding = |c: &ConstructCall, message: String| {
         let span = Span::new(c.member_span.0, c.member_span.1);

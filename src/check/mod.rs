@@ -338,8 +338,7 @@ fn check_script_full(
         seed.polyfills = cx.polyfills.iter().cloned().collect();
         seed.polyfills.sort();
     }
-    let constructs =
-        construct::check_with(corpus, shown, script, tree, &|n, o| cx.a.is_declared(n, o));
+    let constructs = construct::check_with(corpus, shown, script, &cx.a);
     let mut out = cx.out;
     out.extend(constructs);
     sort_findings(&mut out);

@@ -50,24 +50,35 @@ pub(crate) fn check_args<'a>(cx: &mut Ctx<'a>, overloads: &[&'a [Param]], list: 
 }
 
 fn key_of<'t>(cx: &Ctx<'t>, child: Node<'t>) -> Option<(Node<'t>, std::borrow::Cow<'t, str>)> {
-    let key = match child.kind() {
-        "pair" => child.child_by_field_id(crate::js::query::fields().key)?,
-        "shorthand_property_identifier" => child,
-        "method_definition" => child.child_by_field_id(crate::js::query::fields().name)?,
-        _ => return None,
+    let ids = crate::js::query::kind_ids();
+    let k = child.kind_id();
+    let key = if k == ids.pair {
+        // The key is a pair's first child (the node starts with it).
+        child.child(0)?
+    } else if k == ids.shorthand_property_identifier {
+        child
+    } else if k == ids.method_definition {
+        child.child_by_field_id(crate::js::query::fields().name)?
+    } else {
+        return None;
     };
     let text = cx.a.node_text(key);
-    let name = match key.kind() {
-        "property_identifier" | "shorthand_property_identifier" | "number" => {
-            std::borrow::Cow::Borrowed(text)
-        }
-        "string" => std::borrow::Cow::Owned(super::project::string_literal(text, "string")?),
-        _ => return None,
+    let k = key.kind_id();
+    let name = if k == ids.property_identifier
+        || k == ids.shorthand_property_identifier
+        || k == ids.number
+    {
+        std::borrow::Cow::Borrowed(text)
+    } else if k == ids.string {
+        std::borrow::Cow::Owned(super::project::string_literal(text, "string")?)
+    } else {
+        return None;
     };
     Some((key, name))
 }
 
 fn check_object<'a>(cx: &mut Ctx<'a>, iface: &'a str, obj: Node<'a>, depth: usize) {
+    let ids = crate::js::query::kind_ids();
     let children = cx.kids(obj);
     for child in children {
         let Some((key, name)) = key_of(cx, child) else {
@@ -78,12 +89,11 @@ fn check_object<'a>(cx: &mut Ctx<'a>, iface: &'a str, obj: Node<'a>, depth: usiz
             std::borrow::Cow::Owned(n) => cx.corpus.member(iface, n),
         };
         if let Some(m) = found {
-            if depth < MAX_DEPTH && child.kind() == "pair" {
-                if let (Some(value), Some(inner)) = (
-                    child.child_by_field_id(crate::js::query::fields().value),
-                    crate::js::member_type(m).and_then(|t| t.interface()),
-                ) {
-                    if value.kind() == "object" {
+            if depth < MAX_DEPTH && child.kind_id() == ids.pair {
+                // A key typed by an interface is itself an options object.
+                if let Some(inner) = crate::js::member_type(m).and_then(|t| t.interface()) {
+                    let value = child.child_by_field_id(crate::js::query::fields().value);
+                    if let Some(value) = value.filter(|v| v.kind_id() == ids.object) {
                         check_object(cx, inner, value, depth + 1);
                     }
                 }

@@ -607,8 +607,25 @@ fn construct_call(
     if func.kind_id() != ids.member_expression {
         return None;
     }
-    let obj = func.child_by_field_id(ids.f_object.get())?;
     let prop = func.child_by_field_id(ids.f_property.get())?;
+    construct_call_parts(ids, text, corpus, node, func, prop, path, scope)
+}
+
+/// [`construct_call`] once the callee (`func`, a member expression) and its property
+/// are known.
+#[allow(clippy::too_many_arguments)]
+fn construct_call_parts(
+    ids: &Ids,
+    text: &str,
+    corpus: &Corpus,
+    node: Node,
+    func: Node,
+    prop: Node,
+    path: &[Step],
+    scope: usize,
+) -> Option<ConstructCall> {
+    // The object is a member expression's first child (the node starts with it).
+    let obj = func.child(0)?;
     if obj.kind_id() != ids.identifier || prop.kind_id() != ids.property_identifier {
         return None;
     }
@@ -659,79 +676,55 @@ fn construct_call(
     })
 }
 
-/// The construct calls of a script found without walking it: every occurrence of a
-/// construct's Start or End name in the text is looked up in the tree, and only those
-/// calls' ancestors are read. `declared(name, offset)` says whether the script declares
-/// the receiver where it is used (a local `var layout` hides the global).
+/// The construct calls of a script whose construct names another walk has already
+/// located: `paths` holds, for each property name that is a construct's Start or End,
+/// the nodes from the program down to it ([`crate::js::Analysis::construct_paths`]).
+/// `declared(name, offset)` says whether the script declares the receiver where it is
+/// used (a local `var layout` hides the global).
 ///
-/// The checker's `construct` family uses it because it already knows the scopes: a
-/// second whole-tree walk for a handful of calls doubled the cost of checking a
-/// 10,000-line script. Variables passed to Start are left unresolved (`object`'s
-/// binding is `None`): findings do not need them, footprints use [`Analysis`].
-pub fn construct_calls_located(
+/// The checker's `construct` family uses it because its own walk already passed every
+/// node: a second whole-tree walk for a handful of calls doubled the cost of checking a
+/// 10,000-line script, and looking each name up again from the root cost a tenth of it.
+/// Variables passed to Start are left unresolved (`object`'s binding is `None`):
+/// findings do not need them, footprints use [`Analysis`].
+pub fn construct_calls_on_paths<'t>(
     text: &str,
-    tree: &Tree,
     corpus: &Corpus,
+    paths: &[Vec<Node<'t>>],
     declared: &dyn Fn(&str, usize) -> bool,
 ) -> Vec<ConstructCall> {
     let ids = ids();
-    let mut names: Vec<&str> = corpus
-        .constructs
-        .values()
-        .flat_map(|c| [c.start.as_str(), c.end.as_str()])
-        .collect();
-    names.sort_unstable();
-    names.dedup();
-    let root = tree.root_node();
     let mut calls = Vec::new();
-    let mut path: Vec<Node> = Vec::new();
-    for name in names {
-        for (at, _) in text.match_indices(name) {
-            // One cursor descent gives the node and all its ancestors; `Node::parent`
-            // would search down from the root again for every step up.
-            path.clear();
-            let mut cur = root.walk();
-            path.push(cur.node());
-            while cur.goto_first_child_for_byte(at).is_some() {
-                let n = cur.node();
-                if n.start_byte() > at {
-                    break;
-                }
-                path.push(n);
-                if n.kind_id() == ids.property_identifier {
-                    break;
-                }
-            }
-            let Some(&prop) = path.last() else { continue };
-            if prop.kind_id() != ids.property_identifier
-                || prop.start_byte() != at
-                || prop.end_byte() != at + name.len()
-                || path.len() < 3
-            {
-                continue;
-            }
-            let call = path[path.len() - 3];
-            if call.kind_id() != ids.call_expression {
-                continue;
-            }
-            let ancestors = &path[..path.len() - 3];
-            let scope = ancestors
-                .iter()
-                .rev()
-                .find(|n| ids.is_function(n.kind_id()))
-                .map_or(0, |n| n.id());
-            let steps: Vec<Step> = ancestors
-                .iter()
-                .map(|&node| Step { node, field: None })
-                .collect();
-            let Some(c) = construct_call(ids, text, corpus, call, &steps, scope) else {
-                continue;
-            };
-            if declared(&c.receiver, c.receiver_start) {
-                continue;
-            }
-            calls.push(c);
+    for path in paths {
+        // [.., call_expression, member_expression, property_identifier]
+        if path.len() < 3 || path[path.len() - 1].kind_id() != ids.property_identifier {
+            continue;
         }
+        let call = path[path.len() - 3];
+        if call.kind_id() != ids.call_expression
+            || path[path.len() - 2].kind_id() != ids.member_expression
+        {
+            continue;
+        }
+        let ancestors = &path[..path.len() - 3];
+        let scope = ancestors
+            .iter()
+            .rev()
+            .find(|n| ids.is_function(n.kind_id()))
+            .map_or(0, |n| n.id());
+        let steps: Vec<Step> = ancestors
+            .iter()
+            .map(|&node| Step { node, field: None })
+            .collect();
+        let (func, prop) = (path[path.len() - 2], path[path.len() - 1]);
+        let Some(c) = construct_call_parts(ids, text, corpus, call, func, prop, &steps, scope)
+        else {
+            continue;
+        };
+        if declared(&c.receiver, c.receiver_start) {
+            continue;
+        }
+        calls.push(c);
     }
     calls.sort_by_key(|c| c.member_span.0);
     calls

@@ -190,6 +190,34 @@ pub struct Analysis<'a> {
     with_ranges: Vec<(usize, usize)>,
     /// `corpus.global_interface` answers.
     global_memo: std::cell::RefCell<HashMap<&'a str, Option<&'a str>, NameHash>>,
+    /// Every property name that is a construct's Start or End (`layout.tableStart`),
+    /// with its ancestors from the walk's root: the construct family pairs those calls
+    /// without a second walk.
+    construct_paths: Vec<Vec<Node<'a>>>,
+}
+
+/// The Start and End member names of the corpus's constructs. The walk asks at every
+/// property name, so a mask of the names' lengths answers most of them without a
+/// comparison.
+struct ConstructNames<'c> {
+    lengths: u64,
+    names: Vec<&'c str>,
+}
+
+impl<'c> ConstructNames<'c> {
+    fn of(corpus: &'c Corpus) -> ConstructNames<'c> {
+        let names: Vec<&str> = corpus
+            .constructs
+            .values()
+            .flat_map(|c| [c.start.as_str(), c.end.as_str()])
+            .collect();
+        let lengths = names.iter().fold(0, |m, n| m | 1 << n.len().min(63));
+        ConstructNames { lengths, names }
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.lengths & 1 << name.len().min(63) != 0 && self.names.contains(&name)
+    }
 }
 
 /// Node ids are addresses: spread them with one multiply instead of hashing bytes.
@@ -283,6 +311,7 @@ impl<'a> Analysis<'a> {
             lists: Vec::new(),
             list_items: Vec::new(),
             with_ranges: Vec::new(),
+            construct_paths: Vec::new(),
         };
         let mut pending = Pending {
             assigns: Vec::new(),
@@ -329,6 +358,7 @@ impl<'a> Analysis<'a> {
             lists: Vec::new(),
             list_items: Vec::new(),
             with_ranges: Vec::new(),
+            construct_paths: Vec::new(),
         };
         for (name, kind, certain) in &seed.globals {
             let certain = match certain {
@@ -464,7 +494,7 @@ impl<'a> Analysis<'a> {
     fn walk(&mut self, root: Node<'a>, p: &mut Pending<'a>) {
         let roles = query::roles();
         let ids = query::kind_ids();
-        let mut cursor = root.walk();
+        let mut walk = super::Preorder::new(root);
         // (scope, depth of the node that opened it)
         let mut open: Vec<(ScopeId, usize)> = vec![(0, 0)];
         // (depth, id) of site nodes whose fields are being read off the cursor
@@ -476,9 +506,21 @@ impl<'a> Analysis<'a> {
         // (depth, id, mark in `pending_items`) of lists whose children are being read
         let mut open_lists: Vec<(usize, usize, usize)> = Vec::new();
         let mut pending_items: Vec<Node<'a>> = Vec::new();
-        let mut depth = 0usize;
-        loop {
-            let node = cursor.node();
+        // The node being visited and its ancestors, from `root`.
+        let mut path: Vec<Node<'a>> = Vec::with_capacity(64);
+        let construct_names = ConstructNames::of(self.corpus);
+        while let Some((node, depth)) = walk.next() {
+            // Everything opened by a node at this depth or deeper is closed: the walk has
+            // left it.
+            self.close(
+                depth,
+                &mut open,
+                &mut open_sites,
+                &mut open_lists,
+                &mut pending_items,
+            );
+            path.truncate(depth);
+            path.push(node);
             if let Some(&(d, _, _)) = open_lists.last() {
                 if d + 1 == depth && node.is_named() && !node.is_extra() {
                     pending_items.push(node);
@@ -501,92 +543,110 @@ impl<'a> Analysis<'a> {
                     }
                 }
             }
-            let r = roles.of(node.kind_id());
-            if r != 0 {
-                let scope = open.last().map(|s| s.0).unwrap_or(0);
-                if r & role::SCOPE != 0 {
-                    if let Some(new_scope) = self.enter(node, scope, p) {
-                        open.push((new_scope, depth));
-                    }
-                }
-                if r & role::SITE != 0 {
-                    let k = node.kind_id();
-                    let kind = if k == ids.member_expression {
-                        // Only `x.constructor` narrows; skip the field lookups else.
-                        if self.text[..node.end_byte()].ends_with("constructor") {
-                            self.enter(node, scope, p);
-                        }
-                        CaptureKind::Member
-                    } else if k == ids.call_expression {
-                        CaptureKind::Call
-                    } else {
-                        CaptureKind::New
-                    };
-                    let scope = open.last().map(|s| s.0).unwrap_or(0);
-                    open_sites.push((depth, self.sites.len()));
-                    self.sites.push((kind, node, scope));
-                }
-                if r & role::SYNTAX != 0 {
-                    let scope = open.last().map(|s| s.0).unwrap_or(0);
-                    let mut found = Vec::new();
-                    query::captures_at(node, self.text, &mut found);
-                    self.sites
-                        .extend(found.into_iter().map(|(k, n)| (k, n, scope)));
+            let k = node.kind_id();
+            if k == ids.property_identifier && construct_names.has(self.node_text(node)) {
+                self.construct_paths.push(path.clone());
+            }
+            let r = roles.of(k);
+            if r == 0 {
+                continue;
+            }
+            let scope = open.last().map(|s| s.0).unwrap_or(0);
+            if r & role::SCOPE != 0 {
+                if let Some(new_scope) = self.enter(node, scope, p) {
+                    open.push((new_scope, depth));
                 }
             }
-            if r & role::REGEX != 0 {
+            if r & role::SITE != 0 {
+                let kind = if k == ids.member_expression {
+                    // Only `x.constructor` narrows; skip the field lookups else.
+                    if self.text[..node.end_byte()].ends_with("constructor") {
+                        self.enter(node, scope, p);
+                    }
+                    CaptureKind::Member
+                } else if k == ids.call_expression {
+                    CaptureKind::Call
+                } else {
+                    CaptureKind::New
+                };
                 let scope = open.last().map(|s| s.0).unwrap_or(0);
+                open_sites.push((depth, self.sites.len()));
+                self.sites.push((kind, node, scope));
+            }
+            if r & role::SYNTAX != 0 {
+                let scope = open.last().map(|s| s.0).unwrap_or(0);
+                let mut found = Vec::new();
+                query::captures_at(node, self.text, &mut found);
+                self.sites
+                    .extend(found.into_iter().map(|(k, n)| (k, n, scope)));
+            }
+            let scope = open.last().map(|s| s.0).unwrap_or(0);
+            if r & role::REGEX != 0 {
                 self.sites.push((CaptureKind::RegexFlags, node, scope));
             }
             if r & role::NUMBER != 0 {
-                let scope = open.last().map(|s| s.0).unwrap_or(0);
                 self.sites.push((CaptureKind::Number, node, scope));
             }
             if r & role::LIST != 0 {
                 // The entry is reserved now, so `lists` stays in document order.
                 open_lists.push((depth, self.lists.len(), pending_items.len()));
                 self.lists.push((node.start_byte(), node.end_byte(), 0, 0));
+                if trailing_comma(self.text, node) {
+                    let kind = match node.kind() {
+                        "object" => CaptureKind::TrailingObject,
+                        "arguments" => CaptureKind::TrailingArguments,
+                        _ => CaptureKind::TrailingParameters,
+                    };
+                    self.sites.push((kind, node, scope));
+                }
             }
-            if r & role::LIST != 0 && trailing_comma(self.text, node) {
-                let kind = match node.kind() {
-                    "object" => CaptureKind::TrailingObject,
-                    "arguments" => CaptureKind::TrailingArguments,
-                    _ => CaptureKind::TrailingParameters,
-                };
-                let scope = open.last().map(|s| s.0).unwrap_or(0);
-                self.sites.push((kind, node, scope));
-            }
-            if r & role::OPAQUE == 0 && cursor.goto_first_child() {
-                depth += 1;
-                continue;
-            }
-            loop {
-                while open.len() > 1 && open.last().is_some_and(|s| s.1 == depth) {
-                    open.pop();
-                }
-                while open_sites.last().is_some_and(|s| s.0 == depth) {
-                    open_sites.pop();
-                }
-                while open_lists.last().is_some_and(|s| s.0 == depth) {
-                    if let Some((_, entry, mark)) = open_lists.pop() {
-                        let start = self.list_items.len() as u32;
-                        self.list_items.extend(pending_items.drain(mark..));
-                        let len = self.list_items.len() as u32 - start;
-                        if let Some(e) = self.lists.get_mut(entry) {
-                            e.2 = start;
-                            e.3 = len;
-                        }
-                    }
-                }
-                if cursor.goto_next_sibling() {
-                    break;
-                }
-                if !cursor.goto_parent() {
-                    return;
-                }
-                depth -= 1;
+            if r & role::OPAQUE != 0 {
+                walk.skip_children();
             }
         }
+        self.close(
+            0,
+            &mut open,
+            &mut open_sites,
+            &mut open_lists,
+            &mut pending_items,
+        );
+    }
+
+    /// Closes what nodes at `depth` or deeper opened: their scopes, sites, and lists
+    /// (whose items are filed).
+    fn close(
+        &mut self,
+        depth: usize,
+        open: &mut Vec<(ScopeId, usize)>,
+        open_sites: &mut Vec<(usize, usize)>,
+        open_lists: &mut Vec<(usize, usize, usize)>,
+        pending_items: &mut Vec<Node<'a>>,
+    ) {
+        while open.len() > 1 && open.last().is_some_and(|s| s.1 >= depth) {
+            open.pop();
+        }
+        while open_sites.last().is_some_and(|s| s.0 >= depth) {
+            open_sites.pop();
+        }
+        while open_lists.last().is_some_and(|s| s.0 >= depth) {
+            if let Some((_, entry, mark)) = open_lists.pop() {
+                let start = self.list_items.len() as u32;
+                self.list_items.extend(pending_items.drain(mark..));
+                let len = self.list_items.len() as u32 - start;
+                if let Some(e) = self.lists.get_mut(entry) {
+                    e.2 = start;
+                    e.3 = len;
+                }
+            }
+        }
+    }
+
+    /// Every property name that is a construct's Start or End, in document order, each
+    /// as the path of nodes from the analysed root down to it
+    /// (`[program, …, call_expression, member_expression, property_identifier]`).
+    pub fn construct_paths(&self) -> &[Vec<Node<'a>>] {
+        &self.construct_paths
     }
 
     /// The named children of an object literal, argument list or parameter list

@@ -8,11 +8,13 @@
 //! - [`Analysis`]: scopes, bindings and the certain type of an expression — what the
 //!   checker judges and what the language server shows on hover and completion.
 //! - [`query`]: the patterns of `grammars/javascript/*.scm`, compiled once.
+//! - [`Preorder`]: the one way the tree is walked (no probing for absent siblings).
 
 mod analysis;
 mod lines;
 pub mod query;
 mod source;
+mod walk;
 
 pub use analysis::{
     builtin_proto, member_type, type_certain, Analysis, Binding, BindingId, BindingKind, Certain,
@@ -20,6 +22,7 @@ pub use analysis::{
 };
 pub use lines::LineIndex;
 pub use source::{directives, is_markdown, script_text, Directive};
+pub use walk::Preorder;
 
 /// A tree-sitter parser for JavaScript.
 pub fn parser() -> tree_sitter::Parser {

@@ -300,6 +300,11 @@ pub struct KindIds {
     pub array: u16,
     pub template_string: u16,
     pub regex: u16,
+    pub property_identifier: u16,
+    pub pair: u16,
+    pub shorthand_property_identifier: u16,
+    pub method_definition: u16,
+    pub number: u16,
 }
 
 /// The kind ids, computed once.
@@ -320,6 +325,11 @@ pub fn kind_ids() -> &'static KindIds {
             array: id("array"),
             template_string: id("template_string"),
             regex: id("regex"),
+            property_identifier: id("property_identifier"),
+            pair: id("pair"),
+            shorthand_property_identifier: id("shorthand_property_identifier"),
+            method_definition: id("method_definition"),
+            number: id("number"),
         }
     })
 }
