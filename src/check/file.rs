@@ -20,12 +20,23 @@ use super::suggest::{near, or_list};
 use super::{Code, Ctx, Fix, Span};
 
 /// Judges the string literals among `args` passed to `path` parameters.
-pub(crate) fn check_args(cx: &mut Ctx, overloads: &[&[Param]], list: &[Node]) {
+pub(crate) fn check_args(
+    cx: &mut Ctx,
+    overloads: &[&[Param]],
+    list: &[Node],
+    kinds: Option<&[u16]>,
+) {
     for (i, &arg) in list.iter().enumerate() {
         let is_path = overloads
             .iter()
             .any(|ps| ps.get(i).is_some_and(|p| p.ty.is_path()));
-        if !is_path || arg.kind_id() != crate::js::query::kind_ids().string {
+        if !is_path {
+            continue;
+        }
+        let kind = kinds
+            .and_then(|k| k.get(i).copied())
+            .unwrap_or_else(|| arg.kind_id());
+        if kind != crate::js::query::kind_ids().string {
             continue;
         }
         if let Some(lit) = string_literal(cx.a.node_text(arg), arg.kind()) {

@@ -14,8 +14,7 @@ use super::suggest::{near, or_list};
 use super::{Code, Ctx, Fix, Span};
 
 /// Judges the callee identifier of `name(...)`.
-pub(crate) fn check(cx: &mut Ctx, callee: Node, scope: crate::js::ScopeId) {
-    let name = cx.a.node_text(callee);
+pub(crate) fn check<'a>(cx: &mut Ctx<'a>, callee: Node, name: &'a str, scope: crate::js::ScopeId) {
     if cx.a.is_declared_in(name, scope) || cx.documented(name) {
         return;
     }

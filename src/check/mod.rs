@@ -162,6 +162,8 @@ pub(crate) struct Ctx<'a> {
     member_at: Vec<Option<Option<&'a Member>>>,
     param_buf: Vec<&'a [crate::docs::Param]>,
     arg_buf: Vec<Node<'a>>,
+    /// The kinds of `arg_buf`'s nodes.
+    kind_buf: Vec<u16>,
 }
 
 impl<'a> Ctx<'a> {
@@ -191,6 +193,7 @@ impl<'a> Ctx<'a> {
             member_at: vec![None; sites],
             param_buf: Vec::new(),
             arg_buf: Vec::new(),
+            kind_buf: Vec::new(),
         }
     }
 
@@ -356,7 +359,7 @@ fn run_sites<'a>(cx: &mut Ctx<'a>, caps: &[(CaptureKind, Node<'a>, ScopeId)]) {
     for (i, &(kind, node, scope)) in caps.iter().enumerate().rev() {
         match kind {
             CaptureKind::Member => visit_member(cx, node, scope, i),
-            CaptureKind::Call => visit_call(cx, node, scope, i),
+            CaptureKind::Call => visit_call(cx, scope, i),
             CaptureKind::New => visit_new(cx, node, i),
             other => syntax::feature(cx, other, node),
         }
@@ -364,48 +367,49 @@ fn run_sites<'a>(cx: &mut Ctx<'a>, caps: &[(CaptureKind, Node<'a>, ScopeId)]) {
 }
 
 fn visit_member<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId, site: usize) {
-    let (Some(obj), Some(prop)) = cx.a.site_parts(site) else {
+    // Parts as the walk read them: asking the tree now would be a memory load each.
+    let [Some(obj), Some(prop)] = cx.a.site_part_info(site) else {
         return;
     };
     let ids = crate::js::query::kind_ids();
-    if obj.kind_id() == ids.identifier && !object::receiver(cx, obj, scope) {
+    if obj.kind == ids.identifier && !object::receiver(cx, obj.node, cx.a.part_text(&obj), scope) {
         // The receiver itself is reported (or is a built-in judged by its statics).
         set_member(cx, site, None);
-        engine::static_member(cx, obj, prop);
+        engine::static_member(cx, obj.node, prop.node);
         return;
     }
-    match cx.a.certain_in(obj, scope) {
+    match cx.a.certain_part(&obj, scope) {
         Some(Certain::Interface(iface)) => {
-            let m = cx.a.member(iface, cx.a.node_text(prop));
+            let m = cx.a.member(iface, cx.a.part_text(&prop));
             set_member(cx, site, m);
             if m.is_none() {
-                member::check(cx, node, iface, prop);
+                member::check(cx, node, iface, prop.node);
             }
         }
         Some(Certain::Builtin(proto)) => {
             set_member(cx, site, None);
-            engine::proto_member(cx, proto, prop)
+            engine::proto_member(cx, proto, prop.node)
         }
         None => {
             set_member(cx, site, None);
-            engine::prototype_chain(cx, obj, prop)
+            engine::prototype_chain(cx, obj.node, prop.node)
         }
     }
 }
 
-fn visit_call<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId, site: usize) {
-    let (Some(callee), tail) = cx.a.site_parts(site) else {
+fn visit_call<'a>(cx: &mut Ctx<'a>, scope: ScopeId, site: usize) {
+    let [Some(callee), tail] = cx.a.site_part_info(site) else {
         return;
     };
     let ids = crate::js::query::kind_ids();
-    if callee.kind_id() == ids.identifier {
-        function::check(cx, callee, scope);
+    let bare = callee.kind == ids.identifier;
+    if bare {
+        function::check(cx, callee.node, cx.a.part_text(&callee), scope);
     }
-    let _ = node;
     let Some(args) = tail else {
         return;
     };
-    if args.kind_id() != ids.arguments {
+    if args.kind != ids.arguments {
         return;
     }
     // The callee, when a member expression, is the next site (pre-order).
@@ -415,11 +419,19 @@ fn visit_call<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId, site: usize)
             if cx
                 .a
                 .site_node(site + 1)
-                .is_some_and(|n| n.id() == callee.id()) =>
+                .is_some_and(|n| n.id() == callee.node.id()) =>
         {
             m
         }
-        _ => cx.called_member(callee, scope),
+        _ if bare => {
+            let name = cx.a.part_text(&callee);
+            if cx.a.is_declared_in(name, scope) {
+                None
+            } else {
+                cx.corpus.global_member(name)
+            }
+        }
+        _ => cx.called_member(callee.node, scope),
     };
     if let Some(m) = called {
         // Reused buffers: a call site must not cost an allocation.
@@ -432,14 +444,23 @@ fn visit_call<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId, site: usize)
         });
         if judged {
             let mut list = std::mem::take(&mut cx.arg_buf);
+            let mut kinds = std::mem::take(&mut cx.kind_buf);
             list.clear();
-            match cx.a.list(args) {
-                Some(l) => list.extend_from_slice(l),
-                None => list.extend(cx.kids(args)),
+            kinds.clear();
+            match cx.a.list_part(&args) {
+                Some((l, k)) => {
+                    list.extend_from_slice(l);
+                    kinds.extend_from_slice(k);
+                }
+                None => {
+                    list.extend(cx.kids(args.node));
+                    kinds.extend(list.iter().map(|n| n.kind_id()));
+                }
             }
-            option::check_args(cx, &params, &list);
-            file::check_args(cx, &params, &list);
+            option::check_args(cx, &params, &list, Some(&kinds));
+            file::check_args(cx, &params, &list, Some(&kinds));
             cx.arg_buf = list;
+            cx.kind_buf = kinds;
         }
         cx.param_buf = params;
     }
@@ -467,8 +488,8 @@ fn visit_new<'a>(cx: &mut Ctx<'a>, node: Node<'a>, site: usize) {
     if let Some(args) = tail.filter(|t| t.id() != ctor.id()) {
         let params: [&'a [crate::docs::Param]; 1] = [c.params.as_slice()];
         let list = cx.kids(args);
-        option::check_args(cx, &params, &list);
-        file::check_args(cx, &params, &list);
+        option::check_args(cx, &params, &list, None);
+        file::check_args(cx, &params, &list, None);
     }
 }
 

@@ -18,8 +18,12 @@ use super::{Code, Ctx, Fix};
 /// Judges the identifier receiver of a member expression. Returns whether the receiver
 /// is declared (by the script, the project or the docs), so its member can be judged;
 /// `false` for language built-ins (judged by the engine family) and reported names.
-pub(crate) fn receiver(cx: &mut Ctx, ident: Node, scope: crate::js::ScopeId) -> bool {
-    let name = cx.a.node_text(ident);
+pub(crate) fn receiver<'a>(
+    cx: &mut Ctx<'a>,
+    ident: Node,
+    name: &'a str,
+    scope: crate::js::ScopeId,
+) -> bool {
     if cx.a.is_declared_in(name, scope) || cx.documented(name) {
         return true;
     }

@@ -38,9 +38,18 @@ fn param_interface<'p>(overloads: &[&'p [Param]], i: usize) -> Option<&'p str> {
 }
 
 /// Judges the object literals among `args` against the parameters' interfaces.
-pub(crate) fn check_args<'a>(cx: &mut Ctx<'a>, overloads: &[&'a [Param]], list: &[Node<'a>]) {
+/// `kinds`, when the walk read them, are the arguments' kinds.
+pub(crate) fn check_args<'a>(
+    cx: &mut Ctx<'a>,
+    overloads: &[&'a [Param]],
+    list: &[Node<'a>],
+    kinds: Option<&[u16]>,
+) {
     for (i, &arg) in list.iter().enumerate() {
-        if arg.kind_id() != crate::js::query::kind_ids().object {
+        let kind = kinds
+            .and_then(|k| k.get(i).copied())
+            .unwrap_or_else(|| arg.kind_id());
+        if kind != crate::js::query::kind_ids().object {
             continue;
         }
         if let Some(iface) = param_interface(overloads, i) {

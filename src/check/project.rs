@@ -70,20 +70,21 @@ impl FileFacts {
             if kind != CaptureKind::Call {
                 continue;
             }
-            let (Some(callee), tail) = a.site_parts(i) else {
+            // Parts as the walk read them (see `js::Part`): no load from the tree.
+            let [Some(callee), tail] = a.site_part_info(i) else {
                 continue;
             };
-            if callee.kind_id() != crate::js::query::kind_ids().identifier {
+            if callee.kind != crate::js::query::kind_ids().identifier {
                 continue;
             }
-            let name = a.node_text(callee);
+            let name = a.part_text(&callee);
             if a.resolve(name, scope).is_some() {
                 continue;
             }
             let Some(m) = corpus.global_member(name) else {
                 continue;
             };
-            let Some(args) = tail else {
+            let Some(args) = tail.map(|t| t.node) else {
                 continue;
             };
             let mut c = args.walk();

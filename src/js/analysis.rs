@@ -178,7 +178,7 @@ pub struct Analysis<'a> {
     lexical_until: usize,
     /// The two fields of every site node, read off the cursor during the walk
     /// (`child_by_field_id` scans children; the families ask for them many times).
-    parts: Vec<[Option<Node<'a>>; 2]>,
+    parts: Vec<[Option<Part<'a>>; 2]>,
     /// `corpus.member` answers (BTree lookups through ancestors cost; scripts ask the
     /// same few pairs thousands of times).
     member_memo: std::cell::RefCell<HashMap<(&'a str, &'a str), Option<&'a Member>, NameHash>>,
@@ -186,6 +186,8 @@ pub struct Analysis<'a> {
     /// read during the walk: `list_items[start..start + len]` by node id.
     lists: Vec<(usize, usize, u32, u32)>,
     list_items: Vec<Node<'a>>,
+    /// The kind of each of `list_items`.
+    list_kinds: Vec<u16>,
     /// Byte ranges of `with` statements: a bare name inside may be a property.
     with_ranges: Vec<(usize, usize)>,
     /// `corpus.global_interface` answers.
@@ -194,6 +196,22 @@ pub struct Analysis<'a> {
     /// with its ancestors from the walk's root: the construct family pairs those calls
     /// without a second walk.
     construct_paths: Vec<Vec<Node<'a>>>,
+}
+
+/// A part of a site (its head or its tail) with what the families ask of it first,
+/// read while the walk was on it.
+///
+/// Why: the families run after the walk, when the tree has left the processor's
+/// caches; asking a node for its kind or its end then costs a memory load each, and on
+/// a 10,000-line script those loads were a sixth of the whole check.
+#[derive(Debug, Clone, Copy)]
+pub struct Part<'a> {
+    /// The node.
+    pub node: Node<'a>,
+    /// Its kind id.
+    pub kind: u16,
+    /// Its end byte (its start is free: a node carries it).
+    pub end: usize,
 }
 
 /// The Start and End member names of the corpus's constructs. The walk asks at every
@@ -310,6 +328,7 @@ impl<'a> Analysis<'a> {
             global_memo: Default::default(),
             lists: Vec::new(),
             list_items: Vec::new(),
+            list_kinds: Vec::new(),
             with_ranges: Vec::new(),
             construct_paths: Vec::new(),
         };
@@ -357,6 +376,7 @@ impl<'a> Analysis<'a> {
             global_memo: Default::default(),
             lists: Vec::new(),
             list_items: Vec::new(),
+            list_kinds: Vec::new(),
             with_ranges: Vec::new(),
             construct_paths: Vec::new(),
         };
@@ -505,7 +525,7 @@ impl<'a> Analysis<'a> {
         self.parts.reserve(estimate);
         // (depth, id, mark in `pending_items`) of lists whose children are being read
         let mut open_lists: Vec<(usize, usize, usize)> = Vec::new();
-        let mut pending_items: Vec<Node<'a>> = Vec::new();
+        let mut pending_items: Vec<(Node<'a>, u16)> = Vec::new();
         // The node being visited and its ancestors, from `root`.
         let mut path: Vec<Node<'a>> = Vec::with_capacity(64);
         let construct_names = ConstructNames::of(self.corpus);
@@ -521,9 +541,10 @@ impl<'a> Analysis<'a> {
             );
             path.truncate(depth);
             path.push(node);
+            let k = node.kind_id();
             if let Some(&(d, _, _)) = open_lists.last() {
                 if d + 1 == depth && node.is_named() && !node.is_extra() {
-                    pending_items.push(node);
+                    pending_items.push((node, k));
                 }
             }
             // The first named child of a site is its object / function / constructor,
@@ -535,15 +556,19 @@ impl<'a> Analysis<'a> {
                         self.parts.resize(idx + 1, [None, None]);
                     }
                     if let Some(entry) = self.parts.get_mut(idx) {
+                        let part = Some(Part {
+                            node,
+                            kind: k,
+                            end: node.end_byte(),
+                        });
                         if entry[0].is_none() {
-                            entry[0] = Some(node);
+                            entry[0] = part;
                         } else {
-                            entry[1] = Some(node);
+                            entry[1] = part;
                         }
                     }
                 }
             }
-            let k = node.kind_id();
             if k == ids.property_identifier && construct_names.has(self.node_text(node)) {
                 self.construct_paths.push(path.clone());
             }
@@ -621,7 +646,7 @@ impl<'a> Analysis<'a> {
         open: &mut Vec<(ScopeId, usize)>,
         open_sites: &mut Vec<(usize, usize)>,
         open_lists: &mut Vec<(usize, usize, usize)>,
-        pending_items: &mut Vec<Node<'a>>,
+        pending_items: &mut Vec<(Node<'a>, u16)>,
     ) {
         while open.len() > 1 && open.last().is_some_and(|s| s.1 >= depth) {
             open.pop();
@@ -632,7 +657,10 @@ impl<'a> Analysis<'a> {
         while open_lists.last().is_some_and(|s| s.0 >= depth) {
             if let Some((_, entry, mark)) = open_lists.pop() {
                 let start = self.list_items.len() as u32;
-                self.list_items.extend(pending_items.drain(mark..));
+                for (n, k) in pending_items.drain(mark..) {
+                    self.list_items.push(n);
+                    self.list_kinds.push(k);
+                }
                 let len = self.list_items.len() as u32 - start;
                 if let Some(e) = self.lists.get_mut(entry) {
                     e.2 = start;
@@ -660,6 +688,22 @@ impl<'a> Analysis<'a> {
             return None;
         }
         self.list_items.get(start as usize..(start + len) as usize)
+    }
+
+    /// [`Analysis::list`] of a site's part, with the items' kinds (in the same order),
+    /// without asking the tree (see [`Part`]).
+    pub fn list_part(&self, part: &Part<'a>) -> Option<(&[Node<'a>], &[u16])> {
+        let at = part.node.start_byte();
+        let i = self.lists.binary_search_by_key(&at, |e| e.0).ok()?;
+        let (_, end, start, len) = self.lists[i];
+        if end != part.end {
+            return None;
+        }
+        let range = start as usize..(start + len) as usize;
+        Some((
+            self.list_items.get(range.clone())?,
+            self.list_kinds.get(range)?,
+        ))
     }
 
     /// The documented member `name` of `iface` (inherited ones included), memoised.
@@ -721,9 +765,22 @@ impl<'a> Analysis<'a> {
     /// read off the cursor during the walk (`child_by_field_id` scans children).
     pub fn site_parts(&self, i: usize) -> (Option<Node<'a>>, Option<Node<'a>>) {
         match self.parts.get(i) {
-            Some(p) => (p[0], p[1]),
+            Some(p) => (p[0].map(|p| p.node), p[1].map(|p| p.node)),
             None => (None, None),
         }
+    }
+
+    /// [`Analysis::site_parts`] with their kinds and ends, which cost nothing to read
+    /// here (see [`Part`]).
+    pub fn site_part_info(&self, i: usize) -> [Option<Part<'a>>; 2] {
+        self.parts.get(i).copied().unwrap_or([None, None])
+    }
+
+    /// The source text of a part.
+    pub fn part_text(&self, part: &Part) -> &'a str {
+        self.text
+            .get(part.node.start_byte()..part.end)
+            .unwrap_or("")
     }
 
     /// The captures of `sites.scm` and `syntax.scm`, in document order: what the
@@ -1293,20 +1350,34 @@ impl<'a> Analysis<'a> {
         Some(t)
     }
 
+    /// [`Analysis::certain_in`] of a site's part (see [`Part`]): a bare name is typed
+    /// without asking the tree.
+    pub fn certain_part(&self, part: &Part<'a>, scope: ScopeId) -> Option<Certain<'a>> {
+        if part.kind == query::kind_ids().identifier {
+            self.certain_name(self.part_text(part), scope)
+        } else {
+            self.certain_in(part.node, scope)
+        }
+    }
+
+    /// The certain type of the bare name `name` used in `scope`.
+    fn certain_name(&self, name: &'a str, scope: ScopeId) -> Option<Certain<'a>> {
+        match self.resolve(name, scope) {
+            Some(b) => self.bindings[b].certain,
+            None => {
+                if self.project_names.contains(name) || self.narrowed_globals.contains(name) {
+                    return None;
+                }
+                self.global_interface(name).map(Certain::Interface)
+            }
+        }
+    }
+
     fn head_certain(&self, n: Node, scope: ScopeId) -> Option<Certain<'a>> {
         let ids = query::kind_ids();
         let k = n.kind_id();
         if k == ids.identifier {
-            let name = self.node_text(n);
-            return match self.resolve(name, scope) {
-                Some(b) => self.bindings[b].certain,
-                None => {
-                    if self.project_names.contains(name) || self.narrowed_globals.contains(name) {
-                        return None;
-                    }
-                    self.global_interface(name).map(Certain::Interface)
-                }
-            };
+            return self.certain_name(self.node_text(n), scope);
         }
         if k == ids.new_expression {
             let c = n.child_by_field_id(query::fields().constructor)?;
