@@ -608,37 +608,66 @@ fn construct_call(
         return None;
     }
     let prop = func.child_by_field_id(ids.f_property.get())?;
-    construct_call_parts(ids, text, corpus, node, func, prop, path, scope)
-}
-
-/// [`construct_call`] once the callee (`func`, a member expression) and its property
-/// are known.
-#[allow(clippy::too_many_arguments)]
-fn construct_call_parts(
-    ids: &Ids,
-    text: &str,
-    corpus: &Corpus,
-    node: Node,
-    func: Node,
-    prop: Node,
-    path: &[Step],
-    scope: usize,
-) -> Option<ConstructCall> {
-    // The object is a member expression's first child (the node starts with it).
     let obj = func.child(0)?;
     if obj.kind_id() != ids.identifier || prop.kind_id() != ids.property_identifier {
         return None;
     }
-    let member = text.get(prop.byte_range())?;
+    let chain = || {
+        let mut chain: Vec<ChainNode> = Vec::with_capacity(path.len() + 1);
+        let mut prev_list = false;
+        for s in path.iter().map(|s| s.node).chain(std::iter::once(node)) {
+            let k = s.kind_id();
+            chain.push(ChainNode {
+                id: s.id(),
+                start_row: s.start_position().row,
+                end_row: s.end_position().row,
+                list_child: prev_list,
+                branches: k == ids.if_statement || k == ids.switch_body,
+            });
+            prev_list = ids.is_list(k);
+        }
+        chain
+    };
+    let parts = CallParts {
+        call: node,
+        receiver: (obj.start_byte(), obj.end_byte()),
+        member: (prop.start_byte(), prop.end_byte()),
+    };
+    construct_call_parts(ids, text, corpus, parts, &chain, scope)
+}
+
+/// What [`construct_call_parts`] needs of a call `receiver.member(...)`.
+struct CallParts<'t> {
+    call: Node<'t>,
+    /// The receiver's byte range (a bare name).
+    receiver: (usize, usize),
+    /// The member's byte range.
+    member: (usize, usize),
+}
+
+/// [`construct_call`] once the receiver (a bare name) and the member are known;
+/// `chain` gives the call's ancestors and the call, outermost first. Costly work
+/// (the chain) waits until the call is known to be a construct's.
+fn construct_call_parts(
+    ids: &Ids,
+    text: &str,
+    corpus: &Corpus,
+    parts: CallParts,
+    chain: &dyn Fn() -> Vec<ChainNode>,
+    scope: usize,
+) -> Option<ConstructCall> {
+    let member = text.get(parts.member.0..parts.member.1)?;
     let (c, is_start) = corpus.construct_of_call(member)?;
-    let receiver = text.get(obj.byte_range())?;
+    let receiver = text.get(parts.receiver.0..parts.receiver.1)?;
     let iface = corpus.global_interface(receiver)?;
     // The receiver's interface must have the whole pair: a `blockStart` of some other
     // interface that has no `blockEnd` is not this construct.
     corpus.member(iface, &c.start)?;
     corpus.member(iface, &c.end)?;
     let object = if is_start {
-        node.child_by_field_id(ids.f_arguments.get())
+        parts
+            .call
+            .child_by_field_id(ids.f_arguments.get())
             .and_then(|a| {
                 let mut c = a.walk();
                 let first = a
@@ -650,28 +679,16 @@ fn construct_call_parts(
     } else {
         None
     };
-    let mut chain: Vec<ChainNode> = Vec::with_capacity(path.len() + 1);
-    let mut prev_list = false;
-    for s in path.iter().map(|s| s.node).chain(std::iter::once(node)) {
-        chain.push(ChainNode {
-            id: s.id(),
-            start_row: s.start_position().row,
-            end_row: s.end_position().row,
-            list_child: prev_list,
-            branches: s.kind_id() == ids.if_statement || s.kind_id() == ids.switch_body,
-        });
-        prev_list = ids.is_list(s.kind_id());
-    }
     Some(ConstructCall {
         construct: c.id.clone(),
         is_start,
         receiver: receiver.to_string(),
         member: member.to_string(),
-        member_span: (prop.start_byte(), prop.end_byte()),
+        member_span: parts.member,
         scope,
-        chain,
+        chain: chain(),
         object: object.and_then(|o| Some((text.get(o.byte_range())?.to_string(), None))),
-        receiver_start: obj.start_byte(),
+        receiver_start: parts.receiver.0,
         object_start: object.map(|o| o.start_byte()),
     })
 }
@@ -687,38 +704,57 @@ fn construct_call_parts(
 /// 10,000-line script, and looking each name up again from the root cost a tenth of it.
 /// Variables passed to Start are left unresolved (`object`'s binding is `None`):
 /// findings do not need them, footprints use [`Analysis`].
-pub fn construct_calls_on_paths<'t>(
+pub fn construct_calls_on_paths(
     text: &str,
     corpus: &Corpus,
-    paths: &[Vec<Node<'t>>],
+    names: &[crate::js::ConstructName],
     declared: &dyn Fn(&str, usize) -> bool,
 ) -> Vec<ConstructCall> {
     let ids = ids();
     let mut calls = Vec::new();
-    for path in paths {
+    for name in names {
+        let path = &name.path;
         // [.., call_expression, member_expression, property_identifier]
-        if path.len() < 3 || path[path.len() - 1].kind_id() != ids.property_identifier {
-            continue;
-        }
-        let call = path[path.len() - 3];
-        if call.kind_id() != ids.call_expression
-            || path[path.len() - 2].kind_id() != ids.member_expression
+        let n = path.len();
+        if n < 3
+            || path[n - 1].kind != ids.property_identifier
+            || path[n - 2].kind != ids.member_expression
+            || path[n - 3].kind != ids.call_expression
         {
             continue;
         }
-        let ancestors = &path[..path.len() - 3];
+        let Some(obj) = name.object.filter(|o| o.kind == ids.identifier) else {
+            continue;
+        };
+        let (call, prop) = (path[n - 3], path[n - 1]);
+        let ancestors = &path[..n - 3];
         let scope = ancestors
             .iter()
             .rev()
-            .find(|n| ids.is_function(n.kind_id()))
-            .map_or(0, |n| n.id());
-        let steps: Vec<Step> = ancestors
-            .iter()
-            .map(|&node| Step { node, field: None })
-            .collect();
-        let (func, prop) = (path[path.len() - 2], path[path.len() - 1]);
-        let Some(c) = construct_call_parts(ids, text, corpus, call, func, prop, &steps, scope)
-        else {
+            .find(|p| ids.is_function(p.kind))
+            .map_or(0, |p| p.node.id());
+        // Everything was read by the walk: the chain costs no look at the tree.
+        let chain = || {
+            let mut chain: Vec<ChainNode> = Vec::with_capacity(n - 2);
+            let mut prev_list = false;
+            for p in &path[..n - 2] {
+                chain.push(ChainNode {
+                    id: p.node.id(),
+                    start_row: p.node.start_position().row,
+                    end_row: p.end_row,
+                    list_child: prev_list,
+                    branches: p.kind == ids.if_statement || p.kind == ids.switch_body,
+                });
+                prev_list = ids.is_list(p.kind);
+            }
+            chain
+        };
+        let parts = CallParts {
+            call: call.node,
+            receiver: (obj.node.start_byte(), obj.end),
+            member: (prop.node.start_byte(), prop.end),
+        };
+        let Some(c) = construct_call_parts(ids, text, corpus, parts, &chain, scope) else {
             continue;
         };
         if declared(&c.receiver, c.receiver_start) {

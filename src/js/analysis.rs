@@ -195,7 +195,7 @@ pub struct Analysis<'a> {
     /// Every property name that is a construct's Start or End (`layout.tableStart`),
     /// with its ancestors from the walk's root: the construct family pairs those calls
     /// without a second walk.
-    construct_paths: Vec<Vec<Node<'a>>>,
+    construct_paths: Vec<ConstructName<'a>>,
 }
 
 /// A part of a site (its head or its tail) with what the families ask of it first,
@@ -212,6 +212,30 @@ pub struct Part<'a> {
     pub kind: u16,
     /// Its end byte (its start is free: a node carries it).
     pub end: usize,
+}
+
+/// A node on the way from the walk's root down to a construct name, as the walk saw it.
+#[derive(Debug, Clone, Copy)]
+pub struct PathNode<'a> {
+    /// The node.
+    pub node: Node<'a>,
+    /// Its kind id.
+    pub kind: u16,
+    /// Its end byte.
+    pub end: usize,
+    /// Its last row (0-based).
+    pub end_row: usize,
+}
+
+/// A property name that is a construct's Start or End (`tableStart` of
+/// `layout.tableStart(t)`), with what pairing the call needs, read while the walk was
+/// there (see [`Part`] for why).
+#[derive(Debug, Clone)]
+pub struct ConstructName<'a> {
+    /// The nodes from the walk's root down to the name, the name last.
+    pub path: Vec<PathNode<'a>>,
+    /// The object of the member expression the name ends (`layout`).
+    pub object: Option<Part<'a>>,
 }
 
 /// The Start and End member names of the corpus's constructs. The walk asks at every
@@ -527,20 +551,24 @@ impl<'a> Analysis<'a> {
         let mut open_lists: Vec<(usize, usize, usize)> = Vec::new();
         let mut pending_items: Vec<(Node<'a>, u16)> = Vec::new();
         // The node being visited and its ancestors, from `root`.
-        let mut path: Vec<Node<'a>> = Vec::with_capacity(64);
+        let mut path: Vec<(Node<'a>, u16)> = Vec::with_capacity(64);
         let construct_names = ConstructNames::of(self.corpus);
         while let Some((node, depth)) = walk.next() {
             // Everything opened by a node at this depth or deeper is closed: the walk has
             // left it.
-            self.close(
-                depth,
-                &mut open,
-                &mut open_sites,
-                &mut open_lists,
-                &mut pending_items,
-            );
+            let closing = (open.len() > 1 && open.last().is_some_and(|s| s.1 >= depth))
+                || open_sites.last().is_some_and(|s| s.0 >= depth)
+                || open_lists.last().is_some_and(|s| s.0 >= depth);
+            if closing {
+                self.close(
+                    depth,
+                    &mut open,
+                    &mut open_sites,
+                    &mut open_lists,
+                    &mut pending_items,
+                );
+            }
             path.truncate(depth);
-            path.push(node);
             let k = node.kind_id();
             if let Some(&(d, _, _)) = open_lists.last() {
                 if d + 1 == depth && node.is_named() && !node.is_extra() {
@@ -569,8 +597,24 @@ impl<'a> Analysis<'a> {
                     }
                 }
             }
+            path.push((node, k));
             if k == ids.property_identifier && construct_names.has(self.node_text(node)) {
-                self.construct_paths.push(path.clone());
+                // The member expression is the innermost open site; its object is read.
+                let object = open_sites
+                    .last()
+                    .filter(|s| s.0 + 1 == depth)
+                    .and_then(|s| self.parts.get(s.1))
+                    .and_then(|p| p[0]);
+                let path = path
+                    .iter()
+                    .map(|&(node, kind)| PathNode {
+                        node,
+                        kind,
+                        end: node.end_byte(),
+                        end_row: node.end_position().row,
+                    })
+                    .collect();
+                self.construct_paths.push(ConstructName { path, object });
             }
             let r = roles.of(k);
             if r == 0 {
@@ -671,9 +715,9 @@ impl<'a> Analysis<'a> {
     }
 
     /// Every property name that is a construct's Start or End, in document order, each
-    /// as the path of nodes from the analysed root down to it
+    /// with the path of nodes from the analysed root down to it
     /// (`[program, …, call_expression, member_expression, property_identifier]`).
-    pub fn construct_paths(&self) -> &[Vec<Node<'a>>] {
+    pub fn construct_paths(&self) -> &[ConstructName<'a>] {
         &self.construct_paths
     }
 

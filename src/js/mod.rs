@@ -18,7 +18,8 @@ mod walk;
 
 pub use analysis::{
     builtin_proto, member_type, type_certain, Analysis, Binding, BindingId, BindingKind, Certain,
-    IdHash, IdHasher, NameHash, NameHasher, Part, Scope, ScopeId, ScopeKind, Seed, SeedType,
+    ConstructName, IdHash, IdHasher, NameHash, NameHasher, Part, PathNode, Scope, ScopeId,
+    ScopeKind, Seed, SeedType,
 };
 pub use lines::LineIndex;
 pub use source::{directives, is_markdown, script_text, Directive};

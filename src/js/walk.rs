@@ -151,6 +151,26 @@ mod tests {
     }
 
     #[test]
+    fn wide_nodes_are_visited_whole() {
+        // Many children at several levels: the program, a block, an array, arguments.
+        let items: Vec<String> = (0..40).map(|i| format!("a{i}")).collect();
+        let mut src = String::new();
+        for i in 0..30 {
+            src.push_str(&format!(
+                "f{i}([{}], {});\n",
+                items.join(", "),
+                items.join(", ")
+            ));
+        }
+        src.push_str(&format!("function g() {{ {} }}\n", "x(); ".repeat(50)));
+        src.push_str("broken(, ;\n");
+        let tree = crate::js::parse(&src);
+        let walked = counted(tree.root_node());
+        assert_eq!(walked, probing(tree.root_node()));
+        assert!(walked.len() > 5_000, "{}", walked.len());
+    }
+
+    #[test]
     fn stays_inside_a_subtree_and_can_skip_children() {
         let src = "f(1); g(\"two\", 3); h();";
         let tree = crate::js::parse(src);
