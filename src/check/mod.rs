@@ -317,8 +317,7 @@ fn check_script_full(
 ) -> (Vec<Finding>, crate::js::Seed) {
     let root = tree.root_node();
     let mut a = Analysis::new(corpus, script, tree);
-    let caps: Vec<(CaptureKind, Node, ScopeId)> = a.sites().to_vec();
-    let own = FileFacts::of_parts(corpus, shown, text, &a, &caps);
+    let own = FileFacts::of_parts(corpus, shown, text, &a, a.sites());
     let reach = project.reach(rel, &own);
     let mut polyfills = reach.polyfills;
     polyfills.extend(own.polyfills.iter().cloned());
@@ -332,7 +331,7 @@ fn check_script_full(
         LineIndex::new(text),
         polyfills,
     );
-    run_sites(&mut cx, &caps);
+    run_sites(&mut cx);
     syntax::parse_errors(&mut cx, root);
     file::directives(&mut cx, text);
     let mut seed = crate::js::Seed::default();
@@ -353,10 +352,13 @@ fn sort_findings(out: &mut Vec<Finding>) {
     out.dedup_by(|x, y| x.span == y.span && x.code == y.code);
 }
 
-fn run_sites<'a>(cx: &mut Ctx<'a>, caps: &[(CaptureKind, Node<'a>, ScopeId)]) {
+fn run_sites(cx: &mut Ctx) {
     // Backwards: a call's callee (a member expression) comes after the call in document
     // order, so its member is known when the call is judged. Findings are sorted later.
-    for (i, &(kind, node, scope)) in caps.iter().enumerate().rev() {
+    // (By index: the sites belong to the analysis the context owns, and copying them
+    // out would be a megabyte per 10,000 lines.)
+    for i in (0..cx.a.sites().len()).rev() {
+        let (kind, node, scope) = cx.a.sites()[i];
         match kind {
             CaptureKind::Member => visit_member(cx, node, scope, i),
             CaptureKind::Call => visit_call(cx, scope, i),
@@ -978,7 +980,6 @@ impl<'c> Session<'c> {
                 .map(|f| rebuilt(f, &self.path, &idx, delta)),
         );
         let a = Analysis::for_node(self.corpus, &self.text, tree, node, &self.seed);
-        let caps: Vec<(CaptureKind, Node, ScopeId)> = a.sites().to_vec();
         let polyfills = self.seed.polyfills.iter().cloned().collect();
         let mut cx = Ctx::new(
             self.corpus,
@@ -989,7 +990,7 @@ impl<'c> Session<'c> {
             idx,
             polyfills,
         );
-        run_sites(&mut cx, &caps);
+        run_sites(&mut cx);
         syntax::parse_errors(&mut cx, node);
         out.extend(cx.out);
         match pass {

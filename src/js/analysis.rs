@@ -328,6 +328,12 @@ impl<'a> Analysis<'a> {
     /// Analyses `text`, parsed as `tree` (parse the text [`crate::js::script_text`]
     /// gives, so that directive lines and Markdown prose are blank).
     pub fn new(corpus: &'a Corpus, text: &'a str, tree: &'a Tree) -> Analysis<'a> {
+        Analysis::build(corpus, text, tree, false)
+    }
+
+    /// [`Analysis::new`]; `every_token` walks every token, as when the text holds a
+    /// keyword no node kind lists (the tests compare both walks).
+    fn build(corpus: &'a Corpus, text: &'a str, tree: &'a Tree, every_token: bool) -> Analysis<'a> {
         let root = tree.root_node();
         let mut a = Analysis {
             corpus,
@@ -360,7 +366,7 @@ impl<'a> Analysis<'a> {
             assigns: Vec::new(),
             narrows: Vec::new(),
         };
-        a.walk(root, &mut pending);
+        a.walk(root, &mut pending, every_token);
         a.settle(pending);
         a
     }
@@ -431,7 +437,7 @@ impl<'a> Analysis<'a> {
             assigns: Vec::new(),
             narrows: Vec::new(),
         };
-        a.walk(node, &mut pending);
+        a.walk(node, &mut pending, false);
         a.settle(pending);
         a
     }
@@ -535,16 +541,27 @@ impl<'a> Analysis<'a> {
     /// One cursor walk over `root`. A node whose kind roots a pattern of `scopes.scm`
     /// builds scopes and bindings; of `sites.scm`, is kept for the families; of
     /// `syntax.scm`, has the query run at that one node (see [`query::Roles`]).
-    fn walk(&mut self, root: Node<'a>, p: &mut Pending<'a>) {
+    fn walk(&mut self, root: Node<'a>, p: &mut Pending<'a>, every_token: bool) {
         let roles = query::roles();
         let ids = query::kind_ids();
-        let mut walk = super::Preorder::new(root);
+        // Tokens matter only where a pattern is rooted at one (`typeof`, `let`...);
+        // the others are stepped over (see `js::walk`).
+        let anonymous = query::anonymous_roots();
+        let span = self.text.get(root.byte_range()).unwrap_or(self.text);
+        let mut walk = if every_token || anonymous.unlisted_in(span) {
+            super::Preorder::new(root)
+        } else {
+            super::Preorder::named(root, &anonymous.keep)
+        };
         // (scope, depth of the node that opened it)
         let mut open: Vec<(ScopeId, usize)> = vec![(0, 0)];
         // (depth, id) of site nodes whose fields are being read off the cursor
         let mut open_sites: Vec<(usize, usize)> = Vec::new();
-        // About one site per 20 bytes of script: grow once, not by doubling.
-        let estimate = root.end_byte().saturating_sub(root.start_byte()) / 20;
+        // Dense engine code has a site every 9 bytes or so. Reserving that much costs
+        // address space only (untouched pages are never mapped), while growing by
+        // doubling copied megabytes and left the freed blocks to fragment the heap the
+        // next parse allocates from.
+        let estimate = root.end_byte().saturating_sub(root.start_byte()) / 8;
         self.sites.reserve(estimate);
         self.parts.reserve(estimate);
         // (depth, id, mark in `pending_items`) of lists whose children are being read
@@ -580,9 +597,6 @@ impl<'a> Analysis<'a> {
             // scans children, and the families ask many times).
             if let Some(&(d, idx)) = open_sites.last() {
                 if d + 1 == depth && node.is_named() {
-                    if self.parts.len() <= idx {
-                        self.parts.resize(idx + 1, [None, None]);
-                    }
                     if let Some(entry) = self.parts.get_mut(idx) {
                         let part = Some(Part {
                             node,
@@ -641,20 +655,25 @@ impl<'a> Analysis<'a> {
                 let scope = open.last().map(|s| s.0).unwrap_or(0);
                 open_sites.push((depth, self.sites.len()));
                 self.sites.push((kind, node, scope));
+                self.parts.push([None, None]);
             }
             if r & role::SYNTAX != 0 {
                 let scope = open.last().map(|s| s.0).unwrap_or(0);
                 let mut found = Vec::new();
                 query::captures_at(node, self.text, &mut found);
-                self.sites
-                    .extend(found.into_iter().map(|(k, n)| (k, n, scope)));
+                for (k, n) in found {
+                    self.sites.push((k, n, scope));
+                    self.parts.push([None, None]);
+                }
             }
             let scope = open.last().map(|s| s.0).unwrap_or(0);
             if r & role::REGEX != 0 {
                 self.sites.push((CaptureKind::RegexFlags, node, scope));
+                self.parts.push([None, None]);
             }
             if r & role::NUMBER != 0 {
                 self.sites.push((CaptureKind::Number, node, scope));
+                self.parts.push([None, None]);
             }
             if r & role::LIST != 0 {
                 // The entry is reserved now, so `lists` stays in document order.
@@ -667,6 +686,7 @@ impl<'a> Analysis<'a> {
                         _ => CaptureKind::TrailingParameters,
                     };
                     self.sites.push((kind, node, scope));
+                    self.parts.push([None, None]);
                 }
             }
             if r & role::OPAQUE != 0 {
@@ -679,6 +699,11 @@ impl<'a> Analysis<'a> {
             &mut open_sites,
             &mut open_lists,
             &mut pending_items,
+        );
+        debug_assert_eq!(
+            self.parts.len(),
+            self.sites.len(),
+            "one parts entry per site"
         );
     }
 
@@ -1496,6 +1521,101 @@ pub fn builtin_proto(name: &str) -> Option<Proto> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Everything a walk leaves in an analysis, in a comparable form.
+    fn fingerprint(a: &Analysis) -> String {
+        let r = |n: Node| (n.start_byte(), n.end_byte(), n.kind_id());
+        let mut out = String::new();
+        for (i, &(kind, node, scope)) in a.sites.iter().enumerate() {
+            let parts: Vec<_> = a.parts[i]
+                .iter()
+                .map(|p| p.map(|p| (r(p.node), p.kind, p.end)))
+                .collect();
+            out.push_str(&format!("site {kind:?} {:?} {scope} {parts:?}\n", r(node)));
+        }
+        for sc in &a.scopes {
+            let mut names: Vec<_> = sc.names.iter().map(|(k, v)| (*k, *v)).collect();
+            names.sort();
+            out.push_str(&format!(
+                "scope {:?} {} {} {:?} {names:?}\n",
+                sc.kind, sc.start, sc.end, sc.parent
+            ));
+        }
+        for b in &a.bindings {
+            out.push_str(&format!("binding {b:?}\n"));
+        }
+        let items: Vec<_> = a.list_items.iter().map(|&n| r(n)).collect();
+        out.push_str(&format!(
+            "lists {:?} {items:?} {:?}\n",
+            a.lists, a.list_kinds
+        ));
+        for c in &a.construct_paths {
+            let path: Vec<_> = c
+                .path
+                .iter()
+                .map(|p| (r(p.node), p.kind, p.end, p.end_row))
+                .collect();
+            out.push_str(&format!(
+                "construct {path:?} {:?}\n",
+                c.object.map(|o| (r(o.node), o.end))
+            ));
+        }
+        let mut t: Vec<_> = a.typeof_names.iter().collect();
+        t.sort();
+        let mut n: Vec<_> = a.narrowed_globals.iter().collect();
+        n.sort();
+        let mut p: Vec<_> = a.polyfills.iter().collect();
+        p.sort();
+        out.push_str(&format!(
+            "typeof {t:?} narrowed {n:?} polyfills {p:?} with {:?} lexical {}\n",
+            a.with_ranges, a.lexical_until
+        ));
+        out
+    }
+
+    fn scripts_under(dir: &std::path::Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                scripts_under(&p, out);
+            } else if p.extension().is_some_and(|x| x == "js") {
+                out.push(std::fs::read_to_string(&p).unwrap_or_default());
+            }
+        }
+    }
+
+    #[test]
+    fn stepping_over_tokens_misses_nothing_the_analysis_reads() {
+        let corpus = crate::docs::bundled::demo().unwrap();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut scripts = Vec::new();
+        scripts_under(&root.join("tests/fixtures"), &mut scripts);
+        scripts_under(&root.join("examples/demo"), &mut scripts);
+        scripts.extend(
+            [
+                "if (typeof JSON === 'undefined') { JSON = {}; }\nif (x instanceof Table) { x.columns = 2; }",
+                "for (var k in o) { o[k] **= 2; } var a = b ?? c; d ||= e;",
+                "let t = new Table(); const u = t; for (const v of w) { layout.tableStart(v); }",
+                "var o = { a: 1, b: [1, 2,], 'c': function (p, q,) { return p; }, };\nf(1, 2,);",
+                "function f(a, b) { with (a) { b(); } try { g(); } catch (e) { e.x(); } }",
+                "layout.tableStart(t /* c */); layout.tableEnd(); x = /a/y; y = 0b1 + 1_000 + 10n;",
+                "var x = ; f(1,, 2 } layout.blockStart(",
+            ]
+            .map(String::from),
+        );
+        assert!(scripts.len() > 20, "{}", scripts.len());
+        let mut stepped = 0;
+        for text in &scripts {
+            let tree = crate::js::parse(text);
+            let skipping = Analysis::build(&corpus, text, &tree, false);
+            let full = Analysis::build(&corpus, text, &tree, true);
+            assert_eq!(fingerprint(&skipping), fingerprint(&full), "{text}");
+            if !query::anonymous_roots().unlisted_in(text) {
+                stepped += 1;
+            }
+        }
+        assert!(stepped > 20, "most scripts step over tokens ({stepped})");
+    }
 
     fn corpus() -> Corpus {
         Corpus::from_texts(&[(

@@ -236,6 +236,103 @@ pub fn roles() -> &'static Roles {
     })
 }
 
+/// What a walk that steps over anonymous tokens (`(`, `;`, `var`...) must still see:
+/// the anonymous kinds that root a pattern of the `.scm` files (`typeof`, `let`,
+/// `**`...) can only be met as children of certain named kinds, which the grammar's
+/// `node-types.json` lists (`typeof` is a `unary_expression`'s operator).
+///
+/// Why: stepping onto a token costs as much as stepping onto a call, and four nodes in
+/// ten are tokens. A keyword the grammar lists under no field (`class`, `yield`,
+/// `async`...) cannot be placed that way; a script whose text holds one as a word is
+/// walked whole.
+pub struct AnonymousRoots {
+    /// By kind id: whether the walk visits that kind's anonymous children.
+    pub keep: Vec<bool>,
+    /// The anonymous pattern roots no kind lists as a child.
+    pub unlisted: Vec<String>,
+    unlisted_re: Option<regex::Regex>,
+}
+
+impl AnonymousRoots {
+    /// Whether `text` may hold an unlisted anonymous root (as a whole word, for a
+    /// keyword): then the walk must see every token.
+    pub fn unlisted_in(&self, text: &str) -> bool {
+        self.unlisted_re
+            .as_ref()
+            .is_some_and(|re| re.is_match(text))
+    }
+}
+
+/// The anonymous roots, computed once from the `.scm` files and the grammar.
+pub fn anonymous_roots() -> &'static AnonymousRoots {
+    static A: OnceLock<AnonymousRoots> = OnceLock::new();
+    A.get_or_init(|| {
+        let lang: tree_sitter::Language = tree_sitter_javascript::LANGUAGE.into();
+        let mut roots: Vec<String> = [SCOPES_SCM, SITES_SCM, SYNTAX_SCM]
+            .iter()
+            .flat_map(|scm| pattern_roots(scm))
+            .filter(|(_, named)| !named)
+            .map(|(name, _)| name)
+            .collect();
+        roots.sort();
+        roots.dedup();
+        let mut keep = vec![false; lang.node_kind_count()];
+        let mut listed = std::collections::HashSet::new();
+        let types: serde_json::Value = serde_json::from_str(tree_sitter_javascript::NODE_TYPES)
+            .expect("the bundled grammar's node-types.json is JSON");
+        for entry in types.as_array().into_iter().flatten() {
+            if entry["named"] != serde_json::Value::Bool(true) {
+                continue;
+            }
+            let Some(parent) = entry["type"].as_str() else {
+                continue;
+            };
+            let fields = entry["fields"]
+                .as_object()
+                .into_iter()
+                .flat_map(|f| f.values());
+            let children = entry.get("children").into_iter();
+            for child in fields.chain(children) {
+                for t in child["types"].as_array().into_iter().flatten() {
+                    let Some(name) = t["type"].as_str() else {
+                        continue;
+                    };
+                    if t["named"] == serde_json::Value::Bool(false)
+                        && roots.iter().any(|r| r == name)
+                    {
+                        listed.insert(name.to_string());
+                        let id = lang.id_for_node_kind(parent, true);
+                        if let Some(k) = keep.get_mut(id as usize) {
+                            *k = true;
+                        }
+                    }
+                }
+            }
+        }
+        let unlisted: Vec<String> = roots.into_iter().filter(|r| !listed.contains(r)).collect();
+        let alternatives: Vec<String> = unlisted
+            .iter()
+            .map(|r| {
+                let word = r.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if word {
+                    format!(r"\b{}\b", regex::escape(r))
+                } else {
+                    regex::escape(r)
+                }
+            })
+            .collect();
+        let unlisted_re = (!alternatives.is_empty()).then(|| {
+            regex::Regex::new(&alternatives.join("|"))
+                .expect("escaped alternatives always form a regex")
+        });
+        AnonymousRoots {
+            keep,
+            unlisted,
+            unlisted_re,
+        }
+    })
+}
+
 /// The root node of every top-level pattern of a query source: `(kind ...)` gives a
 /// named kind, `"tok"` an anonymous one, `["a" "b"]` each of its alternatives.
 pub fn pattern_roots(scm: &str) -> Vec<(String, bool)> {
@@ -401,6 +498,27 @@ mod tests {
         let ident = lang.id_for_node_kind("identifier", true);
         assert_eq!(r.of(ident), 0);
         let _ = fields();
+    }
+
+    #[test]
+    fn anonymous_roots_are_placed_by_the_grammar_or_found_by_text() {
+        let lang: tree_sitter::Language = tree_sitter_javascript::LANGUAGE.into();
+        let a = anonymous_roots();
+        let id = |k: &str| lang.id_for_node_kind(k, true) as usize;
+        // `typeof x`, `a instanceof B`, `a ** b`, `let x`, `for (x of y)`.
+        for k in [
+            "unary_expression",
+            "binary_expression",
+            "lexical_declaration",
+            "for_in_statement",
+        ] {
+            assert!(a.keep[id(k)], "{k}");
+        }
+        assert!(!a.keep[id("call_expression")] && !a.keep[id("arguments")]);
+        assert!(a.unlisted.iter().any(|u| u == "class"), "{:?}", a.unlisted);
+        assert!(a.unlisted_in("var k = new Klass(); class A {}"));
+        assert!(a.unlisted_in("async function f() {}"));
+        assert!(!a.unlisted_in("var className = 'a'; layout.classify(x); // subclass"));
     }
 
     #[test]
