@@ -375,9 +375,89 @@ pub fn is_builtin_object(name: &str) -> bool {
     global(name).is_some_and(|g| g.constructor || g.name == "Math" || g.name == "JSON")
 }
 
+/// ES3's reserved words (keywords, future reserved words, and the `null`, `true` and
+/// `false` literals), sorted. ES3 allows none of them as a property name after a dot
+/// or as an object literal key (`a.class`, `{ default: 1 }`); ES5 allows all of them.
+pub const ES3_RESERVED: &[&str] = &[
+    "abstract",
+    "boolean",
+    "break",
+    "byte",
+    "case",
+    "catch",
+    "char",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "export",
+    "extends",
+    "false",
+    "final",
+    "finally",
+    "float",
+    "for",
+    "function",
+    "goto",
+    "if",
+    "implements",
+    "import",
+    "in",
+    "instanceof",
+    "int",
+    "interface",
+    "long",
+    "native",
+    "new",
+    "null",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "return",
+    "short",
+    "static",
+    "super",
+    "switch",
+    "synchronized",
+    "this",
+    "throw",
+    "throws",
+    "transient",
+    "true",
+    "try",
+    "typeof",
+    "var",
+    "void",
+    "volatile",
+    "while",
+    "with",
+];
+
+/// Whether `name` is one of [`ES3_RESERVED`].
+pub fn es3_reserved(name: &str) -> bool {
+    // Property names are asked in the checker's walk: rule most out by shape first.
+    (2..=12).contains(&name.len())
+        && name.as_bytes()[0].is_ascii_lowercase()
+        && ES3_RESERVED.binary_search(&name).is_ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reserved_words_are_sorted_for_the_search() {
+        assert!(ES3_RESERVED.windows(2).all(|w| w[0] < w[1]));
+        assert!(es3_reserved("class") && es3_reserved("default") && es3_reserved("null"));
+        assert!(!es3_reserved("className") && !es3_reserved("Class") && !es3_reserved("x"));
+    }
 
     #[test]
     fn editions() {

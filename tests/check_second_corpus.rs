@@ -54,6 +54,7 @@ var t = new Table();
 require("lib/missing.qs");
 var s = new Sheet();
 s.name = book.title.trim();
+var reserved = { default: 1 }.class;
 "#,
     );
 }
@@ -104,4 +105,48 @@ fn a_second_engine_is_judged_by_its_own_docs() {
     assert!(member["message"].as_str().unwrap().contains("`cell`"));
     let option = &findings[0];
     assert!(option["message"].as_str().unwrap().contains("`color`"));
+}
+
+/// ES3 reads a reserved word after a dot or as a literal's key as the keyword: the
+/// script does not parse on the engine, though `node --check` passes it. A name the docs
+/// give a member is the engine's own, and ES5 (the Quill engine above) allows them all.
+#[test]
+fn reserved_words_as_property_names_under_es3() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "docs/api.md",
+        "# Engine\n\nECMAScript: 3\n\n# Store\n\nThis object is accessed using the global property \"store\".\n\n\
+         ## Store-delete\n\nSyntax: delete(key: string): void\n",
+    );
+    write(dir.path(), "grounded.toml", "docs = \"docs\"\n");
+    write(
+        dir.path(),
+        "main.js",
+        "store.delete(\"a\");\nvar x = {};\nvar c = x.class;\nvar o = { default: 1, \"class\": 2 };\nvar d = o[\"default\"] + x . new;\n",
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_grounded"))
+        .args(["check", "--format", "json", "main.js"])
+        .current_dir(dir.path())
+        .output()
+        .expect("runs");
+    let findings: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let got: Vec<(String, u64, u64)> = findings
+        .iter()
+        .map(|f| {
+            (
+                f["code"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+                f["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let want = [("syntax", 3, 11), ("syntax", 4, 11), ("syntax", 5, 28)]
+        .map(|(c, l, col)| (c.to_string(), l, col));
+    assert_eq!(got, want, "{findings:#?}");
+    let message = findings[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("reserved word") && message.contains("[\"class\"]"),
+        "{message}"
+    );
 }

@@ -179,11 +179,66 @@ pub(crate) fn feature(cx: &mut Ctx, kind: CaptureKind, node: Node) {
             };
             above(cx, node, span, year, what, hint);
         }
+        CaptureKind::ReservedProperty => reserved_property(cx, node),
         CaptureKind::TrailingObject => trailing(cx, node, "}", 2009, "object literals"),
         CaptureKind::TrailingArguments => trailing(cx, node, ")", 2017, "argument lists"),
         CaptureKind::TrailingParameters => trailing(cx, node, ")", 2017, "parameter lists"),
         _ => {}
     }
+}
+
+/// A reserved word as a property name: `a.class`, `{ default: 1 }`. ES3 reads the word
+/// as the keyword and the script does not parse on the engine, though every ES5 parser
+/// (and `node --check`) passes it. A name the docs use as a member is the engine's own
+/// and never flagged.
+fn reserved_property(cx: &mut Ctx, prop: Node) {
+    if 2009 <= cx.level {
+        return;
+    }
+    let name = cx.a.node_text(prop);
+    let documented = cx
+        .corpus
+        .interfaces
+        .values()
+        .any(|i| i.members.contains_key(name));
+    if documented {
+        return;
+    }
+    let Some(parent) = prop.parent() else {
+        return;
+    };
+    let (span, text, how) = match parent.kind() {
+        "member_expression" => {
+            // From the dot: `a.class` becomes `a["class"]`.
+            let before = &cx.text[..prop.start_byte()];
+            let dot = before.trim_end().len();
+            if !before[..dot].ends_with('.') || before[..dot].ends_with("?.") {
+                return;
+            }
+            (
+                Span::new(dot - 1, prop.end_byte()),
+                format!("[\"{name}\"]"),
+                format!("write `[\"{name}\"]`"),
+            )
+        }
+        "pair" => (
+            Span::new(prop.start_byte(), prop.end_byte()),
+            format!("\"{name}\""),
+            format!("quote the key: `\"{name}\"`"),
+        ),
+        _ => return,
+    };
+    let msg = format!(
+        "`{name}` is a reserved word: as a property name it is {}; this engine runs {}: {how}",
+        crate::es::edition_name(2009),
+        cx.level_name()
+    );
+    let f = cx.push(prop.start_byte(), prop.end_byte(), Code::Syntax, msg);
+    f.fixes.push(Fix::Replace {
+        title: format!("Replace with {text}"),
+        span,
+        text,
+    });
 }
 
 /// A comma right before the closing token of a list (the walk found it by the text).

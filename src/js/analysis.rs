@@ -612,6 +612,12 @@ impl<'a> Analysis<'a> {
                 }
             }
             path.push((node, k));
+            if k == ids.property_identifier && crate::es::es3_reserved(self.node_text(node)) {
+                let scope = open.last().map(|s| s.0).unwrap_or(0);
+                self.sites
+                    .push((CaptureKind::ReservedProperty, node, scope));
+                self.parts.push([None, None]);
+            }
             if k == ids.property_identifier && construct_names.has(self.node_text(node)) {
                 // The member expression is the innermost open site; its object is read.
                 let object = open_sites

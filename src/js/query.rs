@@ -46,6 +46,8 @@ pub enum CaptureKind {
     RegexFlags,
     /// A number literal, judged by form (`0b`, `0o`, `1_000`, `10n`).
     Number,
+    /// A property name that is an ES3 reserved word (`a.class`, `{ default: 1 }`).
+    ReservedProperty,
     /// A list whose trailing comma may be above the level: object literals (ES5).
     TrailingObject,
     /// Call arguments (trailing comma: ES2017).
