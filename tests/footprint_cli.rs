@@ -147,3 +147,46 @@ fn find_human_output_groups_per_file() {
     assert_eq!(code, 2);
     assert!(err.contains("not a valid regex"), "{err}");
 }
+
+#[test]
+fn find_ignores_case_when_asked() {
+    let dir = project();
+    let (code, out, _) = run(dir.path(), &["find", "-F", "--format", "json", "DOC.WRITE"]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let matches = |v: &Value| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .filter(|h| h["kind"] == "match")
+            .count()
+    };
+    assert_eq!(matches(&v), 0, "case matters by default: {v:#}");
+    let (code, out, _) = run(
+        dir.path(),
+        &["find", "-F", "-i", "--format", "json", "DOC.WRITE"],
+    );
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(matches(&v), 2, "{v:#}");
+}
+
+#[test]
+fn constructs_reads_the_js_blocks_of_a_markdown_file() {
+    let dir = project();
+    let md = format!(
+        "# A guide\n\nOpen a section, write, close it. doc.sectionStart(x) in prose is not code.\n\n```js\n{SCRIPT}```\n"
+    );
+    write(dir.path(), "guide.md", &md);
+    let (code, out, err) = run(dir.path(), &["constructs", "--format", "json", "guide.md"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let starts: Vec<u64> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["start_line"].as_u64().unwrap())
+        .collect();
+    // The script's Starts at its lines 4 and 9, below the fence on line 5 of the file.
+    assert_eq!(starts, vec![9, 14], "{v:#}");
+}

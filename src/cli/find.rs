@@ -13,8 +13,11 @@ pub fn constructs(docs: Option<&Path>, format: Format, file: &Path) -> Result<i3
     let text =
         std::fs::read_to_string(file).map_err(|e| Fail(format!("{}: {e}", file.display())))?;
     let (_, corpus) = project_and_corpus(file, docs)?;
-    let tree = crate::js::parse(&text);
-    let found = footprint::instances(&corpus, &text, &tree);
+    // A Markdown file's fenced js blocks, with the prose blanked: line numbers stay the
+    // file's own, as `check` reports them.
+    let script = crate::js::script_text(&file.to_string_lossy(), &text, &corpus.engine.directives);
+    let tree = crate::js::parse(&script);
+    let found = footprint::instances(&corpus, &script, &tree);
     if format == Format::Json {
         println!("{}", serde_json::to_string_pretty(&found)?);
         return Ok(0);
@@ -57,12 +60,21 @@ pub fn constructs(docs: Option<&Path>, format: Format, file: &Path) -> Result<i3
     Ok(0)
 }
 
+/// How `find` matches (`-F`, `-i`, `-C`).
+pub struct Matching {
+    /// The pattern is a literal string.
+    pub fixed: bool,
+    /// Case is ignored.
+    pub ignore_case: bool,
+    /// Lines of context around each hit.
+    pub context: usize,
+}
+
 /// `grounded find PATTERN [PATHS...]`
 pub fn find(
     docs: Option<&Path>,
     format: Format,
-    fixed: bool,
-    context: usize,
+    matching: Matching,
     pattern: &str,
     paths: &[PathBuf],
 ) -> Result<i32, Fail> {
@@ -81,8 +93,9 @@ pub fn find(
     let start = abs.first().cloned().unwrap_or_else(|| cwd.clone());
     let (project, corpus) = project_and_corpus(&start, docs)?;
     let opts = FindOptions {
-        fixed,
-        context,
+        fixed: matching.fixed,
+        ignore_case: matching.ignore_case,
+        context: matching.context,
         paths: abs,
         exclude: project.docs_path(docs).into_iter().collect(),
         ..FindOptions::default()

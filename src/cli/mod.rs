@@ -131,6 +131,9 @@ enum Command {
         /// Treat the pattern as a literal string, not a regex.
         #[arg(long, short = 'F')]
         fixed_strings: bool,
+        /// Match without regard to case.
+        #[arg(long, short = 'i')]
+        ignore_case: bool,
         /// Lines of context around each hit.
         #[arg(long, short = 'C', default_value_t = 0)]
         context: usize,
@@ -221,14 +224,18 @@ pub fn main() -> i32 {
             docs,
             format,
             fixed_strings,
+            ignore_case,
             context,
             pattern,
             paths,
         } => find::find(
             docs.as_deref(),
             format,
-            fixed_strings,
-            context,
+            find::Matching {
+                fixed: fixed_strings,
+                ignore_case,
+                context,
+            },
             &pattern,
             &paths,
         ),
