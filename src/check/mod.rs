@@ -356,7 +356,7 @@ fn run_sites(cx: &mut Ctx) {
     // Backwards: a call's callee (a member expression) comes after the call in document
     // order, so its member is known when the call is judged. Findings are sorted later.
     // (By index: the sites belong to the analysis the context owns, and copying them
-    // out would be a megabyte per 10,000 lines.)
+    // out would be two megabytes per 10,000 lines.)
     for i in (0..cx.a.sites().len()).rev() {
         let (kind, node, scope) = cx.a.sites()[i];
         match kind {
