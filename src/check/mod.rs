@@ -259,6 +259,15 @@ impl<'a> Ctx<'a> {
 
     /// The documented member a call invokes: `receiver.m(...)` on a certain receiver,
     /// or a bare call of an undeclared `Global` function.
+    /// The documented `Global` function a bare call of `name` in `scope` reaches (none
+    /// when the script declares the name there).
+    pub fn called_global(&self, name: &'a str, scope: ScopeId) -> Option<&'a Member> {
+        if self.a.is_declared_in(name, scope) {
+            return None;
+        }
+        self.corpus.global_member(name)
+    }
+
     pub fn called_member(&self, callee: Node<'a>, scope: ScopeId) -> Option<&'a Member> {
         let ids = crate::js::query::kind_ids();
         let k = callee.kind_id();
@@ -278,13 +287,7 @@ impl<'a> Ctx<'a> {
                     Certain::Builtin(_) => None,
                 }
             }
-            "identifier" => {
-                let name = self.a.node_text(callee);
-                if self.a.is_declared_in(name, scope) {
-                    return None;
-                }
-                self.corpus.global_member(name)
-            }
+            "identifier" => self.called_global(self.a.node_text(callee), scope),
             _ => None,
         }
     }
@@ -425,14 +428,7 @@ fn visit_call<'a>(cx: &mut Ctx<'a>, scope: ScopeId, site: usize) {
         {
             m
         }
-        _ if bare => {
-            let name = cx.a.part_text(&callee);
-            if cx.a.is_declared_in(name, scope) {
-                None
-            } else {
-                cx.corpus.global_member(name)
-            }
-        }
+        _ if bare => cx.called_global(cx.a.part_text(&callee), scope),
         _ => cx.called_member(callee.node, scope),
     };
     if let Some(m) = called {

@@ -613,20 +613,8 @@ fn construct_call(
         return None;
     }
     let chain = || {
-        let mut chain: Vec<ChainNode> = Vec::with_capacity(path.len() + 1);
-        let mut prev_list = false;
-        for s in path.iter().map(|s| s.node).chain(std::iter::once(node)) {
-            let k = s.kind_id();
-            chain.push(ChainNode {
-                id: s.id(),
-                start_row: s.start_position().row,
-                end_row: s.end_position().row,
-                list_child: prev_list,
-                branches: k == ids.if_statement || k == ids.switch_body,
-            });
-            prev_list = ids.is_list(k);
-        }
-        chain
+        let nodes = path.iter().map(|s| s.node).chain(std::iter::once(node));
+        chain_of(ids, nodes.map(|n| (n, n.kind_id(), n.end_position().row)))
     };
     let parts = CallParts {
         call: node,
@@ -634,6 +622,24 @@ fn construct_call(
         member: (prop.start_byte(), prop.end_byte()),
     };
     construct_call_parts(ids, text, corpus, parts, &chain, scope)
+}
+
+/// The chain of a call from its ancestors and the call itself, outermost first, each
+/// with its kind and last row.
+fn chain_of<'t>(ids: &Ids, nodes: impl Iterator<Item = (Node<'t>, u16, usize)>) -> Vec<ChainNode> {
+    let mut chain = Vec::new();
+    let mut prev_list = false;
+    for (node, kind, end_row) in nodes {
+        chain.push(ChainNode {
+            id: node.id(),
+            start_row: node.start_position().row,
+            end_row,
+            list_child: prev_list,
+            branches: kind == ids.if_statement || kind == ids.switch_body,
+        });
+        prev_list = ids.is_list(kind);
+    }
+    chain
 }
 
 /// What [`construct_call_parts`] needs of a call `receiver.member(...)`.
@@ -735,19 +741,10 @@ pub fn construct_calls_on_paths(
             .map_or(0, |p| p.node.id());
         // Everything was read by the walk: the chain costs no look at the tree.
         let chain = || {
-            let mut chain: Vec<ChainNode> = Vec::with_capacity(n - 2);
-            let mut prev_list = false;
-            for p in &path[..n - 2] {
-                chain.push(ChainNode {
-                    id: p.node.id(),
-                    start_row: p.node.start_position().row,
-                    end_row: p.end_row,
-                    list_child: prev_list,
-                    branches: p.kind == ids.if_statement || p.kind == ids.switch_body,
-                });
-                prev_list = ids.is_list(p.kind);
-            }
-            chain
+            chain_of(
+                ids,
+                path[..n - 2].iter().map(|p| (p.node, p.kind, p.end_row)),
+            )
         };
         let parts = CallParts {
             call: call.node,

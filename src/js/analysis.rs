@@ -331,18 +331,16 @@ impl<'a> Analysis<'a> {
         Analysis::build(corpus, text, tree, false)
     }
 
-    /// [`Analysis::new`]; `every_token` walks every token, as when the text holds a
-    /// keyword no node kind lists (the tests compare both walks).
-    fn build(corpus: &'a Corpus, text: &'a str, tree: &'a Tree, every_token: bool) -> Analysis<'a> {
-        let root = tree.root_node();
-        let mut a = Analysis {
+    /// An analysis that has seen nothing yet: the program scope alone.
+    fn empty(corpus: &'a Corpus, text: &'a str, tree: &'a Tree) -> Analysis<'a> {
+        Analysis {
             corpus,
             text,
             tree,
             scopes: vec![Scope {
                 kind: ScopeKind::Program,
                 start: 0,
-                end: text.len().max(root.end_byte()),
+                end: text.len().max(tree.root_node().end_byte()),
                 parent: None,
                 names: HashMap::default(),
             }],
@@ -361,12 +359,18 @@ impl<'a> Analysis<'a> {
             list_kinds: Vec::new(),
             with_ranges: Vec::new(),
             construct_paths: Vec::new(),
-        };
+        }
+    }
+
+    /// [`Analysis::new`]; `every_token` walks every token, as when the text holds a
+    /// keyword no node kind lists (the tests compare both walks).
+    fn build(corpus: &'a Corpus, text: &'a str, tree: &'a Tree, every_token: bool) -> Analysis<'a> {
+        let mut a = Analysis::empty(corpus, text, tree);
         let mut pending = Pending {
             assigns: Vec::new(),
             narrows: Vec::new(),
         };
-        a.walk(root, &mut pending, every_token);
+        a.walk(tree.root_node(), &mut pending, every_token);
         a.settle(pending);
         a
     }
@@ -383,33 +387,11 @@ impl<'a> Analysis<'a> {
         node: Node<'a>,
         seed: &'a Seed,
     ) -> Analysis<'a> {
-        let mut a = Analysis {
-            corpus,
-            text,
-            tree,
-            scopes: vec![Scope {
-                kind: ScopeKind::Program,
-                start: 0,
-                end: text.len().max(tree.root_node().end_byte()),
-                parent: None,
-                names: HashMap::default(),
-            }],
-            bindings: Vec::new(),
-            typeof_names: seed.typeof_names.iter().map(String::as_str).collect(),
-            narrowed_globals: seed.narrowed.iter().map(String::as_str).collect(),
-            polyfills: seed.polyfills.iter().cloned().collect(),
-            project_names: seed.project_names.iter().cloned().collect(),
-            sites: Vec::new(),
-            lexical_until: 0,
-            parts: Vec::new(),
-            member_memo: Default::default(),
-            global_memo: Default::default(),
-            lists: Vec::new(),
-            list_items: Vec::new(),
-            list_kinds: Vec::new(),
-            with_ranges: Vec::new(),
-            construct_paths: Vec::new(),
-        };
+        let mut a = Analysis::empty(corpus, text, tree);
+        a.typeof_names = seed.typeof_names.iter().map(String::as_str).collect();
+        a.narrowed_globals = seed.narrowed.iter().map(String::as_str).collect();
+        a.polyfills = seed.polyfills.iter().cloned().collect();
+        a.project_names = seed.project_names.iter().cloned().collect();
         for (name, kind, certain) in &seed.globals {
             let certain = match certain {
                 Some(SeedType::Interface(i)) => corpus
@@ -612,29 +594,32 @@ impl<'a> Analysis<'a> {
                 }
             }
             path.push((node, k));
-            if k == ids.property_identifier && crate::es::es3_reserved(self.node_text(node)) {
-                let scope = open.last().map(|s| s.0).unwrap_or(0);
-                self.sites
-                    .push((CaptureKind::ReservedProperty, node, scope));
-                self.parts.push([None, None]);
-            }
-            if k == ids.property_identifier && construct_names.has(self.node_text(node)) {
-                // The member expression is the innermost open site; its object is read.
-                let object = open_sites
-                    .last()
-                    .filter(|s| s.0 + 1 == depth)
-                    .and_then(|s| self.parts.get(s.1))
-                    .and_then(|p| p[0]);
-                let path = path
-                    .iter()
-                    .map(|&(node, kind)| PathNode {
-                        node,
-                        kind,
-                        end: node.end_byte(),
-                        end_row: node.end_position().row,
-                    })
-                    .collect();
-                self.construct_paths.push(ConstructName { path, object });
+            if k == ids.property_identifier {
+                let name = self.node_text(node);
+                if crate::es::es3_reserved(name) {
+                    let scope = open.last().map(|s| s.0).unwrap_or(0);
+                    self.sites
+                        .push((CaptureKind::ReservedProperty, node, scope));
+                    self.parts.push([None, None]);
+                }
+                if construct_names.has(name) {
+                    // The member expression is the innermost open site; its object is read.
+                    let object = open_sites
+                        .last()
+                        .filter(|s| s.0 + 1 == depth)
+                        .and_then(|s| self.parts.get(s.1))
+                        .and_then(|p| p[0]);
+                    let path = path
+                        .iter()
+                        .map(|&(node, kind)| PathNode {
+                            node,
+                            kind,
+                            end: node.end_byte(),
+                            end_row: node.end_position().row,
+                        })
+                        .collect();
+                    self.construct_paths.push(ConstructName { path, object });
+                }
             }
             let r = roles.of(k);
             if r == 0 {
@@ -755,26 +740,22 @@ impl<'a> Analysis<'a> {
     /// The named children of an object literal, argument list or parameter list
     /// (comments left out), as read during the walk; `None` for other nodes.
     pub fn list(&self, node: Node<'a>) -> Option<&[Node<'a>]> {
+        self.list_items
+            .get(self.list_range(node.start_byte(), node.end_byte())?)
+    }
+
+    /// Where the items of the list spanning `start..end` are in `list_items`.
+    fn list_range(&self, start: usize, end: usize) -> Option<std::ops::Range<usize>> {
         // Lists start at their bracket: no two start at the same byte.
-        let at = node.start_byte();
-        let i = self.lists.binary_search_by_key(&at, |e| e.0).ok()?;
-        let (_, end, start, len) = self.lists[i];
-        if end != node.end_byte() {
-            return None;
-        }
-        self.list_items.get(start as usize..(start + len) as usize)
+        let i = self.lists.binary_search_by_key(&start, |e| e.0).ok()?;
+        let (_, list_end, first, len) = self.lists[i];
+        (list_end == end).then_some(first as usize..(first + len) as usize)
     }
 
     /// [`Analysis::list`] of a site's part, with the items' kinds (in the same order),
     /// without asking the tree (see [`Part`]).
     pub fn list_part(&self, part: &Part<'a>) -> Option<(&[Node<'a>], &[u16])> {
-        let at = part.node.start_byte();
-        let i = self.lists.binary_search_by_key(&at, |e| e.0).ok()?;
-        let (_, end, start, len) = self.lists[i];
-        if end != part.end {
-            return None;
-        }
-        let range = start as usize..(start + len) as usize;
+        let range = self.list_range(part.node.start_byte(), part.end)?;
         Some((
             self.list_items.get(range.clone())?,
             self.list_kinds.get(range)?,

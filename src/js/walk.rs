@@ -194,26 +194,7 @@ mod tests {
 
     /// The plain cursor walk, probing for siblings: what `Preorder` must equal.
     fn probing(root: Node) -> Vec<(usize, usize, usize, u16)> {
-        let mut out = Vec::new();
-        let mut c = root.walk();
-        let mut depth = 0;
-        loop {
-            let n = c.node();
-            out.push((n.start_byte(), n.end_byte(), depth, n.kind_id()));
-            if c.goto_first_child() {
-                depth += 1;
-                continue;
-            }
-            loop {
-                if c.goto_next_sibling() {
-                    break;
-                }
-                if !c.goto_parent() {
-                    return out;
-                }
-                depth -= 1;
-            }
-        }
+        probing_where(root, None)
     }
 
     fn counted(root: Node) -> Vec<(usize, usize, usize, u16)> {
@@ -273,15 +254,22 @@ mod tests {
     /// The probing walk, keeping what [`Preorder::named`] must visit: named nodes, and
     /// tokens whose parent keeps them or is an `ERROR`.
     fn probing_named(root: Node, keep: &[bool]) -> Vec<(usize, usize, usize, u16)> {
+        probing_where(root, Some(keep))
+    }
+
+    /// The probing walk; with `keep`, only named nodes and the tokens of kept parents.
+    fn probing_where(root: Node, keep: Option<&[bool]>) -> Vec<(usize, usize, usize, u16)> {
         let mut out = Vec::new();
         let mut c = root.walk();
         let mut parents: Vec<u16> = Vec::new();
         loop {
             let n = c.node();
-            let shown = n.is_named()
-                || parents
-                    .last()
-                    .is_some_and(|&p| p == u16::MAX || keep[p as usize]);
+            let shown = keep.is_none_or(|keep| {
+                n.is_named()
+                    || parents
+                        .last()
+                        .is_some_and(|&p| p == u16::MAX || keep[p as usize])
+            });
             if shown {
                 out.push((n.start_byte(), n.end_byte(), parents.len(), n.kind_id()));
             }
