@@ -90,8 +90,8 @@ pub struct Domain {
     pub provided: BTreeSet<String>,
     /// The engine's script extensions (`.js`).
     pub script_extensions: Vec<String>,
-    /// The engine's documented globals (`layout`): their members are engine symbols.
-    pub globals: BTreeSet<String>,
+    /// The corpus's documented constructors.
+    pub constructors: BTreeSet<String>,
 }
 
 impl Domain {
@@ -100,7 +100,7 @@ impl Domain {
         Domain {
             provided: audit::provided(&audit::fragments(corpus)),
             script_extensions: corpus.engine.script_extensions.clone(),
-            globals: corpus.globals.keys().cloned().collect(),
+            constructors: corpus.constructors.keys().cloned().collect(),
         }
     }
 }
@@ -169,6 +169,7 @@ pub struct Guard {
     lookup_ran: bool,
     steer: Option<String>,
     steered: bool,
+    in_flight: HashMap<String, usize>,
 }
 
 impl Guard {
@@ -186,6 +187,7 @@ impl Guard {
             lookup_ran: false,
             steer: None,
             steered: false,
+            in_flight: HashMap::new(),
         }
     }
 
@@ -204,21 +206,21 @@ impl Guard {
     /// `(tool name, arguments)` in the order the model sent them; the answer has one
     /// verdict per call, in that order.
     pub fn plan_batch(&mut self, calls: &[(&str, &Value)]) -> Vec<Verdict> {
-        let mut out: Vec<Verdict> = Vec::with_capacity(calls.len());
-        let mut firsts: HashMap<String, usize> = HashMap::new();
-        for (i, (name, args)) in calls.iter().enumerate() {
-            out.push(self.plan_one(i, name, args, &mut firsts));
-        }
-        out
+        self.begin_batch();
+        calls
+            .iter()
+            .enumerate()
+            .map(|(i, (name, args))| self.plan_call(i, name, args))
+            .collect()
     }
 
-    fn plan_one(
-        &mut self,
-        i: usize,
-        name: &str,
-        args: &Value,
-        firsts: &mut HashMap<String, usize>,
-    ) -> Verdict {
+    /// Starts a new batch: calls of earlier batches are no longer in flight.
+    pub fn begin_batch(&mut self) {
+        self.in_flight.clear();
+    }
+
+    /// Decides the call at index `i` of the current batch (calls are planned in order).
+    pub fn plan_call(&mut self, i: usize, name: &str, args: &Value) -> Verdict {
         let sig = signature(name, args);
         let n = self.identical.entry(sig).or_insert(0);
         *n += 1;
@@ -230,12 +232,17 @@ impl Guard {
                 content: fill(wording::BREAKER_STUB, &[("tool", name), ("count", &count)]),
             };
         }
+        if !self.cfg.read_only(name) {
+            // A read after a write must see the write: it shares nothing with a read
+            // dispatched before it.
+            self.in_flight.clear();
+        }
         if self.cfg.read_only(name) {
             let key = self.collapse_key(name, args);
-            if let Some(&onto) = firsts.get(&key) {
+            if let Some(&onto) = self.in_flight.get(&key) {
                 return Verdict::Collapse { onto };
             }
-            firsts.insert(key, i);
+            self.in_flight.insert(key, i);
         }
         if self.cfg.charged(name) {
             let q = query_of(args).unwrap_or("");
@@ -278,7 +285,9 @@ impl Guard {
     }
 
     /// Why a domain write must wait for a lookup, if it must: a script file whose text
-    /// uses engine symbols the prompt did not provide.
+    /// constructs (`new X()`) something documented that the prompt's fragments did not
+    /// provide. The rule reads constructors only: a write whose `new X()` are all
+    /// provided is exempt, so a model handed the names is not sent to re-confirm them.
     fn write_refusal(&self, args: &Value) -> Option<String> {
         let path = args.get("path").and_then(Value::as_str).unwrap_or("");
         let script = self
@@ -290,7 +299,7 @@ impl Guard {
             return None;
         }
         let text = written_text(args);
-        let symbols = audit_symbols(&text, &self.domain);
+        let symbols = unprovided(&text, &self.domain);
         if symbols.is_empty() {
             return None;
         }
@@ -392,12 +401,17 @@ impl Guard {
     }
 
     /// The steering message to send once (as a user-role message, in the envelope), if a
-    /// loop was detected and not yet told. The breaker's stub speaks for itself, so it
-    /// leaves none.
+    /// loop was detected and not yet told.
     pub fn take_steer(&mut self) -> Option<String> {
         self.steer
             .take()
-            .filter(|s| !s.is_empty())
+            .map(|s| {
+                if s.is_empty() {
+                    wording::BREAKER_FINAL.to_string()
+                } else {
+                    s
+                }
+            })
             .map(|s| format!("{}\n{s}", wording::ENVELOPE))
     }
 
@@ -421,25 +435,16 @@ fn first_line(s: &str) -> String {
     }
 }
 
-/// The symbols of `text` that the prompt did not provide. Without a corpus at hand the
-/// guard reads `new X` and `g.m` shapes: the domain's provided set decides which count.
-fn audit_symbols(text: &str, domain: &Domain) -> Vec<String> {
-    let mut out = Vec::new();
+/// The constructors of `text` (`new X`) that the corpus documents and the prompt's
+/// fragments did not provide. An undocumented one is left to the write path's pre-write
+/// check, which refuses it with the real candidates: a better answer than "look it up".
+fn unprovided(text: &str, domain: &Domain) -> Vec<String> {
     let news = regex::Regex::new(r"\bnew\s+([A-Za-z_$][\w$]*)").expect("static regex");
+    let mut out: Vec<String> = Vec::new();
     for c in news.captures_iter(text) {
         let n = c[1].to_string();
-        if crate::es::global(&n).is_none() && !domain.provided.contains(&n) && !out.contains(&n) {
+        if domain.constructors.contains(&n) && !domain.provided.contains(&n) && !out.contains(&n) {
             out.push(n);
-        }
-    }
-    let dotted =
-        regex::Regex::new(r"\b([A-Za-z_$][\w$]*)\s*\.\s*([A-Za-z_$][\w$]*)").expect("static regex");
-    for c in dotted.captures_iter(text) {
-        if domain.globals.contains(&c[1]) {
-            let s = format!("{}.{}", &c[1], &c[2]);
-            if !domain.provided.contains(&s) && !out.contains(&s) {
-                out.push(s);
-            }
         }
     }
     out
@@ -466,7 +471,10 @@ mod tests {
             Domain {
                 provided,
                 script_extensions: vec![".js".into()],
-                globals: ["layout".to_string()].into_iter().collect(),
+                constructors: ["Table", "Block", "TableStyle"]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect(),
             },
         )
     }
@@ -654,17 +662,20 @@ mod tests {
         let mut g = guard();
         let provided = json!({"path": "main.js", "content": "var t = new Table();\nt.columns = 2;\nlayout.tableStart(t);\nlayout.tableEnd();\n"});
         assert_eq!(run(&mut g, "write_file", &provided), Verdict::Run);
-        let not = json!({"path": "main.js", "edits": [{"find": "x", "replace": "var b = new Block();\nlayout.blockStart(b);"}]});
+        let not = json!({"path": "main.js", "edits": [{"find": "x", "replace": "var b = new Block();\nvar s = new TableStyle();\nlayout.blockStart(b);"}]});
         match run(&mut g, "edit_file", &not) {
             Verdict::Answer {
                 served: Served::Refused,
                 content,
             } => {
-                assert!(content.contains("`Block`"), "{content}");
-                assert!(content.contains("`layout.blockStart`"), "{content}");
+                assert!(content.contains("`Block`, `TableStyle`"), "{content}");
+                assert!(!content.contains("`Table`"), "{content}");
             }
             v => panic!("{v:?}"),
         }
+        // An undocumented constructor is the pre-write check's to refuse, with candidates.
+        let invented = json!({"path": "main.js", "content": "var x = new ActiveXObject('a');"});
+        assert_eq!(run(&mut g, "write_file", &invented), Verdict::Run);
         // Not a script: not domain code.
         assert_eq!(
             run(

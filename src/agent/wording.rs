@@ -53,6 +53,10 @@ pub const QUERY_EXHAUSTED: &str = "This exact lookup already ran {count} times t
 /// looping" did nothing, so the call is not run and the turn is steered to its answer.
 pub const BREAKER_STUB: &str = "Not run: {tool} was called with these exact arguments {count} times this turn; the result would be the one above. Write your final answer now from what you have.";
 
+/// Sent after the breaker stubbed a call, with tools withheld for the next step: the
+/// turn heads for its final answer instead of asking a fifth time.
+pub const BREAKER_FINAL: &str = "A repeated call was stopped: no tool will run in the next step. Write your final answer now from the results above; say what is done and what is not.";
+
 /// The stuck detector's steer for an A/B alternation. Two calls taking turns slip past an
 /// identical-call counter; the turn is told which loop it is in and sent to its answer.
 pub const STUCK_ALTERNATION: &str = "Loop detected: the last {steps} calls alternated between {a} and {b} with the same arguments. Neither will tell you more. Write your final answer now from what you have; say what is done and what is not.";
@@ -115,6 +119,7 @@ mod tests {
         STUCK_ALTERNATION,
         STUCK_REPEATED_ERROR,
         WRITE_NEEDS_LOOKUP,
+        BREAKER_FINAL,
     ];
 
     #[test]
