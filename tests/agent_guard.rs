@@ -35,7 +35,13 @@ fn run_agent(root: &Path, server: &ModelServer, request: &str) -> Run {
     let out = Command::new(env!("CARGO_BIN_EXE_grounded"))
         .args(["agent", "--root"])
         .arg(root)
-        .args(["--base-url", &server.url, "--model", "scripted", "--transcript"])
+        .args([
+            "--base-url",
+            &server.url,
+            "--model",
+            "scripted",
+            "--transcript",
+        ])
         .arg(&tpath)
         .arg(request)
         .env("XDG_CONFIG_HOME", home.path())
@@ -94,7 +100,10 @@ fn pushes(t: &[Value]) -> Vec<(String, String)> {
 }
 
 fn final_of(t: &[Value]) -> Value {
-    events(t, "final").last().map(|e| (*e).clone()).unwrap_or(Value::Null)
+    events(t, "final")
+        .last()
+        .map(|e| (*e).clone())
+        .unwrap_or(Value::Null)
 }
 
 fn content_of(t: &[Value], id: &str) -> String {
@@ -129,7 +138,10 @@ fn the_fifth_identical_call_is_not_run_and_the_turn_heads_for_its_answer() {
     let server = ModelServer::start(script);
     let r = run_agent(dir.path(), &server, "what does main.js lay out?");
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
-    assert_eq!(served_of(&r.transcript, "read_file"), ["live", "live", "live", "live", "stub"]);
+    assert_eq!(
+        served_of(&r.transcript, "read_file"),
+        ["live", "live", "live", "live", "stub"]
+    );
     assert!(content_of(&r.transcript, "r5").contains("4 times"));
     // The step after the stub is sent without tools, and told why.
     let tools = offered(&r.transcript);
@@ -149,8 +161,10 @@ fn the_fifth_identical_call_of_one_batch_is_not_run_and_the_rest_collapse() {
     let batch: Vec<(String, &str, Value)> = (1..=5)
         .map(|i| (format!("l{i}"), "lookup_docs", a.clone()))
         .collect();
-    let batch: Vec<(&str, &str, Value)> =
-        batch.iter().map(|(i, n, v)| (i.as_str(), *n, v.clone())).collect();
+    let batch: Vec<(&str, &str, Value)> = batch
+        .iter()
+        .map(|(i, n, v)| (i.as_str(), *n, v.clone()))
+        .collect();
     let server = ModelServer::start(vec![
         Scripted::Json(calls(&batch)),
         Scripted::Json(say("tableStart opens a table.")),
@@ -162,9 +176,15 @@ fn the_fifth_identical_call_of_one_batch_is_not_run_and_the_rest_collapse() {
         ["live", "collapsed", "collapsed", "collapsed", "stub"]
     );
     // Collapsed calls carry the live call's answer; every call got its one result.
-    assert_eq!(content_of(&r.transcript, "l2"), content_of(&r.transcript, "l1"));
+    assert_eq!(
+        content_of(&r.transcript, "l2"),
+        content_of(&r.transcript, "l1")
+    );
     let tm = tool_messages(&server.bodies()[1]);
-    let ids: Vec<&str> = tm.iter().map(|m| m["tool_call_id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = tm
+        .iter()
+        .map(|m| m["tool_call_id"].as_str().unwrap())
+        .collect();
     assert_eq!(ids, ["l1", "l2", "l3", "l4", "l5"]);
 }
 
@@ -172,18 +192,36 @@ fn the_fifth_identical_call_of_one_batch_is_not_run_and_the_rest_collapse() {
 fn a_reworded_lookup_is_served_from_the_turn_cache() {
     let dir = fixture();
     let server = ModelServer::start(vec![
-        Scripted::Json(calls(&[("q1", "rag_lookup", json!({"query": "how do I create a table"}))])),
+        Scripted::Json(calls(&[(
+            "q1",
+            "rag_lookup",
+            json!({"query": "how do I create a table"}),
+        )])),
         compose("Open one with `layout.tableStart(t)` and close it with `layout.tableEnd()`."),
-        Scripted::Json(calls(&[("q2", "rag_lookup", json!({"query": "create tables how"}))])),
-        Scripted::Json(calls(&[("q3", "rag_lookup", json!({"query": "create box"}))])),
+        Scripted::Json(calls(&[(
+            "q2",
+            "rag_lookup",
+            json!({"query": "create tables how"}),
+        )])),
+        Scripted::Json(calls(&[(
+            "q3",
+            "rag_lookup",
+            json!({"query": "create box"}),
+        )])),
         compose("Open one with `layout.blockStart(b)` and close it with `layout.blockEnd()`."),
         Scripted::Json(say("Tables open with tableStart.")),
     ]);
     let r = run_agent(dir.path(), &server, "how are tables and boxes made?");
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     // "create box" is a different question: it runs live.
-    assert_eq!(served_of(&r.transcript, "rag_lookup"), ["live", "cache", "live"]);
-    assert_eq!(content_of(&r.transcript, "q2"), content_of(&r.transcript, "q1"));
+    assert_eq!(
+        served_of(&r.transcript, "rag_lookup"),
+        ["live", "cache", "live"]
+    );
+    assert_eq!(
+        content_of(&r.transcript, "q2"),
+        content_of(&r.transcript, "q1")
+    );
     assert!(content_of(&r.transcript, "q3").contains("blockStart"));
     // Two compose requests, not three.
     assert_eq!(server.bodies().len(), 6);
@@ -193,22 +231,56 @@ fn a_reworded_lookup_is_served_from_the_turn_cache() {
 fn the_thirteenth_live_lookup_gets_the_budget_message_and_lookup_docs_stays_free() {
     let dir = fixture();
     let topics = [
-        "tables", "images", "fonts", "colours", "margins", "footers", "headers", "lists", "blocks",
-        "styles", "pages", "paragraphs", "units",
+        "tables",
+        "images",
+        "fonts",
+        "colours",
+        "margins",
+        "footers",
+        "headers",
+        "lists",
+        "blocks",
+        "styles",
+        "pages",
+        "paragraphs",
+        "units",
     ];
     let mut batch: Vec<(String, &str, Value)> = topics
         .iter()
         .enumerate()
-        .map(|(i, t)| (format!("q{}", i + 1), "rag_lookup", json!({"query": format!("using {t}")})))
+        .map(|(i, t)| {
+            (
+                format!("q{}", i + 1),
+                "rag_lookup",
+                json!({"query": format!("using {t}")}),
+            )
+        })
         .collect();
-    for (i, term) in ["tableStart", "tableEnd", "tableRow", "tableCell", "blockStart", "blockEnd", "listStart", "listEnd", "paragraph", "heading", "units", "columns", "caption", "Table"]
-        .iter()
-        .enumerate()
+    for (i, term) in [
+        "tableStart",
+        "tableEnd",
+        "tableRow",
+        "tableCell",
+        "blockStart",
+        "blockEnd",
+        "listStart",
+        "listEnd",
+        "paragraph",
+        "heading",
+        "units",
+        "columns",
+        "caption",
+        "Table",
+    ]
+    .iter()
+    .enumerate()
     {
         batch.push((format!("d{}", i + 1), "lookup_docs", json!({"term": term})));
     }
-    let batch: Vec<(&str, &str, Value)> =
-        batch.iter().map(|(i, n, v)| (i.as_str(), *n, v.clone())).collect();
+    let batch: Vec<(&str, &str, Value)> = batch
+        .iter()
+        .map(|(i, n, v)| (i.as_str(), *n, v.clone()))
+        .collect();
     let mut script = vec![Scripted::Json(calls(&batch))];
     for _ in 0..12 {
         script.push(compose("The documentation describes it."));
@@ -224,7 +296,10 @@ fn the_thirteenth_live_lookup_gets_the_budget_message_and_lookup_docs_stays_free
     assert!(msg.contains("No further lookup will run"), "{msg}");
     assert!(msg.contains("any wording"), "{msg}");
     assert!(msg.contains("search budget ran out"), "{msg}");
-    assert!(msg.contains("never that the documentation lacks it"), "{msg}");
+    assert!(
+        msg.contains("never that the documentation lacks it"),
+        "{msg}"
+    );
     // Fourteen fact checks in the same turn: all live.
     let docs = served_of(&r.transcript, "lookup_docs");
     assert_eq!(docs.len(), 14);
@@ -238,17 +313,31 @@ fn parallel_duplicates_run_once() {
     let dir = fixture();
     let server = ModelServer::start(vec![
         Scripted::Json(calls(&[
-            ("a", "rag_lookup", json!({"query": "how do I create a table"})),
+            (
+                "a",
+                "rag_lookup",
+                json!({"query": "how do I create a table"}),
+            ),
             ("b", "rag_lookup", json!({"query": "create tables how"})),
-            ("c", "rag_lookup", json!({"query": "How do I create a table?"})),
+            (
+                "c",
+                "rag_lookup",
+                json!({"query": "How do I create a table?"}),
+            ),
         ])),
         compose("Open one with `layout.tableStart(t)`."),
         Scripted::Json(say("Use tableStart.")),
     ]);
     let r = run_agent(dir.path(), &server, "how do I create a table?");
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
-    assert_eq!(served_of(&r.transcript, "rag_lookup"), ["live", "collapsed", "collapsed"]);
-    assert_eq!(content_of(&r.transcript, "b"), content_of(&r.transcript, "a"));
+    assert_eq!(
+        served_of(&r.transcript, "rag_lookup"),
+        ["live", "collapsed", "collapsed"]
+    );
+    assert_eq!(
+        content_of(&r.transcript, "b"),
+        content_of(&r.transcript, "a")
+    );
     // One compose request: the duplicates never ran.
     assert_eq!(server.bodies().len(), 3);
 }
@@ -262,11 +351,19 @@ fn a_write_of_provided_constructors_needs_no_lookup_and_another_waits_for_one() 
         Scripted::Json(calls(&[("r", "read_file", json!({"path": "main.js"}))])),
         Scripted::Json(calls(&[("w1", "edit_file", add_table)])),
         Scripted::Json(calls(&[("w2", "edit_file", styled.clone())])),
-        Scripted::Json(calls(&[("l", "lookup_docs", json!({"term": "TableStyle"}))])),
+        Scripted::Json(calls(&[(
+            "l",
+            "lookup_docs",
+            json!({"term": "TableStyle"}),
+        )])),
         Scripted::Json(calls(&[("w3", "edit_file", styled)])),
         Scripted::Json(say("Added a second table and a table style to main.js.")),
     ]);
-    let r = run_agent(dir.path(), &server, "add a second table and a table style to main.js");
+    let r = run_agent(
+        dir.path(),
+        &server,
+        "add a second table and a table style to main.js",
+    );
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     assert_eq!(
         served(&r.transcript)
@@ -290,7 +387,9 @@ fn rag_lookup_that_invents_a_member_comes_back_annotated_and_is_not_cached() {
     let q = json!({"query": "how do I close a table cell"});
     let server = ModelServer::start(vec![
         Scripted::Json(calls(&[("q1", "rag_lookup", q.clone())])),
-        compose("Close each cell with `layout.tableCellEnd()` and the table with `layout.tableEnd()`."),
+        compose(
+            "Close each cell with `layout.tableCellEnd()` and the table with `layout.tableEnd()`.",
+        ),
         Scripted::Json(calls(&[("q2", "rag_lookup", q)])),
         compose("Close each cell with `layout.tableCellEnd()`."),
         Scripted::Json(say("Cells close implicitly; tableEnd closes the table.")),
@@ -330,7 +429,10 @@ fn an_ab_alternation_is_detected_and_steered_to_the_answer() {
     let steer = messages(&last).last().cloned().unwrap();
     let text = steer["content"].as_str().unwrap();
     assert!(text.starts_with(ENVELOPE), "{text}");
-    assert!(text.contains("alternated between read_file and lookup_docs"), "{text}");
+    assert!(
+        text.contains("alternated between read_file and lookup_docs"),
+        "{text}"
+    );
     assert_eq!(*offered(&r.transcript).last().unwrap(), 0);
 }
 
@@ -351,7 +453,10 @@ fn a_false_claim_is_pushed_then_escalated_and_a_verbatim_repeat_ends_the_turn() 
     assert!(first.starts_with(ENVELOPE), "{first}");
     assert!(first.contains("`main.js`"), "{first}");
     assert!(first.contains("Do not apologise"), "{first}");
-    assert!(first.contains("never satisfy this check by deleting"), "{first}");
+    assert!(
+        first.contains("never satisfy this check by deleting"),
+        "{first}"
+    );
     assert!(second.starts_with(ENVELOPE));
     assert!(second.contains("Second correction"), "{second}");
     assert!(second.contains("Writes landed this turn: zero"), "{second}");
@@ -399,8 +504,16 @@ fn a_plan_in_the_future_tense_is_not_a_claim() {
             "main.js already opens a table.\nI will update template.js to load it once you confirm.",
         )),
     ]);
-    let r = run_agent(dir.path(), &server, "what would loading main.js from template.js take?");
+    let r = run_agent(
+        dir.path(),
+        &server,
+        "what would loading main.js from template.js take?",
+    );
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
-    assert!(pushes(&r.transcript).is_empty(), "{:?}", pushes(&r.transcript));
+    assert!(
+        pushes(&r.transcript).is_empty(),
+        "{:?}",
+        pushes(&r.transcript)
+    );
     assert_eq!(server.bodies().len(), 2);
 }

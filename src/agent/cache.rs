@@ -160,6 +160,21 @@ pub fn corpus_hash(corpus: &Corpus) -> String {
     format!("{h:016x}")
 }
 
+/// The persistent cache's file in the user's cache folder:
+/// `$XDG_CACHE_HOME/grounded/lookups.jsonl`, else `~/.cache/grounded/lookups.jsonl`
+/// (`%LOCALAPPDATA%\grounded\lookups.jsonl` on Windows). Never inside the project: a
+/// shared repository would hand one user's cached answers to another.
+pub fn user_cache_path() -> Option<PathBuf> {
+    let base = if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
+        PathBuf::from(x)
+    } else if cfg!(windows) {
+        PathBuf::from(std::env::var_os("LOCALAPPDATA")?)
+    } else {
+        PathBuf::from(std::env::var_os("HOME")?).join(".cache")
+    };
+    Some(base.join("grounded").join("lookups.jsonl"))
+}
+
 #[derive(Serialize, Deserialize)]
 struct Line {
     corpus: String,

@@ -17,20 +17,8 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::config::AgentConfig;
+use super::edits::WriteCounts;
 use super::wording::{self, fill};
-
-/// One outstanding finding on a file the turn wrote.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Outstanding {
-    /// The file, relative to the root.
-    pub path: String,
-    /// 1-based line.
-    pub line: usize,
-    /// The finding's family (`member`, `dry-run`...).
-    pub code: String,
-    /// What the checker or dry run says.
-    pub message: String,
-}
 
 /// One item of a plan and what its worker landed.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,25 +32,26 @@ pub struct PlanItem {
     pub answered: bool,
 }
 
-/// What the file system and the turn's records show when a draft is gated.
+/// What the file system shows when the model offers a final answer: the facts a
+/// finish gate judges the answer against (computed by the turn, never from the model's
+/// account).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TurnFacts {
     /// The user's request.
     pub request: String,
-    /// Whether the request asks for a change.
+    /// Whether the request asks for a change (or the turn attempted writes).
     pub asks_change: bool,
-    /// Files whose bytes differ from the turn's snapshots (created, changed, removed).
+    /// Files whose bytes differ from before the turn (relative paths).
     pub changed: Vec<String>,
-    /// Writes the model attempted.
-    pub writes_attempted: usize,
-    /// Writes that landed.
-    pub writes_landed: usize,
-    /// Writes refused.
-    pub writes_refused: usize,
-    /// Checker and dry-run findings outstanding on files written this turn.
-    pub outstanding: Vec<Outstanding>,
-    /// The plan's items, if the turn planned.
+    /// Write counts.
+    pub writes: WriteCounts,
+    /// Checker findings (errors) outstanding on the files the turn wrote,
+    /// `path:line:col code: message`.
+    pub outstanding: Vec<String>,
+    /// The plan's items, if the turn made one.
     pub plan: Vec<PlanItem>,
+    /// The model steps so far.
+    pub steps: usize,
 }
 
 impl TurnFacts {
@@ -125,11 +114,7 @@ impl Gate for Verify {
         if turn.outstanding.is_empty() {
             return None;
         }
-        let list: Vec<String> = turn
-            .outstanding
-            .iter()
-            .map(|o| format!("- {}:{} [{}] {}", o.path, o.line, o.code, o.message))
-            .collect();
+        let list: Vec<String> = turn.outstanding.iter().map(|o| format!("- {o}")).collect();
         Some(fill(
             wording::VERIFY_FINDINGS,
             &[("findings", &list.join("\n"))],
@@ -303,10 +288,10 @@ impl Gate for Claim {
         if bad.is_empty() {
             return None;
         }
-        let landed = if turn.writes_landed == 0 {
+        let landed = if turn.writes.landed == 0 {
             "zero".to_string()
         } else {
-            format!("{} (to {})", turn.writes_landed, quoted(&turn.changed))
+            format!("{} (to {})", turn.writes.landed, quoted(&turn.changed))
         };
         Some(fill(
             wording::CLAIM_ESCALATED,
@@ -416,10 +401,10 @@ impl GateRunner {
         self.used + self.reserve_used
     }
 
-    /// Judges a draft. Deeds are counted by `turn.writes_attempted`: a draft that comes
+    /// Judges a draft. Deeds are counted by `turn.writes.attempted`: a draft that comes
     /// after new writes is new even if its words are not.
     pub fn judge(&mut self, answer: &str, turn: &TurnFacts) -> Decision {
-        let deeds = turn.writes_attempted;
+        let deeds = turn.writes.attempted;
         let (changed, repeat) = match &self.last {
             None => (true, false),
             Some((prev, d)) => {
@@ -469,8 +454,11 @@ mod tests {
             request: "split the file".into(),
             asks_change: true,
             changed: changed.iter().map(|s| s.to_string()).collect(),
-            writes_attempted: changed.len(),
-            writes_landed: changed.len(),
+            writes: WriteCounts {
+                attempted: changed.len(),
+                landed: changed.len(),
+                refused: 0,
+            },
             ..TurnFacts::default()
         }
     }
@@ -531,14 +519,10 @@ mod tests {
     fn verify_lists_outstanding_findings() {
         let mut t = facts(&["main.js"]);
         assert!(Verify.gate("done", &t).is_none());
-        t.outstanding.push(Outstanding {
-            path: "main.js".into(),
-            line: 3,
-            code: "member".into(),
-            message: "`Layout` has no member `tableCellEnd`".into(),
-        });
+        t.outstanding
+            .push("main.js:3:8 member: `Layout` has no member `tableCellEnd`".into());
         let p = Verify.gate("done", &t).unwrap();
-        assert!(p.contains("main.js:3 [member]"));
+        assert!(p.contains("- main.js:3:8 member:"));
         assert!(p.contains("Do not re-run the lookup"));
     }
 
@@ -606,12 +590,7 @@ mod tests {
         };
         let mut r = GateRunner::new(cfg, standard());
         let mut t = facts(&[]);
-        t.outstanding.push(Outstanding {
-            path: "a.js".into(),
-            line: 1,
-            code: "member".into(),
-            message: "m".into(),
-        });
+        t.outstanding.push("a.js:1:1 member: m".into());
         t.plan = vec![PlanItem {
             title: "x".into(),
             landed: vec![],
@@ -638,13 +617,13 @@ mod tests {
         };
         let mut r = GateRunner::new(cfg, standard());
         let mut t = facts(&[]);
-        t.writes_attempted = 0;
+        t.writes.attempted = 0;
         assert!(matches!(
             r.judge("Updated main.js.", &t),
             Decision::Push { gate: "claim", .. }
         ));
         // Same words, but a write was attempted since: not a repeat, reserve allowed.
-        t.writes_attempted = 1;
+        t.writes.attempted = 1;
         assert!(matches!(
             r.judge("Updated main.js.", &t),
             Decision::Push { gate: "claim", .. }

@@ -21,7 +21,6 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::docs::Corpus;
@@ -29,39 +28,8 @@ use crate::docs::Corpus;
 use super::audit;
 use super::cache::{normalize, TurnCache};
 use super::config::AgentConfig;
+pub use super::dispatch::Served;
 use super::wording::{self, fill};
-
-/// How a call was answered (`tool_result.served` of the transcript).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Served {
-    /// Run.
-    Live,
-    /// Answered from the turn cache.
-    Cache,
-    /// Answered by an identical call in flight in the same batch.
-    Collapsed,
-    /// Not run: identical-call breaker.
-    Stub,
-    /// Not run: budget spent.
-    Budget,
-    /// Not run: refused (a write rule).
-    Refused,
-}
-
-impl Served {
-    /// The transcript's word.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Served::Live => "live",
-            Served::Cache => "cache",
-            Served::Collapsed => "collapsed",
-            Served::Stub => "stub",
-            Served::Budget => "budget",
-            Served::Refused => "refused",
-        }
-    }
-}
 
 /// The guard's decision on one call of a batch.
 #[derive(Debug, Clone, PartialEq)]

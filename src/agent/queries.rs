@@ -27,13 +27,14 @@ pub struct Query {
     pub about: String,
 }
 
-/// The tool's schema (OpenAI function format) for a ceiling of `max` queries.
-pub fn schema(max: usize) -> Value {
+/// The tool's schema (OpenAI function format): `count` queries asked for (`-1`: the
+/// model decides), at most `max`.
+pub fn schema(count: i32, max: usize) -> Value {
     json!({
         "type": "function",
         "function": {
             "name": TOOL,
-            "description": "Plan the searches for this request: 2-3 different angles (a focused how-to, a broad query of the core nouns, an example-seeking query), never the request verbatim; one query only for a trivial factual lookup.",
+            "description": ask(count, max),
             "parameters": {
                 "type": "object",
                 "properties": {

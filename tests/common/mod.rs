@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod model_server;
+
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;

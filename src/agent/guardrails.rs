@@ -73,5 +73,8 @@ pub fn standard(
     cfg: &AgentConfig,
     corpus: &Corpus,
 ) -> (Vec<Box<dyn dispatch::Guard>>, Vec<Box<dyn gates::Gate>>) {
-    (vec![Box::new(GuardLayer::new(cfg, corpus))], gates::standard())
+    (
+        vec![Box::new(GuardLayer::new(cfg, corpus))],
+        gates::standard(),
+    )
 }

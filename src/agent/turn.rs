@@ -1,0 +1,427 @@
+//! The turn loop: system prompt, tool schemas and the request; model step, tool batch,
+//! model step... until the model answers without tools and every finish gate lets the
+//! answer through, or the step limit forces a final answer with tools withheld.
+//!
+//! After the loop the file system is asked what changed (snapshots against the
+//! workspace), the project is measured again, and a regression is undone. A turn
+//! asked to change something that changed nothing ends `unchanged`: "no usable
+//! edits" once passed for success for weeks because nothing checked.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::config::AgentConfig;
+use super::dispatch::{Dispatcher, Guard, Served, ToolResult};
+use super::edits::{Edits, Workspace, WriteCounts};
+use super::gates::{Decision, GateRunner};
+use super::measure;
+use super::model::{ChatModel, Reply, ToolCall};
+use super::prompt::system_prompt;
+use super::queries;
+use super::tools::{Progress, Registry, ToolCtx};
+use super::transcript::Transcript;
+use super::wording;
+use crate::check;
+use crate::docs::Corpus;
+
+/// How a turn ended (interfaces.md, `final.status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Done: something changed, or nothing was asked to change.
+    Done,
+    /// Asked to change something; nothing changed.
+    Unchanged,
+    /// The endpoint failed, or the turn's writes were undone.
+    Failed,
+    /// Cancelled by the user after a step.
+    Cancelled,
+}
+
+impl Status {
+    /// The transcript's word.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Done => "done",
+            Status::Unchanged => "unchanged",
+            Status::Failed => "failed",
+            Status::Cancelled => "cancelled",
+        }
+    }
+}
+
+pub use super::gates::{Gate, TurnFacts};
+
+/// The request and what it is about.
+#[derive(Debug, Clone, Default)]
+pub struct TurnRequest {
+    /// The user's words.
+    pub text: String,
+    /// What the editor adds: the document, the selection, the diagnostics.
+    pub context: Option<String>,
+}
+
+/// Everything one turn uses.
+pub struct Turn<'a> {
+    /// The engine's docs.
+    pub corpus: &'a Corpus,
+    /// The project root (made canonical by [`run_turn`]).
+    pub root: PathBuf,
+    /// Folders left out of search and measurement (a corpus inside the project).
+    pub exclude: Vec<PathBuf>,
+    /// The dry run's entry.
+    pub entry: Option<String>,
+    /// Where reads and writes land.
+    pub workspace: &'a dyn Workspace,
+    /// The model.
+    pub model: &'a dyn ChatModel,
+    /// The figures.
+    pub config: &'a AgentConfig,
+    /// The transcript.
+    pub transcript: &'a Transcript,
+    /// Progress in words.
+    pub progress: &'a dyn Progress,
+    /// Set to stop the turn after the current step.
+    pub cancel: Arc<AtomicBool>,
+    /// The tools.
+    pub registry: Registry,
+    /// Guards around every tool call (issue 13).
+    pub guards: Vec<Box<dyn Guard>>,
+    /// Finish gates, in order (issue 13).
+    pub gates: Vec<Box<dyn Gate>>,
+}
+
+/// How the turn ended.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The status.
+    pub status: Status,
+    /// The final answer, with what the loop adds (undone writes, nothing changed).
+    pub answer: String,
+    /// Files changed, from the workspace (relative paths).
+    pub changed: Vec<String>,
+    /// Reasons printed for the user (regressions undone, files not restored).
+    pub notes: Vec<String>,
+    /// The endpoint's one-line error, if the turn failed on it.
+    pub error: Option<String>,
+    /// Write counts.
+    pub writes: WriteCounts,
+    /// Model steps taken.
+    pub steps: usize,
+}
+
+/// Whether the request asks for a change to files.
+pub fn asks_change(request: &str) -> bool {
+    request
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| wording::CHANGE_VERBS.contains(&w.to_lowercase().as_str()))
+}
+
+fn assistant_message(reply: &Reply) -> Value {
+    if reply.from_text || reply.tool_calls.is_empty() {
+        return json!({"role": "assistant", "content": reply.content});
+    }
+    let calls: Vec<Value> = reply
+        .tool_calls
+        .iter()
+        .map(|c| {
+            json!({"id": c.id, "type": "function",
+                        "function": {"name": c.name, "arguments": c.arguments}})
+        })
+        .collect();
+    let content = if reply.content.is_empty() {
+        Value::Null
+    } else {
+        Value::String(reply.content.clone())
+    };
+    json!({"role": "assistant", "content": content, "tool_calls": calls})
+}
+
+/// Runs one turn to its end. Never panics on what the model sends; an endpoint
+/// failure ends the turn `failed` with the error in [`Outcome::error`].
+pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
+    let root = std::fs::canonicalize(&turn.root).unwrap_or(turn.root.clone());
+    let edits = Edits::default();
+    let ctx = ToolCtx {
+        corpus: turn.corpus,
+        root: &root,
+        exclude: turn
+            .exclude
+            .iter()
+            .map(|p| std::fs::canonicalize(p).unwrap_or(p.clone()))
+            .collect(),
+        entry: turn.entry.clone(),
+        workspace: turn.workspace,
+        edits: &edits,
+        model: Some(turn.model),
+        progress: turn.progress,
+        config: turn.config,
+        transcript: turn.transcript,
+    };
+    let tools = turn.registry.schemas();
+    let names = turn.registry.names();
+    let mut dispatcher = Dispatcher::new(&turn.registry);
+    for g in turn.guards {
+        dispatcher.guard(g);
+    }
+    let mut gates = GateRunner::new(turn.config.clone(), turn.gates);
+    let mut user = request.text.clone();
+    if let Some(c) = &request.context {
+        user.push_str("\n\n");
+        user.push_str(c);
+    }
+    let mut messages = vec![
+        json!({"role": "system", "content": system_prompt(turn.corpus)}),
+        json!({"role": "user", "content": user}),
+    ];
+    let mut answer: Option<String> = None;
+    let mut error = None;
+    let mut cancelled = false;
+    let mut step = 0;
+    // A loop caught by a guard: the next step has tools withheld and must answer.
+    let mut steered = false;
+    // The forced `search_queries` step: the first request offers it and asks for it.
+    let mut ask_queries = turn.config.search_queries != 0 && names.contains(&"rag_lookup");
+    loop {
+        if turn.cancel.load(Ordering::SeqCst) {
+            cancelled = true;
+            break;
+        }
+        let limit = step >= turn.config.max_steps;
+        let forced = limit || steered;
+        step += 1;
+        if limit && !steered {
+            messages.push(json!({"role": "user", "content": wording::STEP_LIMIT}));
+        }
+        let with_queries = ask_queries && !forced;
+        ask_queries = false;
+        let mut offered_now: Vec<Value> = Vec::new();
+        let mut names_now: Vec<&str> = Vec::new();
+        if !forced {
+            offered_now = tools.clone();
+            names_now = names.clone();
+        }
+        if with_queries {
+            offered_now.push(queries::schema(
+                turn.config.search_queries,
+                turn.config.max_queries,
+            ));
+            names_now.push(queries::TOOL);
+        }
+        turn.transcript.event(
+            "request",
+            json!({"step": step, "messages": messages, "tools": names_now}),
+        );
+        turn.progress
+            .say(&format!("asking the model (step {step})"));
+        let sent = if with_queries {
+            turn.model
+                .chat_forcing(&messages, &offered_now, queries::TOOL)
+        } else {
+            turn.model.chat(&messages, &offered_now)
+        };
+        let reply = match sent {
+            Ok(r) => r,
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
+        };
+        turn.transcript.event(
+            "response",
+            json!({"step": step, "content": reply.content,
+                   "tool_calls": reply.tool_calls.iter().map(|c| json!({
+                       "id": c.id, "name": c.name, "arguments": c.arguments})).collect::<Vec<_>>()}),
+        );
+        if forced || reply.tool_calls.is_empty() {
+            if !forced {
+                let facts = facts(&ctx, &request.text, step);
+                match gates.judge(&reply.content, &facts) {
+                    Decision::Push { gate, text } => {
+                        turn.transcript
+                            .event("push", json!({"gate": gate, "text": text}));
+                        messages.push(assistant_message(&reply));
+                        messages.push(json!({"role": "user", "content": text}));
+                        continue;
+                    }
+                    // A verbatim repeat of a pushed draft: pushing again gets it again.
+                    Decision::EndRepeat | Decision::Send => {}
+                }
+            }
+            answer = Some(reply.content);
+            break;
+        }
+        messages.push(assistant_message(&reply));
+        // The `search_queries` call is answered here: its queries go back as guidance,
+        // not fanned out by code, so the model orders its searches and stops early.
+        let (planned, rest): (Vec<ToolCall>, Vec<ToolCall>) = reply
+            .tool_calls
+            .iter()
+            .cloned()
+            .partition(|c| c.name == queries::TOOL && with_queries);
+        let mut results: Vec<ToolResult> = planned
+            .iter()
+            .map(|c| answer_queries(&ctx, c, &request.text))
+            .collect();
+        if !rest.is_empty() {
+            results.extend(dispatcher.run_batch(&rest, &ctx));
+        }
+        // Keep the model's order of calls in the messages that answer them.
+        let order: Vec<&str> = reply.tool_calls.iter().map(|c| c.id.as_str()).collect();
+        results.sort_by_key(|r| order.iter().position(|id| *id == r.id));
+        if reply.from_text {
+            // The server has no tool-calling template: results go back as plain text.
+            let text: Vec<String> = results
+                .iter()
+                .map(|r| format!("Result of {} ({}):\n{}", r.name, r.id, r.content))
+                .collect();
+            messages.push(json!({"role": "user", "content": text.join("\n\n")}));
+        } else {
+            for r in &results {
+                messages.push(json!({"role": "tool", "tool_call_id": r.id, "name": r.name,
+                                     "content": r.content}));
+            }
+        }
+        if let Some(text) = dispatcher.steer() {
+            messages.push(json!({"role": "user", "content": text}));
+            steered = true;
+        }
+    }
+
+    let mut notes = Vec::new();
+    let mut undone = false;
+    if !cancelled {
+        if let Some(before) = edits.before() {
+            if !edits.changed(&ctx).is_empty() {
+                let after = measure::measure(&ctx, "after");
+                let regs = measure::regressions(&before, &after);
+                if !regs.is_empty() {
+                    turn.progress
+                        .say("undoing the turn's writes: they made the project worse");
+                    let failed = edits.undo_all(&ctx, &regs.join("; "));
+                    notes.push(wording::UNDONE.to_string());
+                    notes.extend(regs.into_iter().map(|r| format!("- {r}")));
+                    notes.extend(failed.into_iter().map(|f| format!("- {f}")));
+                    undone = true;
+                }
+            }
+        }
+    }
+    let changed = edits.changed(&ctx);
+    let writes = edits.counts();
+    let asked = writes.attempted > 0 || asks_change(&request.text);
+    let status = if error.is_some() {
+        Status::Failed
+    } else if cancelled {
+        Status::Cancelled
+    } else if undone {
+        Status::Failed
+    } else if changed.is_empty() && asked {
+        Status::Unchanged
+    } else {
+        Status::Done
+    };
+    let mut text = answer.unwrap_or_default().trim().to_string();
+    if let Some(e) = &error {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(e);
+    }
+    if cancelled {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&format!("Cancelled after step {}.", step));
+    }
+    for n in &notes {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(n);
+    }
+    if status == Status::Unchanged {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(wording::UNCHANGED);
+    }
+    turn.transcript.event(
+        "final",
+        json!({"answer": text, "changed": changed, "status": status.as_str()}),
+    );
+    Outcome {
+        status,
+        answer: text,
+        changed,
+        notes,
+        error,
+        writes,
+        steps: step,
+    }
+}
+
+/// Answers the forced `search_queries` call: the planned queries as guidance (each
+/// `about` label becomes a progress line), or why none could be used.
+fn answer_queries(ctx: &ToolCtx, call: &ToolCall, request: &str) -> ToolResult {
+    let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+    let (content, served) = match queries::parse(&args, request, ctx.config.max_queries) {
+        Ok(qs) => {
+            for q in &qs {
+                ctx.progress.say(&q.about);
+            }
+            (queries::guidance(&qs), Served::Live)
+        }
+        Err(e) => (e, Served::Refused),
+    };
+    ctx.transcript.event(
+        "tool_result",
+        json!({"id": call.id, "name": call.name, "served": served.as_str(), "content": content}),
+    );
+    ToolResult {
+        id: call.id.clone(),
+        name: call.name.clone(),
+        content,
+        served,
+    }
+}
+
+/// The facts the finish gates see, asked of the workspace.
+fn facts(ctx: &ToolCtx, request: &str, steps: usize) -> TurnFacts {
+    let changed = ctx.edits.changed(ctx);
+    let mut outstanding = Vec::new();
+    if !changed.is_empty() {
+        let index = super::edits::project_index(ctx);
+        for rel in &changed {
+            let Ok(bytes) = ctx.workspace.read(&ctx.root.join(rel)) else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(&bytes);
+            for f in check::check_text(ctx.corpus, &index, rel, &text) {
+                if f.severity == check::Severity::Error {
+                    outstanding.push(format!(
+                        "{rel}:{}:{} {}: {}",
+                        f.line,
+                        f.column,
+                        f.code.as_str(),
+                        f.message
+                    ));
+                }
+            }
+        }
+    }
+    let writes = ctx.edits.counts();
+    TurnFacts {
+        request: request.to_string(),
+        asks_change: writes.attempted > 0 || asks_change(request),
+        changed,
+        writes,
+        outstanding,
+        plan: ctx.edits.plan(),
+        steps,
+    }
+}
