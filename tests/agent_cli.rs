@@ -657,3 +657,98 @@ fn a_project_endpoint_off_this_machine_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn the_step_limit_forces_a_final_answer_with_tools_withheld() {
+    let dir = fixture();
+    std::fs::write(
+        dir.path().join("grounded.toml"),
+        format!("docs = {:?}\n[agent]\nmax_steps = 2\n", demo_corpus()),
+    )
+    .unwrap();
+    let look =
+        |id: &str| Scripted::Json(calls(&[(id, "lookup_docs", json!({"term": "tableRow"}))]));
+    let server = ModelServer::start(vec![
+        look("a"),
+        look("b"),
+        // Offered no tools, a model may still write a call in its text: it is not run.
+        Scripted::Json(say("Summary: tableRow starts a row.")),
+    ]);
+    let r = run_agent(dir.path(), &server, "what does tableRow do?", &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 3);
+    assert!(bodies[1].get("tools").is_some());
+    assert!(
+        bodies[2].get("tools").is_none(),
+        "tools withheld on the forced step"
+    );
+    let last = messages(&bodies[2]).last().cloned().unwrap();
+    assert_eq!(last["role"], "user");
+    assert!(last["content"].as_str().unwrap().contains("step limit"));
+    let requests = events(&r.transcript, "request");
+    assert_eq!(requests[2]["tools"], json!([]));
+    assert!(r.stdout.starts_with("Summary: tableRow starts a row."));
+}
+
+fn validate_project() -> tempfile::TempDir {
+    let dir = fixture();
+    std::fs::write(
+        dir.path().join("grounded.toml"),
+        format!(
+            "docs = {:?}\n[agent]\nvalidate = \"grep -q keep notes.txt\"\n",
+            demo_corpus()
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "keep this line\n").unwrap();
+    dir
+}
+
+fn drop_keep_script() -> Vec<Scripted> {
+    vec![
+        Scripted::Json(calls(&[("r", "read_file", json!({"path": "notes.txt"}))])),
+        Scripted::Json(calls(&[(
+            "e",
+            "edit_file",
+            json!({"path": "notes.txt", "edits": [{"find": "keep this line", "replace": "drop this line"}]}),
+        )])),
+        Scripted::Json(say("Reworded notes.txt.")),
+    ]
+}
+
+#[test]
+fn a_validate_command_that_passed_and_now_fails_undoes_the_turn() {
+    let dir = validate_project();
+    let server = ModelServer::start(drop_keep_script());
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_grounded"))
+        .args(["agent", "--validate", "--root"])
+        .arg(dir.path())
+        .args([
+            "--base-url",
+            &server.url,
+            "--model",
+            "m",
+            "reword notes.txt",
+        ])
+        .env("XDG_CONFIG_HOME", home.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("validate command passed"), "{stdout}");
+    assert_eq!(read(dir.path(), "notes.txt"), b"keep this line\n");
+}
+
+#[test]
+fn a_project_validate_command_does_not_run_without_the_users_flag() {
+    let dir = validate_project();
+    let server = ModelServer::start(drop_keep_script());
+    let r = run_agent(dir.path(), &server, "reword notes.txt", &[]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(read(dir.path(), "notes.txt"), b"drop this line\n");
+    for m in events(&r.transcript, "measure") {
+        assert!(m["validate"].is_null(), "{m}");
+    }
+}
