@@ -78,6 +78,29 @@ fn final_status(t: &[Value]) -> String {
         .unwrap_or_default()
 }
 
+/// The `tool` messages a request added after the previous request: the results of the
+/// last batch (the conversation is resent whole every step).
+fn last_batch(body: &Value) -> Vec<Value> {
+    let all = messages(body);
+    let start = all
+        .iter()
+        .rposition(|m| m["role"] == "assistant")
+        .map_or(0, |i| i + 1);
+    all[start..]
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .cloned()
+        .collect()
+}
+
+/// The lines of stderr that are errors (`grounded: ...`), not progress.
+fn error_lines(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|l| l.starts_with("grounded: "))
+        .collect()
+}
+
 fn read(root: &Path, rel: &str) -> Vec<u8> {
     std::fs::read(root.join(rel)).unwrap()
 }
@@ -264,7 +287,7 @@ fn an_edit_whose_find_text_is_not_in_the_file_is_refused() {
     ]);
     let r = run_agent(dir.path(), &server, "change the cell to c", &[]);
     assert_eq!(read(dir.path(), "main.js"), MAIN.as_bytes());
-    let tm = tool_messages(&server.bodies()[2]);
+    let tm = last_batch(&server.bodies()[2]);
     let msg = tm[0]["content"].as_str().unwrap();
     assert!(msg.contains("no match"), "{msg}");
     assert!(
@@ -298,7 +321,7 @@ fn an_edit_of_an_unread_file_is_refused() {
     assert_eq!(read(dir.path(), "lib/util.js"), UTIL.as_bytes());
     assert_eq!(read(dir.path(), "main.js"), MAIN.as_bytes());
     for (i, b) in server.bodies()[1..3].iter().enumerate() {
-        let tm = tool_messages(b);
+        let tm = last_batch(b);
         let msg = tm[0]["content"].as_str().unwrap();
         assert!(msg.contains("was not read in this turn"), "{i}: {msg}");
     }
@@ -329,7 +352,7 @@ fn pre_write_refusal_names_the_real_member() {
     let r = run_agent(dir.path(), &server, "close the cell", &[]);
     assert_eq!(read(dir.path(), "main.js"), MAIN.as_bytes());
     for b in &server.bodies()[2..4] {
-        let msg = tool_messages(b)[0]["content"].as_str().unwrap().to_string();
+        let msg = last_batch(b)[0]["content"].as_str().unwrap().to_string();
         assert!(msg.starts_with("refused:"), "{msg}");
         assert!(msg.contains("tableCellEnd"), "{msg}");
         assert!(msg.contains("tableEnd"), "{msg}");
@@ -365,8 +388,11 @@ fn a_removal_can_only_shrink_the_file() {
         "loadJS(\"lib/util.js\");\nbanner(\"Report\");\nlayout.paragraph(\"done\");\n"
     );
     assert!(after.len() < MAIN.len());
-    let tm = tool_messages(&server.bodies()[2]);
-    assert!(tm[0]["content"].as_str().unwrap().contains("out of range"));
+    let tm = last_batch(&server.bodies()[2]);
+    assert!(
+        tm[0]["content"].as_str().unwrap().contains("out of range"),
+        "{tm:?}"
+    );
     let edits = events(&r.transcript, "edit");
     assert_eq!(edits[0]["status"], "refused");
     assert_eq!(edits[1]["status"], "applied");
@@ -477,9 +503,9 @@ fn a_path_escape_is_refused() {
     ]);
     let r = run_agent(dir.path(), &server, "show me secret.js", &[]);
     let bodies = server.bodies();
-    for m in tool_messages(&bodies[1])
+    for m in last_batch(&bodies[1])
         .iter()
-        .chain(tool_messages(&bodies[2]).iter())
+        .chain(last_batch(&bodies[2]).iter())
     {
         let c = m["content"].as_str().unwrap();
         assert!(c.starts_with("refused:"), "{c}");
@@ -510,7 +536,7 @@ fn an_endpoint_that_times_out() {
     let server = ModelServer::start(vec![late.clone(), late.clone(), late]);
     let r = run_agent(dir.path(), &server, "what is here?", &[]);
     assert_eq!(r.code, 2, "{}", r.stdout);
-    assert_eq!(r.stderr.trim().lines().count(), 1, "{}", r.stderr);
+    assert_eq!(error_lines(&r.stderr).len(), 1, "{}", r.stderr);
     assert!(r.stderr.contains("timed out"), "{}", r.stderr);
     assert!(r.stderr.contains("3 attempts"), "{}", r.stderr);
 }
@@ -522,7 +548,7 @@ fn an_endpoint_that_answers_500() {
     let server = ModelServer::start(vec![e.clone(), e.clone(), e]);
     let r = run_agent(dir.path(), &server, "what is here?", &[]);
     assert_eq!(r.code, 2);
-    assert_eq!(r.stderr.trim().lines().count(), 1, "{}", r.stderr);
+    assert_eq!(error_lines(&r.stderr).len(), 1, "{}", r.stderr);
     assert!(r.stderr.contains("HTTP 500"), "{}", r.stderr);
     assert_eq!(server.received().len(), 3, "retried twice");
 }
@@ -545,7 +571,7 @@ fn an_endpoint_that_answers_malformed_json() {
     let server = ModelServer::start(vec![Scripted::Raw("{\"choices\": [".into())]);
     let r = run_agent(dir.path(), &server, "what is here?", &[]);
     assert_eq!(r.code, 2);
-    assert_eq!(r.stderr.trim().lines().count(), 1, "{}", r.stderr);
+    assert_eq!(error_lines(&r.stderr).len(), 1, "{}", r.stderr);
     assert!(r.stderr.contains("not a chat completion"), "{}", r.stderr);
 }
 
@@ -625,9 +651,104 @@ fn a_project_endpoint_off_this_machine_is_refused() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert_eq!(error_lines(&err).len(), 1, "{err}");
     assert!(
         err.contains("--base-url https://models.example.com/v1"),
         "{err}"
     );
+}
+
+#[test]
+fn the_step_limit_forces_a_final_answer_with_tools_withheld() {
+    let dir = fixture();
+    std::fs::write(
+        dir.path().join("grounded.toml"),
+        format!("docs = {:?}\n[agent]\nmax_steps = 2\n", demo_corpus()),
+    )
+    .unwrap();
+    let look =
+        |id: &str| Scripted::Json(calls(&[(id, "lookup_docs", json!({"term": "tableRow"}))]));
+    let server = ModelServer::start(vec![
+        look("a"),
+        look("b"),
+        // Offered no tools, a model may still write a call in its text: it is not run.
+        Scripted::Json(say("Summary: tableRow starts a row.")),
+    ]);
+    let r = run_agent(dir.path(), &server, "what does tableRow do?", &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 3);
+    assert!(bodies[1].get("tools").is_some());
+    assert!(
+        bodies[2].get("tools").is_none(),
+        "tools withheld on the forced step"
+    );
+    let last = messages(&bodies[2]).last().cloned().unwrap();
+    assert_eq!(last["role"], "user");
+    assert!(last["content"].as_str().unwrap().contains("step limit"));
+    let requests = events(&r.transcript, "request");
+    assert_eq!(requests[2]["tools"], json!([]));
+    assert!(r.stdout.starts_with("Summary: tableRow starts a row."));
+}
+
+fn validate_project() -> tempfile::TempDir {
+    let dir = fixture();
+    std::fs::write(
+        dir.path().join("grounded.toml"),
+        format!(
+            "docs = {:?}\n[agent]\nvalidate = \"grep -q keep notes.txt\"\n",
+            demo_corpus()
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "keep this line\n").unwrap();
+    dir
+}
+
+fn drop_keep_script() -> Vec<Scripted> {
+    vec![
+        Scripted::Json(calls(&[("r", "read_file", json!({"path": "notes.txt"}))])),
+        Scripted::Json(calls(&[(
+            "e",
+            "edit_file",
+            json!({"path": "notes.txt", "edits": [{"find": "keep this line", "replace": "drop this line"}]}),
+        )])),
+        Scripted::Json(say("Reworded notes.txt.")),
+    ]
+}
+
+#[test]
+fn a_validate_command_that_passed_and_now_fails_undoes_the_turn() {
+    let dir = validate_project();
+    let server = ModelServer::start(drop_keep_script());
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_grounded"))
+        .args(["agent", "--validate", "--root"])
+        .arg(dir.path())
+        .args([
+            "--base-url",
+            &server.url,
+            "--model",
+            "m",
+            "reword notes.txt",
+        ])
+        .env("XDG_CONFIG_HOME", home.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("validate command passed"), "{stdout}");
+    assert_eq!(read(dir.path(), "notes.txt"), b"keep this line\n");
+}
+
+#[test]
+fn a_project_validate_command_does_not_run_without_the_users_flag() {
+    let dir = validate_project();
+    let server = ModelServer::start(drop_keep_script());
+    let r = run_agent(dir.path(), &server, "reword notes.txt", &[]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(read(dir.path(), "notes.txt"), b"drop this line\n");
+    for m in events(&r.transcript, "measure") {
+        assert!(m["validate"].is_null(), "{m}");
+    }
 }

@@ -53,20 +53,27 @@ fn contents(ctx: &ToolCtx) -> BTreeMap<String, String> {
     out
 }
 
-fn stamp(files: &BTreeMap<String, String>, validate: Option<&str>) -> u64 {
+/// The key of a measurement: every measured script's path and text, and the bytes of
+/// every file the turn wrote (a validate command reads files that are not scripts: a
+/// key of the scripts alone once let an edit of a data file reuse the baseline).
+fn stamp(ctx: &ToolCtx, files: &BTreeMap<String, String>) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     for (p, t) in files {
         p.hash(&mut h);
         t.hash(&mut h);
     }
-    validate.hash(&mut h);
+    for rel in ctx.edits.written() {
+        rel.hash(&mut h);
+        ctx.workspace.read(&ctx.root.join(&rel)).ok().hash(&mut h);
+    }
+    ctx.config.validate.hash(&mut h);
     h.finish()
 }
 
 /// Measures the project as the workspace shows it now, and writes a `measure` event.
 pub fn measure(ctx: &ToolCtx, when: &str) -> Measurement {
     let files = contents(ctx);
-    let key = stamp(&files, ctx.config.validate.as_deref());
+    let key = stamp(ctx, &files);
     let m = ctx.edits.measurement(key, || measure_contents(ctx, &files));
     ctx.transcript.event(
         "measure",
