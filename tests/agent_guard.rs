@@ -328,7 +328,7 @@ fn parallel_duplicates_run_once() {
         compose("Open one with `layout.tableStart(t)`."),
         Scripted::Json(say("Use tableStart.")),
     ]);
-    let r = run_agent(dir.path(), &server, "how do I create a table?");
+    let r = run_agent(dir.path(), &server, "how is a table opened?");
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     assert_eq!(
         served_of(&r.transcript, "rag_lookup"),
@@ -454,7 +454,7 @@ fn a_false_claim_is_pushed_then_escalated_and_a_verbatim_repeat_ends_the_turn() 
     assert!(first.contains("`main.js`"), "{first}");
     assert!(first.contains("Do not apologise"), "{first}");
     assert!(
-        first.contains("never satisfy this check by deleting"),
+        first.contains("Never satisfy this check by deleting"),
         "{first}"
     );
     assert!(second.starts_with(ENVELOPE));
