@@ -517,3 +517,107 @@ fn a_plan_in_the_future_tense_is_not_a_claim() {
     );
     assert_eq!(server.bodies().len(), 2);
 }
+
+#[test]
+fn a_plan_of_three_items_with_one_left_undone_is_caught_by_the_checklist_gate() {
+    let dir = fixture();
+    let read = || Scripted::Json(calls(&[("r", "read_file", json!({"path": "main.js"}))]));
+    let add = |find: &str, line: &str| {
+        Scripted::Json(calls(&[(
+            "e",
+            "edit_file",
+            json!({"path": "main.js", "edits": [{"find": find, "replace": format!("{find}\n{line}")}]}),
+        )]))
+    };
+    let server = ModelServer::start(vec![
+        // The composer plans.
+        Scripted::Json(calls(&[(
+            "p",
+            "plan",
+            json!({"items": ["add a header line", "add a footer line", "add page numbers"]}),
+        )])),
+        // Worker 1.
+        read(),
+        add("layout.paragraph(\"done\");", "function header() {\n    layout.heading(\"Header\", 1);\n}"),
+        Scripted::Json(say("Added a header function to main.js.")),
+        // Worker 2.
+        read(),
+        add("layout.tableEnd();", "var FOOTER = \"Footer\";\nlayout.paragraph(FOOTER);"),
+        Scripted::Json(say("Added a footer line to main.js.")),
+        // Worker 3 does nothing.
+        Scripted::Json(say("Page numbers are next.")),
+        // The composer's drafts.
+        Scripted::Json(say("Added a header, a footer and page numbers to main.js.")),
+        Scripted::Json(say(
+            "Added a header and a footer to main.js. add page numbers was not done: no item landed for it.",
+        )),
+    ]);
+    let r = run_agent(
+        dir.path(),
+        &server,
+        "add a header line, a footer line and page numbers to main.js",
+    );
+    // The plan's report carries what the file defines, read from the file.
+    let report = content_of(&r.transcript, "p");
+    assert!(
+        report.contains("Item 3: add page numbers — status unchanged"),
+        "{report}"
+    );
+    assert!(report.contains("main.js (from the file itself): functions: header; globals: FOOTER, t; constructs opened: table"), "{report}");
+    let p = pushes(&r.transcript);
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert_eq!(p[0].0, "checklist");
+    assert!(p[0].1.contains("\"add page numbers\""), "{}", p[0].1);
+    assert!(!p[0].1.contains("header line"), "{}", p[0].1);
+    let f = final_of(&r.transcript);
+    assert_eq!(f["status"], "done");
+    assert_eq!(f["changed"], json!(["main.js"]));
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+}
+
+#[test]
+fn search_queries_is_forced_first_and_its_queries_come_back_as_guidance() {
+    let dir = fixture();
+    let request = "how are the prices shown in a table?";
+    let server = ModelServer::start(vec![
+        Scripted::Json(calls(&[(
+            "s",
+            "search_queries",
+            json!({"queries": [
+                {"query": "how are the prices shown in a table", "about": "echo"},
+                {"query": "tableStart tableRow tableCell", "about": "the table calls"},
+                {"query": "table row cell", "about": "core nouns"},
+                {"query": "example table of prices", "about": "an example"}
+            ]}),
+        )])),
+        Scripted::Json(say("Use tableStart, tableRow and tableCell.")),
+    ]);
+    let r = run_agent(dir.path(), &server, request);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let bodies = server.bodies();
+    assert_eq!(
+        bodies[0]["tool_choice"]["function"]["name"],
+        "search_queries"
+    );
+    let guidance = tool_messages(&bodies[1])[0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        guidance.contains("1. [the table calls] tableStart tableRow tableCell"),
+        "{guidance}"
+    );
+    assert!(
+        guidance.contains("3. [an example] example table of prices"),
+        "{guidance}"
+    );
+    assert!(!guidance.contains("[echo]"), "{guidance}");
+    assert!(guidance.contains("stop as soon as"), "{guidance}");
+    // The labels are the progress lines the user watched; later steps are not forced.
+    assert!(r.stderr.contains("the table calls"), "{}", r.stderr);
+    assert_ne!(
+        bodies[1]["tool_choice"]["function"]["name"],
+        "search_queries"
+    );
+    assert_eq!(served_of(&r.transcript, "search_queries"), ["live"]);
+}

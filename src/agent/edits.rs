@@ -326,6 +326,22 @@ impl Edits {
         self.lock().read.get(rel).copied()
     }
 
+    /// The bytes of each written file before the turn's first write to it (`None`:
+    /// the turn created it).
+    pub fn snapshots(&self) -> BTreeMap<String, Option<Vec<u8>>> {
+        self.lock().snapshots.clone()
+    }
+
+    /// Takes over a plan worker's snapshots, so the composing turn's account of what
+    /// changed (and its undo) covers the files its workers wrote. A file this turn
+    /// already holds keeps its own, older snapshot.
+    pub fn adopt(&self, snaps: BTreeMap<String, Option<Vec<u8>>>) {
+        let mut s = self.lock();
+        for (rel, before) in snaps {
+            s.snapshots.entry(rel).or_insert(before);
+        }
+    }
+
     /// The plan's items so far, with what each worker landed.
     pub fn plan(&self) -> Vec<super::gates::PlanItem> {
         self.lock().plan.clone()

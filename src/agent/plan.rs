@@ -16,10 +16,15 @@ use regex::Regex;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
 use crate::check::FileFacts;
 use crate::docs::Corpus;
 
 use super::gates::PlanItem;
+use super::tools::{Registry, Tool, ToolCtx, ToolOutput};
+use super::turn::{asks_change, run_turn, Status, Turn, TurnRequest};
 
 /// The tool's name.
 pub const TOOL: &str = "plan";
@@ -169,6 +174,98 @@ pub fn compose(reports: &[WorkerReport]) -> String {
         }
     }
     s
+}
+
+/// The `plan` tool: each item runs as a worker turn with its own guard, gates and step
+/// limit ([`super::config::AgentConfig::worker_max_steps`]). Workers get the standard
+/// tools, not `plan`: a worker that plans again is not bounded.
+pub struct PlanTool;
+
+impl Tool for PlanTool {
+    fn name(&self) -> &'static str {
+        TOOL
+    }
+    fn description(&self) -> &'static str {
+        super::wording::D_PLAN
+    }
+    fn parameters(&self) -> Value {
+        schema(super::config::AgentConfig::default().plan_max_items)["function"]["parameters"]
+            .clone()
+    }
+    fn writes(&self) -> bool {
+        // Its workers write: it runs alone, in order, like any write.
+        true
+    }
+    fn run(&self, args: &Value, ctx: &ToolCtx) -> ToolOutput {
+        let items = match parse(args, ctx.config.plan_max_items) {
+            Ok(i) => i,
+            Err(e) => return ToolOutput::refused(e),
+        };
+        let Some(model) = ctx.model else {
+            return ToolOutput::refused("plan: no model to run the items");
+        };
+        let mut cfg = ctx.config.clone();
+        cfg.max_steps = cfg.worker_max_steps;
+        let mut reports = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            ctx.progress
+                .say(&format!("plan item {}/{}: {item}", i + 1, items.len()));
+            let (guards, gates) = super::guardrails::standard(&cfg, ctx.corpus);
+            let worker = Turn {
+                corpus: ctx.corpus,
+                root: ctx.root.to_path_buf(),
+                exclude: ctx.exclude.clone(),
+                entry: ctx.entry.clone(),
+                workspace: ctx.workspace,
+                model,
+                config: &cfg,
+                transcript: ctx.transcript,
+                progress: ctx.progress,
+                cancel: Arc::new(AtomicBool::new(false)),
+                registry: Registry::standard(),
+                guards,
+                gates,
+            };
+            let out = run_turn(
+                worker,
+                &TurnRequest {
+                    text: item.clone(),
+                    context: None,
+                },
+            );
+            ctx.edits.adopt(out.snapshots.clone());
+            // What each landed file exposes, read from the file: the worker's words are
+            // a claim, the file is a fact.
+            let files: Vec<Exposes> = out
+                .changed
+                .iter()
+                .filter_map(|rel| {
+                    let bytes = ctx.workspace.read(&ctx.root.join(rel)).ok()?;
+                    Some(exposes(ctx.corpus, rel, &String::from_utf8_lossy(&bytes)))
+                })
+                .collect();
+            let report = WorkerReport {
+                item: item.clone(),
+                status: out.status.as_str().to_string(),
+                answer: out.answer.clone(),
+                files,
+            };
+            let mut pi = report.plan_item();
+            // A question item answered without a change is addressed.
+            pi.landed = out.changed.clone();
+            pi.answered = out.status == Status::Done && !asks_change(item);
+            ctx.edits.add_plan_item(pi);
+            reports.push(report);
+        }
+        ToolOutput::ok(compose(&reports))
+    }
+}
+
+/// The composing turn's tools: the standard ones and `plan`.
+pub fn registry() -> Registry {
+    let mut r = Registry::standard();
+    r.register(Box::new(PlanTool));
+    r
 }
 
 #[cfg(test)]

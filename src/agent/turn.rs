@@ -112,6 +112,9 @@ pub struct Outcome {
     pub writes: WriteCounts,
     /// Model steps taken.
     pub steps: usize,
+    /// The bytes of each written file before the turn wrote it (`None`: created), for a
+    /// plan's composer to take over from its worker.
+    pub snapshots: std::collections::BTreeMap<String, Option<Vec<u8>>>,
 }
 
 /// Whether the request asks for a change to files.
@@ -362,6 +365,7 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
         error,
         writes,
         steps: step,
+        snapshots: edits.snapshots(),
     }
 }
 

@@ -104,6 +104,10 @@ pub const D_RESOLVE_TOPIC: &str = "Map a goal in your words (\"a footer with pag
 pub const D_FIND_CONSTRUCT: &str = "List the construct instances (Start/End pairs) of a script with their footprints (declaration, configuration and Start..End lines), or of every script when no path is given.";
 /// Description of `check_symbols`.
 pub const D_CHECK_SYMBOLS: &str = "Run the checker on a code snippet (`code`) or a project file (`path`): invented members, option keys, constructors, syntax the engine's level lacks, missing files.";
+/// Description of `plan`. Workers once reported what their files "exposed" and the
+/// composer wired the next file to a function never written: the report carries what
+/// each file defines, read from the file.
+pub const D_PLAN: &str = "Split a request with several independent parts into items (at most 6); each item runs as its own worker turn, and its report comes back with the files it changed and what each defines (functions, globals, constructs), read from the files. Use it only for requests with two or more parts.";
 /// Description of `dry_run`.
 pub const D_DRY_RUN: &str = "Run the project (or one entry script) against a fake engine generated from the docs and report what it touched that the docs lack.";
 

@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 
 use super::Fail;
 use crate::agent::{
-    self, AgentConfig, FsWorkspace, HttpModel, Progress, Registry, Status, Transcript, Turn,
-    TurnRequest, UserModel,
+    self, AgentConfig, FsWorkspace, HttpModel, Progress, Status, Transcript, Turn, TurnRequest,
+    UserModel,
 };
 use crate::project::Project;
 
@@ -107,7 +107,7 @@ pub fn run(a: Args) -> Result<i32, Fail> {
         transcript: &transcript,
         progress: &progress,
         cancel: Arc::new(AtomicBool::new(false)),
-        registry: Registry::standard(),
+        registry: agent::plan::registry(),
         guards,
         gates,
     };
