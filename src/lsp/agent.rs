@@ -91,7 +91,10 @@ impl EditorWorkspace {
                 "the editor did not answer workspace/applyEdit within {} s",
                 APPLY_TIMEOUT.as_secs()
             )),
-            Ok(Err(e)) => Err(format!("the editor answered workspace/applyEdit with an error: {}", e.message)),
+            Ok(Err(e)) => Err(format!(
+                "the editor answered workspace/applyEdit with an error: {}",
+                e.message
+            )),
             Ok(Ok(r)) if r.applied => Ok(()),
             Ok(Ok(r)) => Err(format!(
                 "the editor refused the edit{}",
@@ -111,7 +114,12 @@ fn whole(text: &str) -> Range {
 
 impl Workspace for EditorWorkspace {
     fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
-        if let Some(w) = self.written.lock().unwrap_or_else(|e| e.into_inner()).get(path) {
+        if let Some(w) = self
+            .written
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(path)
+        {
             return w
                 .clone()
                 .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound));
@@ -123,8 +131,10 @@ impl Workspace for EditorWorkspace {
     }
 
     fn write(&self, path: &Path, bytes: &[u8], label: &str) -> std::result::Result<(), String> {
-        let new_text = String::from_utf8(bytes.to_vec()).map_err(|_| "not UTF-8 text".to_string())?;
-        let uri = Uri::from_file_path(path).ok_or_else(|| format!("{}: no file URI", path.display()))?;
+        let new_text =
+            String::from_utf8(bytes.to_vec()).map_err(|_| "not UTF-8 text".to_string())?;
+        let uri =
+            Uri::from_file_path(path).ok_or_else(|| format!("{}: no file URI", path.display()))?;
         let mut ops = Vec::new();
         let (version, old) = match self.open(path) {
             Some((_, text, v)) => (Some(v), Some(text)),
@@ -145,18 +155,17 @@ impl Workspace for EditorWorkspace {
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .or(old);
         if old.is_none() {
-            ops.push(DocumentChangeOperation::Op(ResourceOp::Create(CreateFile {
-                uri: uri.clone(),
-                options: None,
-                annotation_id: None,
-            })));
+            ops.push(DocumentChangeOperation::Op(ResourceOp::Create(
+                CreateFile {
+                    uri: uri.clone(),
+                    options: None,
+                    annotation_id: None,
+                },
+            )));
         }
         let range = old.as_deref().map(whole).unwrap_or_default();
         ops.push(DocumentChangeOperation::Edit(TextDocumentEdit {
-            text_document: OptionalVersionedTextDocumentIdentifier {
-                uri,
-                version,
-            },
+            text_document: OptionalVersionedTextDocumentIdentifier { uri, version },
             edits: vec![OneOf::Left(TextEdit::new(range, new_text))],
         }));
         self.apply(
@@ -174,7 +183,8 @@ impl Workspace for EditorWorkspace {
     }
 
     fn remove(&self, path: &Path, label: &str) -> std::result::Result<(), String> {
-        let uri = Uri::from_file_path(path).ok_or_else(|| format!("{}: no file URI", path.display()))?;
+        let uri =
+            Uri::from_file_path(path).ok_or_else(|| format!("{}: no file URI", path.display()))?;
         self.apply(
             WorkspaceEdit {
                 document_changes: Some(DocumentChanges::Operations(vec![
@@ -202,7 +212,12 @@ impl Workspace for EditorWorkspace {
             .iter()
             .filter_map(|e| Some((e.path.clone()?, e.doc.text.clone())))
             .collect();
-        for (p, b) in self.written.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+        for (p, b) in self
+            .written
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+        {
             if let Some(b) = b {
                 out.insert(p.clone(), String::from_utf8_lossy(b).into_owned());
             }
@@ -215,7 +230,10 @@ impl Workspace for EditorWorkspace {
 struct EditorProgress {
     rt: tokio::runtime::Handle,
     progress: Option<
-        tower_lsp_server::OngoingProgress<tower_lsp_server::Unbounded, tower_lsp_server::NotCancellable>,
+        tower_lsp_server::OngoingProgress<
+            tower_lsp_server::Unbounded,
+            tower_lsp_server::NotCancellable,
+        >,
     >,
 }
 
@@ -229,16 +247,28 @@ impl Progress for EditorProgress {
 
 impl Backend {
     /// `workspace/executeCommand` for the agent's two commands.
-    pub(super) async fn agent_command(&self, params: ExecuteCommandParams) -> Result<Option<Value>> {
+    pub(super) async fn agent_command(
+        &self,
+        params: ExecuteCommandParams,
+    ) -> Result<Option<Value>> {
         match params.command.as_str() {
-            ASK => self.ask_agent(params.arguments.first().cloned().unwrap_or(Value::Null)).await,
+            ASK => {
+                self.ask_agent(params.arguments.first().cloned().unwrap_or(Value::Null))
+                    .await
+            }
             CANCEL => {
                 let id = params
                     .arguments
                     .first()
                     .and_then(|a| a.get("turn"))
                     .and_then(Value::as_u64);
-                let running = self.state.agent.running.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                let running = self
+                    .state
+                    .agent
+                    .running
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .clone();
                 match running {
                     Some((t, flag)) if id.is_none() || id == Some(t) => {
                         flag.store(true, Ordering::SeqCst);
@@ -252,18 +282,29 @@ impl Backend {
     }
 
     async fn refuse(&self, msg: String) -> Result<Option<Value>> {
-        self.state.client.show_message(MessageType::ERROR, &msg).await;
+        self.state
+            .client
+            .show_message(MessageType::ERROR, &msg)
+            .await;
         let mut e = Error::invalid_request();
         e.message = msg.into();
         Err(e)
     }
 
     async fn ask_agent(&self, arg: Value) -> Result<Option<Value>> {
-        let Some(request) = arg.get("request").and_then(Value::as_str).filter(|r| !r.trim().is_empty()) else {
-            return self.refuse("grounded agent: the command needs {\"request\": \"...\"}".into()).await;
+        let Some(request) = arg
+            .get("request")
+            .and_then(Value::as_str)
+            .filter(|r| !r.trim().is_empty())
+        else {
+            return self
+                .refuse("grounded agent: the command needs {\"request\": \"...\"}".into())
+                .await;
         };
         let Some(root) = self.root() else {
-            return self.refuse("grounded agent: no workspace folder is open".into()).await;
+            return self
+                .refuse("grounded agent: no workspace folder is open".into())
+                .await;
         };
         let project = read(&self.state.project)
             .or_else(|| Project::discover(&root, &root).ok())
@@ -283,13 +324,14 @@ impl Backend {
             Err(e) => return self.refuse(format!("grounded agent: {e}")).await,
         };
         let config = AgentConfig::for_project(&project, settings.agent_allow_validate);
-        let model = match HttpModel::new(endpoint, &config) {
-            Ok(m) => m,
-            Err(e) => return self.refuse(format!("grounded agent: {e}")).await,
-        };
         let cancel = Arc::new(AtomicBool::new(false));
         let busy = {
-            let mut running = self.state.agent.running.lock().unwrap_or_else(|e| e.into_inner());
+            let mut running = self
+                .state
+                .agent
+                .running
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
             match &*running {
                 Some((t, _)) => Err(*t),
                 None => {
@@ -314,13 +356,39 @@ impl Backend {
         let rt = tokio::runtime::Handle::current();
         let exclude: Vec<PathBuf> = read(&self.state.corpus_dir).into_iter().collect();
         let request = request.to_string();
+        // reqwest's blocking client runs a runtime of its own: it is built, used and
+        // dropped on the turn's thread, never on the server's runtime (where building
+        // it panics).
         std::thread::spawn(move || {
+            let model = match HttpModel::new(endpoint, &config) {
+                Ok(m) => m,
+                Err(e) => {
+                    *state
+                        .agent
+                        .running
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner()) = None;
+                    let msg = format!("grounded agent: {e}");
+                    rt.block_on(async {
+                        state.client.show_message(MessageType::ERROR, &msg).await;
+                        state
+                            .client
+                            .send_notification::<AgentFinished>(json!({
+                                "turn": id, "status": "failed", "answer": msg, "changed": []}))
+                            .await;
+                    });
+                    return;
+                }
+            };
             let ws = EditorWorkspace {
                 state: state.clone(),
                 rt: rt.clone(),
                 written: Mutex::new(HashMap::new()),
             };
-            let prog = EditorProgress { rt: rt.clone(), progress };
+            let prog = EditorProgress {
+                rt: rt.clone(),
+                progress,
+            };
             let transcript = Transcript::none();
             let turn = Turn {
                 corpus: &corpus,
@@ -338,12 +406,26 @@ impl Backend {
                 gates: Vec::new(),
             };
             let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                agent::run_turn(turn, &TurnRequest { text: request, context })
+                agent::run_turn(
+                    turn,
+                    &TurnRequest {
+                        text: request,
+                        context,
+                    },
+                )
             }));
-            *state.agent.running.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            *state
+                .agent
+                .running
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()) = None;
             let (status, answer, changed) = match out {
                 Ok(o) => (o.status.as_str(), o.answer, o.changed),
-                Err(_) => ("failed", "the turn failed internally (see the log)".to_string(), Vec::new()),
+                Err(_) => (
+                    "failed",
+                    "the turn failed internally (see the log)".to_string(),
+                    Vec::new(),
+                ),
             };
             let summary = format!(
                 "grounded agent: {status}; {}",
@@ -357,7 +439,11 @@ impl Backend {
                 if let Some(p) = prog.progress {
                     p.finish_with_message(summary.clone()).await;
                 }
-                let typ = if status == "done" { MessageType::INFO } else { MessageType::WARNING };
+                let typ = if status == "done" {
+                    MessageType::INFO
+                } else {
+                    MessageType::WARNING
+                };
                 state.client.show_message(typ, &summary).await;
                 state
                     .client
