@@ -241,7 +241,8 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
                        "id": c.id, "name": c.name, "arguments": c.arguments})).collect::<Vec<_>>()}),
         );
         if forced || reply.tool_calls.is_empty() {
-            if !forced {
+            // The facts cost a check of every changed file: only gates read them.
+            if !forced && !gates.is_empty() {
                 let facts = facts(&ctx, &request.text, step);
                 match gates.judge(&reply.content, &facts) {
                     Decision::Push { gate, text } => {
