@@ -396,6 +396,11 @@ impl GateRunner {
         }
     }
 
+    /// Whether there are no gates (the turn then skips computing the facts).
+    pub fn is_empty(&self) -> bool {
+        self.gates.is_empty()
+    }
+
     /// Pushes made so far (shared and reserve).
     pub fn pushes(&self) -> usize {
         self.used + self.reserve_used
