@@ -30,6 +30,12 @@ fn fixture() -> tempfile::TempDir {
 
 fn run_agent(root: &Path, server: &ModelServer, request: &str) -> Run {
     let home = tempfile::tempdir().unwrap();
+    run_agent_in(root, server, request, home.path())
+}
+
+/// Like [`run_agent`] with a given home (config and cache folders): two turns that share
+/// it share the persistent lookup cache.
+fn run_agent_in(root: &Path, server: &ModelServer, request: &str, home: &Path) -> Run {
     let tdir = tempfile::tempdir().unwrap();
     let tpath = tdir.path().join("t.jsonl");
     let out = Command::new(env!("CARGO_BIN_EXE_grounded"))
@@ -44,9 +50,9 @@ fn run_agent(root: &Path, server: &ModelServer, request: &str) -> Run {
         ])
         .arg(&tpath)
         .arg(request)
-        .env("XDG_CONFIG_HOME", home.path())
-        .env("XDG_CACHE_HOME", home.path())
-        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home)
+        .env("XDG_CACHE_HOME", home)
+        .env("HOME", home)
         .output()
         .unwrap();
     let transcript = std::fs::read_to_string(&tpath)
@@ -620,4 +626,90 @@ fn search_queries_is_forced_first_and_its_queries_come_back_as_guidance() {
         "search_queries"
     );
     assert_eq!(served_of(&r.transcript, "search_queries"), ["live"]);
+}
+
+#[test]
+fn findings_outstanding_on_a_written_file_are_pushed_by_the_verify_gate() {
+    let bad = format!("{MAIN}layout.tableCellEnd();\n");
+    let dir = project(&demo_corpus(), &[("main.js", bad.as_bytes())]);
+    let server = ModelServer::start(vec![
+        Scripted::Json(calls(&[("r", "read_file", json!({"path": "main.js"}))])),
+        Scripted::Json(calls(&[(
+            "e",
+            "edit_file",
+            json!({"path": "main.js", "edits": [{"find": "layout.paragraph(\"done\");", "replace": "layout.paragraph(\"finished\");"}]}),
+        )])),
+        Scripted::Json(say("Changed the closing paragraph of main.js.")),
+        Scripted::Json(calls(&[("d", "delete_lines", json!({"path": "main.js", "marks": "8: DELETE"}))])),
+        Scripted::Json(say("Changed the closing paragraph of main.js and removed the call to tableCellEnd, which the docs do not have.")),
+    ]);
+    let r = run_agent(
+        dir.path(),
+        &server,
+        "change the closing paragraph of main.js to finished",
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let p = pushes(&r.transcript);
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert_eq!(p[0].0, "verify");
+    assert!(p[0].1.contains("main.js:8:"), "{}", p[0].1);
+    assert!(p[0].1.contains("tableCellEnd"), "{}", p[0].1);
+    assert!(p[0].1.contains("Do not re-run the lookup"), "{}", p[0].1);
+    let text = std::fs::read_to_string(dir.path().join("main.js")).unwrap();
+    assert!(
+        !text.contains("tableCellEnd") && text.contains("finished"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_persistent_lookup_cache_serves_a_later_turn_and_never_keeps_a_flagged_answer() {
+    let dir = fixture();
+    let home = tempfile::tempdir().unwrap();
+    let good = "Open one with `layout.tableStart(t)` and close it with `layout.tableEnd()`.";
+    let first = ModelServer::start(vec![
+        // One lookup a step: two composing requests in flight together would take the
+        // scripted replies in either order.
+        Scripted::Json(calls(&[(
+            "g",
+            "rag_lookup",
+            json!({"query": "how do I create a table"}),
+        )])),
+        compose(good),
+        Scripted::Json(calls(&[(
+            "b",
+            "rag_lookup",
+            json!({"query": "closing table cells"}),
+        )])),
+        compose("Close cells with `layout.tableCellEnd()`."),
+        Scripted::Json(say("Tables open with tableStart.")),
+    ]);
+    let r1 = run_agent_in(dir.path(), &first, "how are tables opened?", home.path());
+    assert_eq!(r1.code, 0, "{}\n{}", r1.stdout, r1.stderr);
+    assert_eq!(first.bodies().len(), 5);
+    assert!(content_of(&r1.transcript, "b").contains("CORRECTIONS"));
+    let second = ModelServer::start(vec![
+        Scripted::Json(calls(&[(
+            "g2",
+            "rag_lookup",
+            json!({"query": "create tables how"}),
+        )])),
+        Scripted::Json(calls(&[(
+            "b2",
+            "rag_lookup",
+            json!({"query": "closing table cells"}),
+        )])),
+        compose("Cells close implicitly."),
+        Scripted::Json(say("Done.")),
+    ]);
+    let r2 = run_agent_in(dir.path(), &second, "how are tables opened?", home.path());
+    assert_eq!(r2.code, 0, "{}\n{}", r2.stdout, r2.stderr);
+    // The good answer came from disk (no compose request); the flagged one was composed
+    // again.
+    assert!(content_of(&r2.transcript, "g2").contains(good));
+    assert!(content_of(&r2.transcript, "b2").contains("Cells close implicitly"));
+    assert_eq!(second.bodies().len(), 4);
+    let store = std::fs::read_to_string(home.path().join("grounded/lookups.jsonl")).unwrap();
+    assert!(store.contains("tableStart"), "{store}");
+    assert!(!store.contains("tableCellEnd"), "{store}");
 }
