@@ -257,3 +257,38 @@ fn every_diagnostic_offers_ask_the_agent() {
     );
     lsp.shutdown();
 }
+
+#[test]
+fn cancel_agent_stops_the_turn_after_its_current_step() {
+    let read = calls(&[("r", "read_file", json!({"path": "main.js"}))]);
+    let server = ModelServer::start(vec![
+        Scripted::Delay(Duration::from_secs(2), read.clone()),
+        Scripted::Json(read),
+        Scripted::Json(say("never sent")),
+    ]);
+    let (mut lsp, _dir, _u) = start(&server);
+    let r = lsp.request(
+        "workspace/executeCommand",
+        json!({"command": "grounded.askAgent", "arguments": [{"request": "what is in main.js?"}]}),
+    );
+    // Cancel while the first step is with the model.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while server.received().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let c = lsp.request(
+        "workspace/executeCommand",
+        json!({"command": "grounded.cancelAgent", "arguments": [{"turn": r["turn"]}]}),
+    );
+    assert_eq!(c["cancelled"], true);
+    let done = lsp.wait_for("grounded/agentFinished", |m| {
+        is(m, "grounded/agentFinished")
+    });
+    assert_eq!(done["params"]["status"], "cancelled", "{done}");
+    assert_eq!(
+        server.received().len(),
+        1,
+        "no step after the cancelled one"
+    );
+    lsp.shutdown();
+}
