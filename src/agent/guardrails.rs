@@ -68,11 +68,14 @@ impl dispatch::Guard for GuardLayer {
     }
 }
 
+/// The guards a turn's dispatcher consults.
+pub type Guards = Vec<Box<dyn dispatch::Guard>>;
+
+/// The gates a turn's finish step runs.
+pub type Gates = Vec<Box<dyn gates::Gate>>;
+
 /// The guards and gates of a standard turn.
-pub fn standard(
-    cfg: &AgentConfig,
-    corpus: &Corpus,
-) -> (Vec<Box<dyn dispatch::Guard>>, Vec<Box<dyn gates::Gate>>) {
+pub fn standard(cfg: &AgentConfig, corpus: &Corpus) -> (Guards, Gates) {
     (
         vec![Box::new(GuardLayer::new(cfg, corpus))],
         gates::standard(),

@@ -313,7 +313,7 @@ mod tests {
                 ..Exposes::default()
             }],
         };
-        let s = compose(&[r.clone()]);
+        let s = compose(std::slice::from_ref(&r));
         assert!(s.contains("a.js (from the file itself): functions: makeHeader;"));
         assert_eq!(r.plan_item().landed, vec!["a.js".to_string()]);
     }

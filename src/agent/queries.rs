@@ -149,10 +149,15 @@ mod tests {
     fn ask_and_schema_carry_the_ceiling() {
         assert!(ask(-1, 6).contains("at most 6"));
         assert!(ask(9, 6).contains(" 6 "));
+        let s = schema(-1, 6);
         assert_eq!(
-            schema(6)["function"]["parameters"]["properties"]["queries"]["maxItems"],
+            s["function"]["parameters"]["properties"]["queries"]["maxItems"],
             6
         );
+        assert!(s["function"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("Never repeat"));
         assert_eq!(tool_choice()["function"]["name"], TOOL);
     }
 
