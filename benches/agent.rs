@@ -11,10 +11,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use grounded::agent::edits::Edits;
 use grounded::agent::tools::Silent;
 use grounded::agent::{
-    run_turn, AgentConfig, ChatModel, FsWorkspace, Registry, Reply, Status, ToolCall, Transcript,
-    Turn, TurnRequest,
+    run_turn, AgentConfig, ChatModel, Dispatcher, FsWorkspace, Registry, Reply, Status, ToolCall,
+    ToolCtx, Transcript, Turn, TurnRequest,
 };
 use grounded::docs::Corpus;
 use serde_json::{json, Value};
@@ -157,6 +158,64 @@ fn bench(c: &mut Criterion) {
         bch.iter(|| {
             let s = turn(&corpus, &root, 20, &transcript);
             assert!(matches!(s, Status::Done | Status::Unchanged));
+        })
+    });
+    // One step's own cost without the model: the dispatch of one edit (read-before-edit
+    // check, find/replace, pre-write check, write, transcript line), swapping back and
+    // forth; and one docs lookup.
+    let canon = std::fs::canonicalize(&root).unwrap();
+    let edits = Edits::default();
+    let config = AgentConfig {
+        dry_run: false,
+        ..AgentConfig::default()
+    };
+    let t = Transcript::to_file(&transcript).unwrap();
+    let ctx = ToolCtx {
+        corpus: &corpus,
+        root: &canon,
+        exclude: Vec::new(),
+        entry: None,
+        workspace: &FsWorkspace,
+        edits: &edits,
+        model: None,
+        progress: &Silent,
+        config: &config,
+        transcript: &t,
+    };
+    let reg = Registry::standard();
+    let mut d = Dispatcher::new(&reg);
+    let one = |name: &str, args: Value| {
+        [ToolCall {
+            id: "x".into(),
+            name: name.into(),
+            arguments: args.to_string(),
+        }]
+    };
+    let read = one("read_file", json!({"path": "main.js"}));
+    let there = one(
+        "edit_file",
+        json!({"path": "main.js", "edits": [{"find": "Monthly order report", "replace": "Monthly orders report"}]}),
+    );
+    let back = one(
+        "edit_file",
+        json!({"path": "main.js", "edits": [{"find": "Monthly orders report", "replace": "Monthly order report"}]}),
+    );
+    d.run_batch(&read, &ctx);
+    // The turn's first write measures the project once; leave it out of the step.
+    d.run_batch(&there, &ctx);
+    d.run_batch(&back, &ctx);
+    g.bench_function("step_edit_x2", |bch| {
+        bch.iter(|| {
+            let a = d.run_batch(&there, &ctx);
+            let b = d.run_batch(&back, &ctx);
+            assert!(a[0].content.contains("written") && b[0].content.contains("written"));
+        })
+    });
+    let look = one("lookup_docs", json!({"term": "tableStart"}));
+    g.bench_function("step_lookup", |bch| {
+        bch.iter(|| {
+            let r = d.run_batch(&look, &ctx);
+            assert!(r[0].content.contains("tableStart"));
         })
     });
     g.finish();

@@ -752,3 +752,76 @@ fn a_project_validate_command_does_not_run_without_the_users_flag() {
         assert!(m["validate"].is_null(), "{m}");
     }
 }
+
+#[test]
+fn rag_lookup_composes_from_retrieved_chunks_with_a_second_model_call() {
+    let dir = fixture();
+    let server = ModelServer::start(vec![
+        Scripted::Json(calls(&[(
+            "q",
+            "rag_lookup",
+            json!({"query": "how do I lay out a table with rows", "about": "tables"}),
+        )])),
+        Scripted::Json(say("Open it with tableStart and close it with tableEnd.")),
+        Scripted::Json(say("Use tableStart/tableEnd.")),
+    ]);
+    let r = run_agent(dir.path(), &server, "how do tables work?", &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 3);
+    // The composing call: no tools, the excerpts and the question.
+    assert!(bodies[1].get("tools").is_none());
+    let compose = messages(&bodies[1]);
+    assert!(compose[0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("documentation excerpts"));
+    let excerpts = compose[1]["content"].as_str().unwrap();
+    assert!(excerpts.contains("tableStart"), "{excerpts}");
+    assert!(excerpts.contains("Question: how do I lay out a table with rows"));
+    let result = last_batch(&bodies[2])[0]["content"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // The phrasebook's hint comes first (issue 13: on every lookup result), then the answer.
+    assert!(result.starts_with("Terminology hint"), "{result}");
+    assert!(result.contains("\n\nOpen it with tableStart"), "{result}");
+    assert!(result.contains("sources:"), "{result}");
+    assert!(r.stderr.contains("researching tables"), "{}", r.stderr);
+}
+
+#[test]
+fn the_domain_tools_answer_from_the_corpus_and_the_project() {
+    let dir = fixture();
+    let server = ModelServer::start(vec![
+        Scripted::Json(calls(&[
+            ("t", "resolve_topic", json!({"goal": "a table of prices"})),
+            ("c", "find_construct", json!({"path": "main.js"})),
+            (
+                "k",
+                "check_symbols",
+                json!({"code": "layout.tableCellEnd();\n"}),
+            ),
+            ("f", "find_in_files", json!({"pattern": "banner"})),
+            ("d", "dry_run", json!({})),
+        ])),
+        Scripted::Json(say("looked")),
+    ]);
+    let r = run_agent(dir.path(), &server, "what is in this project?", &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let tm = last_batch(&server.bodies()[1]);
+    let c = |i: usize| tm[i]["content"].as_str().unwrap().to_string();
+    assert!(c(0).contains("tableStart"), "{}", c(0));
+    assert!(c(1).contains("main.js: table `t` lines 4-7"), "{}", c(1));
+    assert!(
+        c(2).contains("member") && c(2).contains("tableCellEnd"),
+        "{}",
+        c(2)
+    );
+    assert!(
+        c(3).contains("lib/util.js") && c(3).contains("main.js"),
+        "{}",
+        c(3)
+    );
+    assert!(c(4).contains("what it cannot prove"), "{}", c(4));
+}

@@ -163,44 +163,54 @@ impl<'r> Dispatcher<'r> {
                 i += 1;
                 continue;
             }
+            // The reads up to the next write run together; calls already answered
+            // (refused, or answered by a guard) do not split them.
             let mut j = i;
-            while j < calls.len()
-                && !self.writes(&calls[j].name)
-                && matches!(slots[j], Slot::Run(_) | Slot::Share(_))
-            {
+            let mut group = Vec::new();
+            while j < calls.len() {
+                match &slots[j] {
+                    Slot::Done(r) => results[j] = Some(r.clone()),
+                    Slot::Run(_) if self.writes(&calls[j].name) => break,
+                    Slot::Run(_) => group.push(j),
+                    // Filled from the call it shares once the group has run.
+                    Slot::Share(_) => {}
+                }
                 j += 1;
             }
-            let runnable = (i..j).filter(|k| matches!(slots[*k], Slot::Run(_))).count();
-            if runnable == 1 {
-                if let Slot::Run(args) = &slots[i] {
-                    results[i] = Some(run_one(self.registry, &calls[i], args, ctx));
+            if group.len() == 1 {
+                let k = group[0];
+                if let Slot::Run(args) = &slots[k] {
+                    results[k] = Some(run_one(self.registry, &calls[k], args, ctx));
                 }
-            } else {
+            } else if group.len() > 1 {
                 let registry = self.registry;
-                let outs: Vec<(usize, ToolResult)> = std::thread::scope(|s| {
-                    let handles: Vec<_> = (i..j)
-                        .filter_map(|k| match &slots[k] {
-                            Slot::Run(args) => {
-                                let call = &calls[k];
-                                Some((k, s.spawn(move || run_one(registry, call, args, ctx))))
-                            }
-                            _ => None,
+                let slots = &slots;
+                let outs: Vec<ToolResult> = std::thread::scope(|s| {
+                    let handles: Vec<_> = group
+                        .iter()
+                        .map(|&k| {
+                            let call = &calls[k];
+                            let args = match &slots[k] {
+                                Slot::Run(a) => a,
+                                _ => unreachable!("only runnable slots"),
+                            };
+                            s.spawn(move || run_one(registry, call, args, ctx))
                         })
                         .collect();
                     handles
                         .into_iter()
-                        .map(|(k, h)| {
-                            let r = h.join().unwrap_or_else(|_| ToolResult {
+                        .zip(group.iter())
+                        .map(|(h, &k)| {
+                            h.join().unwrap_or_else(|_| ToolResult {
                                 id: calls[k].id.clone(),
                                 name: calls[k].name.clone(),
                                 content: "the tool failed internally".into(),
                                 served: Served::Refused,
-                            });
-                            (k, r)
+                            })
                         })
                         .collect()
                 });
-                for (k, r) in outs {
+                for (&k, r) in group.iter().zip(outs) {
                     results[k] = Some(r);
                 }
             }
@@ -300,5 +310,93 @@ fn run_one(registry: &Registry, call: &ToolCall, args: &Value, ctx: &ToolCtx) ->
         } else {
             Served::Live
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc::{channel, Receiver, Sender};
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::agent::config::AgentConfig;
+    use crate::agent::edits::{Edits, FsWorkspace};
+    use crate::agent::tools::{Silent, Tool, ToolOutput};
+    use crate::agent::transcript::Transcript;
+    use crate::docs::Corpus;
+
+    /// A read-only tool that hands a token to its partner and waits for the partner's:
+    /// it can only succeed when both run at the same time.
+    struct Meet {
+        name: &'static str,
+        tx: Sender<()>,
+        rx: Mutex<Receiver<()>>,
+    }
+
+    impl Tool for Meet {
+        fn name(&self) -> &'static str {
+            self.name
+        }
+        fn description(&self) -> &'static str {
+            "test"
+        }
+        fn parameters(&self) -> Value {
+            json!({"type": "object"})
+        }
+        fn run(&self, _args: &Value, _ctx: &ToolCtx) -> ToolOutput {
+            let _ = self.tx.send(());
+            let rx = self.rx.lock().unwrap();
+            match rx.recv_timeout(Duration::from_secs(10)) {
+                Ok(()) => ToolOutput::ok("met"),
+                Err(_) => ToolOutput::ok("alone"),
+            }
+        }
+    }
+
+    #[test]
+    fn reads_of_one_response_run_together_and_answer_in_order() {
+        let (tx_a, rx_a) = channel();
+        let (tx_b, rx_b) = channel();
+        let mut reg = Registry::default();
+        reg.register(Box::new(Meet {
+            name: "a",
+            tx: tx_a,
+            rx: Mutex::new(rx_b),
+        }));
+        reg.register(Box::new(Meet {
+            name: "b",
+            tx: tx_b,
+            rx: Mutex::new(rx_a),
+        }));
+        let corpus = Corpus::from_texts(&[("x.md", "# Thing\n\nA thing.\n")]).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let edits = Edits::default();
+        let config = AgentConfig::default();
+        let transcript = Transcript::none();
+        let ctx = ToolCtx {
+            corpus: &corpus,
+            root: dir.path(),
+            exclude: Vec::new(),
+            entry: None,
+            workspace: &FsWorkspace,
+            edits: &edits,
+            model: None,
+            progress: &Silent,
+            config: &config,
+            transcript: &transcript,
+        };
+        let call = |id: &str, name: &str| ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: "{}".into(),
+        };
+        let calls = [call("1", "a"), call("2", "nope"), call("3", "b")];
+        let out = Dispatcher::new(&reg).run_batch(&calls, &ctx);
+        let ids: Vec<&str> = out.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["1", "2", "3"]);
+        assert_eq!(out[0].content, "met");
+        assert_eq!(out[2].content, "met");
+        assert_eq!(out[1].served, Served::Refused);
     }
 }

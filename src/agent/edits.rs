@@ -291,6 +291,9 @@ struct EditState {
     measured: HashMap<u64, Measurement>,
     /// The project's declarations, for the pre-write check.
     index: Option<ProjectIndex>,
+    /// Checker findings by file and content stamp: the old side of a pre-write check is
+    /// usually the new side of the previous one.
+    checked: HashMap<(String, FileStamp), Vec<Finding>>,
     attempted: usize,
     landed: usize,
     refused: usize,
@@ -431,15 +434,28 @@ impl Edits {
         if s.index.is_none() {
             s.index = Some(project_index(ctx));
         }
-        let index = s.index.as_mut().expect("set above");
-        let before = old
-            .map(|o| {
-                index.update_file(corpus, rel, o);
-                check::check_text(corpus, index, rel, o)
-            })
-            .unwrap_or_default();
+        let state = &mut *s;
+        let index = state.index.as_mut().expect("set above");
+        let before = match old {
+            Some(o) => {
+                let key = (rel.to_string(), FileStamp::of(o));
+                match state.checked.get(&key) {
+                    Some(f) => f.clone(),
+                    None => {
+                        index.update_file(corpus, rel, o);
+                        let f = check::check_text(corpus, index, rel, o);
+                        state.checked.insert(key, f.clone());
+                        f
+                    }
+                }
+            }
+            None => Vec::new(),
+        };
         index.update_file(corpus, rel, new);
         let after = check::check_text(corpus, index, rel, new);
+        state
+            .checked
+            .insert((rel.to_string(), FileStamp::of(new)), after.clone());
         let added = added(&before, &after);
         if added.is_empty() {
             return Ok(());
@@ -482,10 +498,11 @@ impl Edits {
             Ok(()) => {
                 let mut s = self.lock();
                 s.landed += 1;
+                // The pre-write check already put the new text in the index. Other
+                // files' findings may depend on this one (a function it declared):
+                // only this file's cached findings stay valid.
                 s.read.insert(rel.to_string(), FileStamp::of_bytes(new));
-                if let (Some(index), Ok(text)) = (s.index.as_mut(), std::str::from_utf8(new)) {
-                    index.update_file(ctx.corpus, rel, text);
-                }
+                s.checked.retain(|(r, _), _| r == rel);
                 drop(s);
                 ctx.transcript.event(
                     "edit",
@@ -500,7 +517,14 @@ impl Edits {
             Err(e) => {
                 let mut s = self.lock();
                 s.refused += 1;
-                // Nothing landed: a snapshot equal to the disk would only say so again.
+                // Nothing landed: the index goes back to the text that is there.
+                let state = &mut *s;
+                if let Some(index) = state.index.as_mut() {
+                    match old.map(String::from_utf8_lossy) {
+                        Some(o) => index.update_file(ctx.corpus, rel, &o),
+                        None => index.remove_file(rel),
+                    }
+                }
                 drop(s);
                 ctx.transcript.event(
                     "edit",
