@@ -8,7 +8,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use grounded::docs::Corpus;
+use grounded::docs::{Corpus, Library};
 
 const WORDS: &[&str] = &[
     "table", "block", "page", "frame", "style", "color", "border", "width", "height", "margin",
@@ -90,21 +90,21 @@ fn generate(dir: &std::path::Path, interfaces: usize, members: usize) {
 fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     generate(dir.path(), 400, 50);
-    let corpus = Corpus::load(dir.path()).unwrap();
+    let corpus = Library::from(Corpus::load(dir.path()).unwrap());
     assert!(corpus.counts().1 >= 20_000, "{:?}", corpus.counts());
 
     let mut g = c.benchmark_group("corpus-20k");
     g.sample_size(10).measurement_time(Duration::from_secs(8));
     g.bench_function("cold load + full-text index", |b| {
         b.iter(|| {
-            let c = Corpus::load(dir.path()).unwrap();
+            let c = Library::from(Corpus::load(dir.path()).unwrap());
             black_box(c.search_index());
             c
         })
     });
     g.bench_function("cold load + full-text index + phrasebook", |b| {
         b.iter(|| {
-            let c = Corpus::load(dir.path()).unwrap();
+            let c = Library::from(Corpus::load(dir.path()).unwrap());
             black_box(c.search_index());
             black_box(c.phrasebook().len());
             c

@@ -324,7 +324,7 @@ mod tests {
     use crate::agent::edits::{Edits, FsWorkspace};
     use crate::agent::tools::{Silent, Tool, ToolOutput};
     use crate::agent::transcript::Transcript;
-    use crate::docs::Corpus;
+    use crate::docs::{Corpus, Library};
 
     /// A read-only tool that hands a token to its partner and waits for the partner's:
     /// it can only succeed when both run at the same time.
@@ -369,7 +369,8 @@ mod tests {
             tx: tx_b,
             rx: Mutex::new(rx_a),
         }));
-        let corpus = Corpus::from_texts(&[("x.md", "# Thing\n\nA thing.\n")]).unwrap();
+        let corpus =
+            Library::from(Corpus::from_texts(&[("x.md", "# Thing\n\nA thing.\n")]).unwrap());
         let dir = tempfile::tempdir().unwrap();
         let edits = Edits::default();
         let config = AgentConfig::default();

@@ -26,7 +26,7 @@ use super::tools::{Progress, Registry, ToolCtx};
 use super::transcript::Transcript;
 use super::wording;
 use crate::check;
-use crate::docs::Corpus;
+use crate::docs::Library;
 
 /// How a turn ended (interfaces.md, `final.status`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -68,7 +68,7 @@ pub struct TurnRequest {
 /// Everything one turn uses.
 pub struct Turn<'a> {
     /// The engine's docs.
-    pub corpus: &'a Corpus,
+    pub corpus: &'a Library,
     /// The project root (made canonical by [`run_turn`]).
     pub root: PathBuf,
     /// Folders left out of search and measurement (a corpus inside the project).

@@ -71,7 +71,7 @@ pub fn run(a: Args) -> Result<i32, Fail> {
     // `--root` is the folder the agent may touch; the project's settings come from the
     // nearest grounded.toml at or above it.
     let project = Project::discover(&root, &root).map_err(Fail)?;
-    let corpus = project.load_corpus(a.docs, true).map_err(Fail)?;
+    let corpus = crate::docs::Library::from(project.load_corpus(a.docs, true).map_err(Fail)?);
     let user = UserModel {
         base_url: a.base_url,
         model: a.model,

@@ -2,12 +2,14 @@
 
 use std::path::Path;
 
+use crate::docs::Library;
+
 use super::{project_and_corpus, Fail, Format};
 
 /// `grounded lookup TERM`
 pub fn lookup(docs: Option<&Path>, term: &str, limit: usize, format: Format) -> Result<i32, Fail> {
     let (_, corpus) = project_and_corpus(Path::new("."), docs)?;
-    let hits = corpus.lookup(term, limit);
+    let hits = Library::from(corpus).lookup(term, limit);
     if format == Format::Json {
         println!("{}", serde_json::to_string_pretty(&hits)?);
         return Ok(0);
@@ -24,7 +26,7 @@ pub fn lookup(docs: Option<&Path>, term: &str, limit: usize, format: Format) -> 
 /// `grounded topic "GOAL"`
 pub fn topic(docs: Option<&Path>, goal: &str, format: Format) -> Result<i32, Fail> {
     let (_, corpus) = project_and_corpus(Path::new("."), docs)?;
-    let answer = corpus.resolve_topic(goal, 5);
+    let answer = Library::from(corpus).resolve_topic(goal, 5);
     if format == Format::Json {
         println!("{}", serde_json::to_string_pretty(&answer)?);
     } else {

@@ -201,8 +201,6 @@ pub struct Corpus {
     pub origin: String,
     /// Each interface's ancestors, nearest first, itself excluded, cycles broken.
     ancestors: BTreeMap<String, Vec<String>>,
-    search: OnceLock<super::search::SearchIndex>,
-    topics: OnceLock<super::topic::Phrasebook>,
 }
 
 impl std::fmt::Debug for Corpus {
@@ -314,8 +312,6 @@ impl Corpus {
             diagnostics: diags,
             origin: origin.to_string(),
             ancestors: BTreeMap::new(),
-            search: OnceLock::new(),
-            topics: OnceLock::new(),
         };
         c.read_chunks();
         c.resolve_types();
@@ -907,18 +903,6 @@ impl Corpus {
             self.globals.len(),
             self.constructs.len(),
         )
-    }
-
-    /// The full-text index, built on first use.
-    pub fn search_index(&self) -> &super::search::SearchIndex {
-        self.search
-            .get_or_init(|| super::search::SearchIndex::build(&self.chunks))
-    }
-
-    /// The phrasebook, mined on first use.
-    pub fn phrasebook(&self) -> &super::topic::Phrasebook {
-        self.topics
-            .get_or_init(|| super::topic::Phrasebook::mine(self))
     }
 }
 

@@ -351,7 +351,7 @@ impl Backend {
         let context = context_of(&arg);
         let progress = self.begin_progress("grounded agent").await;
         let state = self.state.clone();
-        let corpus = self.corpus();
+        let corpus = self.library();
         let rt = tokio::runtime::Handle::current();
         let exclude: Vec<PathBuf> = read(&self.state.corpus_dir).into_iter().collect();
         let request = request.to_string();
