@@ -144,7 +144,9 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let corpus = Corpus::load(&manifest.join("corpus/demo")).expect("the demo corpus loads");
+    let corpus = grounded::docs::Library::from(
+        Corpus::load(&manifest.join("corpus/demo")).expect("the demo corpus loads"),
+    );
     let work = std::env::temp_dir().join(format!("grounded-guardrails-{}", std::process::id()));
     let root = work.join("project");
     copy_dir(&manifest.join("examples/demo"), &root).expect("the demo project copies");

@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use crate::check::{self, Code, ProjectIndex};
-use crate::docs::Corpus;
+use crate::docs::{Corpus, Library};
 
 use super::wording;
 
@@ -269,7 +269,7 @@ pub fn annotate(answer: &str, a: &Audit) -> String {
 }
 
 /// The phrasebook's hint for `query`, prepended to a lookup result whatever it holds.
-pub fn with_hint(corpus: &Corpus, query: &str, result: &str, routes: usize) -> String {
+pub fn with_hint(corpus: &Library, query: &str, result: &str, routes: usize) -> String {
     let ans = corpus.resolve_topic(query, routes);
     let hint = if ans.matches.is_empty() {
         format!(
@@ -431,7 +431,10 @@ mod tests {
 
     #[test]
     fn hint_is_prepended_found_or_not() {
-        let c = demo();
+        let c = &Library::from(
+            Corpus::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/demo"))
+                .unwrap(),
+        );
         let found = with_hint(c, "a table of prices", "RESULT", 3);
         assert!(found.starts_with(wording::TERMINOLOGY_HINT));
         assert!(found.ends_with("RESULT"));
