@@ -25,7 +25,9 @@
 //!
 //! Rooms: `document` (a buffer and its incremental reparse), `config` (settings and their
 //! precedence), `typing` (the editor's reading of certain receivers), `features` (hover,
-//! completion, signature help, symbols, definition), `actions` (code actions), `server`
+//! completion, signature help, symbols, definition, references), `navigation`
+//! (references, rename and workspace symbols across the project's files and the
+//! corpus), `scan` (the brackets open at the cursor, read from the text), `actions` (code actions), `server`
 //! (the protocol and scheduling), `transport` (stdio framing that survives malformed
 //! input).
 
@@ -33,6 +35,8 @@ pub mod actions;
 pub mod config;
 pub mod document;
 pub mod features;
+pub mod navigation;
+pub mod scan;
 pub mod server;
 pub mod transport;
 pub mod typing;

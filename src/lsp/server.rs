@@ -15,7 +15,7 @@ use tower_lsp_server::{Client, LanguageServer};
 
 use super::config::Settings;
 use super::document::{range_of, Document, Kind};
-use super::{actions, features};
+use super::{actions, features, navigation};
 use crate::check::{Finding, ProjectIndex, Severity};
 use crate::docs::Corpus;
 use crate::js::LineIndex;
@@ -45,6 +45,8 @@ struct Entry {
     findings_version: i32,
     /// The checker's incremental session, brought to the buffer's text at each check.
     session: Arc<Mutex<Option<DocSession>>>,
+    /// What the last check of this buffer cost: the adaptive debounce's measure.
+    last_check: Duration,
 }
 
 /// The checker's incremental session for one buffer ([`crate::check::Session`]: an edit
@@ -364,11 +366,12 @@ impl Backend {
                 };
                 let corpus = Arc::new(corpus);
                 let dir = path.map(|p| {
-                    if p.is_file() {
+                    let d = if p.is_file() {
                         p.parent().map(Path::to_path_buf).unwrap_or(p)
                     } else {
                         p
-                    }
+                    };
+                    navigation::normalize(&d)
                 });
                 let index = match this.root() {
                     Some(root) => {
@@ -492,7 +495,14 @@ impl Backend {
 
     // ---- diagnostics --------------------------------------------------------------
 
-    fn diagnostic_of(&self, idx: &LineIndex, text: &str, f: &Finding, by_span: bool) -> Diagnostic {
+    fn diagnostic_of(
+        &self,
+        uri: Option<&Uri>,
+        idx: &LineIndex,
+        text: &str,
+        f: &Finding,
+        by_span: bool,
+    ) -> Diagnostic {
         let range = if by_span
             && f.span.end <= text.len()
             && text.is_char_boundary(f.span.start)
@@ -504,27 +514,39 @@ impl Backend {
         };
         let dir = read(&self.state.corpus_dir);
         let mut code_description = None;
-        let mut related_information = None;
+        let mut related: Vec<DiagnosticRelatedInformation> = Vec::new();
+        let (message, rest) = features::split_message(&f.message);
+        if let (Some(rest), Some(uri)) = (rest, uri) {
+            // What the short message left out, at the finding itself.
+            related.push(DiagnosticRelatedInformation {
+                location: Location {
+                    uri: uri.clone(),
+                    range,
+                },
+                message: rest,
+            });
+        }
         if let (Some(rel), Some(dir)) = (&f.related, dir) {
-            if let Some(uri) = Uri::from_file_path(dir.join(&rel.file)) {
+            if let Some(uri) = Uri::from_file_path(navigation::normalize(&dir.join(&rel.file))) {
                 let line = rel.line.saturating_sub(1) as u32;
                 code_description = Some(CodeDescription { href: uri.clone() });
-                related_information = Some(vec![DiagnosticRelatedInformation {
+                related.push(DiagnosticRelatedInformation {
                     location: Location {
                         uri,
                         range: Range::new(Position::new(line, 0), Position::new(line, 0)),
                     },
                     message: rel.message.clone(),
-                }]);
+                });
             }
         }
+        let related_information = (!related.is_empty()).then_some(related);
         Diagnostic {
             range,
             severity: Some(severity(f.severity)),
             code: Some(NumberOrString::String(f.code.as_str().into())),
             code_description,
             source: Some("grounded".into()),
-            message: f.message.clone(),
+            message,
             related_information,
             tags: None,
             data: None,
@@ -542,10 +564,13 @@ impl Backend {
                     let mut d: Vec<Diagnostic> = e
                         .findings
                         .iter()
-                        .map(|f| self.diagnostic_of(&idx, text, f, true))
+                        .map(|f| self.diagnostic_of(Some(&e.uri), &idx, text, f, true))
                         .collect();
                     if let Some((_, fs)) = &dry {
-                        d.extend(fs.iter().map(|f| self.diagnostic_of(&idx, text, f, false)));
+                        d.extend(
+                            fs.iter()
+                                .map(|f| self.diagnostic_of(Some(&e.uri), &idx, text, f, false)),
+                        );
                     }
                     (e.uri.clone(), Some(e.doc.version), d)
                 }
@@ -559,7 +584,7 @@ impl Backend {
                         let idx = LineIndex::new(&text);
                         let d = fs
                             .iter()
-                            .map(|f| self.diagnostic_of(&idx, &text, f, false))
+                            .map(|f| self.diagnostic_of(Some(&uri), &idx, &text, f, false))
                             .collect();
                         (uri, None, d)
                     }
@@ -591,9 +616,10 @@ impl Backend {
     fn schedule_check(&self, key: String, version: i32, cascade: bool, now: bool) {
         let this = self.clone();
         tokio::spawn(async move {
-            let debounce = read(&this.state.settings).debounce_ms;
-            if debounce > 0 && !now {
-                tokio::time::sleep(Duration::from_millis(debounce)).await;
+            let last = this.state.docs.get(&key).map(|e| e.last_check);
+            let wait = read(&this.state.settings).debounce_for(last.unwrap_or_default());
+            if !wait.is_zero() && !now {
+                tokio::time::sleep(wait).await;
             }
             this.check_now(key, version, cascade).await;
         });
@@ -628,7 +654,7 @@ impl Backend {
                 };
                 if kind == Kind::Skipped {
                     *slot = None;
-                    return Some((rel, Vec::new()));
+                    return Some((rel, Vec::new(), t0.elapsed()));
                 }
                 let corpus = this.corpus();
                 let index = read(&this.state.index);
@@ -650,15 +676,15 @@ impl Backend {
                     if reuse { "" } else { " (new session)" },
                     findings.len()
                 );
-                Some((rel, findings))
+                Some((rel, findings, t0.elapsed()))
             })
         })
         .await;
-        let (rel, findings) = match res {
+        let (rel, findings, cost) = match res {
             Ok(Ok(Some(f))) => f,
             Ok(Ok(None)) => return,
             Ok(Err(_)) => match self.state.docs.get(&key) {
-                Some(e) => (e.rel.clone(), Vec::new()),
+                Some(e) => (e.rel.clone(), Vec::new(), e.last_check),
                 None => return,
             },
             Err(e) => {
@@ -671,6 +697,7 @@ impl Backend {
             Some(mut e) if e.doc.version == version => {
                 e.findings = Arc::new(findings);
                 e.findings_version = version;
+                e.last_check = cost;
             }
             _ => return,
         }
@@ -1147,6 +1174,9 @@ impl LanguageServer for Backend {
                     work_done_progress_options: Default::default(),
                 }),
                 definition_provider: Some(OneOf::Left(true)),
+                references_provider: Some(OneOf::Left(true)),
+                rename_provider: Some(OneOf::Left(true)),
+                workspace_symbol_provider: Some(OneOf::Left(true)),
                 document_symbol_provider: Some(OneOf::Left(true)),
                 code_action_provider: Some(CodeActionProviderCapability::Options(
                     CodeActionOptions {
@@ -1200,6 +1230,7 @@ impl LanguageServer for Backend {
                 findings: Arc::new(Vec::new()),
                 findings_version: -1,
                 session: Arc::new(Mutex::new(None)),
+                last_check: Duration::ZERO,
             },
         );
         if self.adopt_project_of(&key).await {
@@ -1348,9 +1379,10 @@ impl LanguageServer for Backend {
             return Ok(None);
         };
         let corpus = self.corpus();
+        let project = self.project_names(&p.text_document.uri);
         guard("completion", || {
             let off = LineIndex::new(&text).offset_utf16(p.position.line, p.position.character);
-            let items = features::completion(&corpus, &text, &tree, off);
+            let items = features::completion(&corpus, &text, &tree, off, &project);
             (!items.is_empty()).then_some(CompletionResponse::Array(items))
         })
     }
@@ -1409,6 +1441,15 @@ impl LanguageServer for Backend {
                 uri,
                 range: range_of(&LineIndex::new(&text), s, e),
             }),
+            Some(features::Target::Docs(file, line)) => read(&self.state.corpus_dir)
+                .and_then(|dir| Uri::from_file_path(navigation::normalize(&dir.join(file))))
+                .map(|uri| {
+                    let at = Position::new(line.saturating_sub(1) as u32, 0);
+                    Location {
+                        uri,
+                        range: Range::new(at, at),
+                    }
+                }),
             Some(features::Target::Function(name)) => {
                 let this = self.clone();
                 tokio::task::spawn_blocking(move || {
@@ -1419,6 +1460,83 @@ impl LanguageServer for Backend {
             }
         };
         Ok(loc.map(GotoDefinitionResponse::Scalar))
+    }
+
+    async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        let p = params.text_document_position;
+        let Some((sym, _)) = self.symbol_at(&p).await? else {
+            return Ok(None);
+        };
+        let this = self.clone();
+        let home = p.text_document.uri.clone();
+        let mut locs = tokio::task::spawn_blocking(move || {
+            guard("references", || {
+                let scripts = this.project_scripts(&home, sym.global);
+                navigation::references(&this.corpus(), &home, &scripts, &sym)
+            })
+        })
+        .await
+        .map_err(|_| Error::internal_error())??;
+        if !params.context.include_declaration {
+            // The declaration is one of the occurrences; the client asked without it.
+            locs.retain(|l| !self.is_declaration(l));
+        }
+        Ok(Some(locs))
+    }
+
+    async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        let p = params.text_document_position;
+        if !navigation::is_identifier(&params.new_name) {
+            return Err(Error::invalid_params(format!(
+                "`{}` is not a name the script's language accepts",
+                params.new_name
+            )));
+        }
+        let Some((sym, _)) = self.symbol_at(&p).await? else {
+            return Err(Error::invalid_params(
+                "only the project's own functions and variables can be renamed here",
+            ));
+        };
+        let this = self.clone();
+        let home = p.text_document.uri.clone();
+        let new_name = params.new_name.clone();
+        let changes = tokio::task::spawn_blocking(move || {
+            guard("rename", || {
+                let scripts = this.project_scripts(&home, sym.global);
+                navigation::rename_edits(&this.corpus(), &home, &scripts, &sym, &new_name)
+            })
+        })
+        .await
+        .map_err(|_| Error::internal_error())??;
+        Ok(Some(WorkspaceEdit {
+            changes: Some(changes),
+            ..Default::default()
+        }))
+    }
+
+    async fn symbol(
+        &self,
+        params: WorkspaceSymbolParams,
+    ) -> Result<Option<WorkspaceSymbolResponse>> {
+        let this = self.clone();
+        let syms = tokio::task::spawn_blocking(move || {
+            guard("workspace/symbol", || {
+                let scripts = match this.root() {
+                    Some(_) => this.project_scripts_all(),
+                    None => Vec::new(),
+                };
+                let dir = read(&this.state.corpus_dir);
+                navigation::workspace_symbols(
+                    &this.corpus(),
+                    dir.as_deref(),
+                    &scripts,
+                    &params.query,
+                )
+            })
+        })
+        .await
+        .map_err(|_| Error::internal_error())??;
+        Ok(Some(WorkspaceSymbolResponse::Flat(syms)))
     }
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
@@ -1442,7 +1560,7 @@ impl LanguageServer for Backend {
             let start = idx.offset_utf16(r.start.line, r.start.character);
             let end = idx.offset_utf16(r.end.line, r.end.character);
             let mut out = actions::quick_fixes(&uri, &text, &findings, start, end, |f| {
-                self.diagnostic_of(&idx, &text, f, true)
+                self.diagnostic_of(Some(&uri), &idx, &text, f, true)
             });
             if let Some(tree) = &tree {
                 out.extend(actions::remove_construct(
@@ -1464,6 +1582,90 @@ impl Backend {
     /// taken as they come).
     fn pull_configuration_skipped(&self) -> bool {
         !self.state.can_pull_config.load(Ordering::Relaxed)
+    }
+
+    /// The project's top-level names with the file declaring each, but those of `uri`'s
+    /// own file (its analysis knows them better), for completion.
+    fn project_names(&self, uri: &Uri) -> Vec<(String, String)> {
+        let own = self
+            .state
+            .docs
+            .get(uri.as_str())
+            .map(|e| crate::check::project::normalize(&e.rel));
+        let ix = self.state.index.read().unwrap_or_else(|e| e.into_inner());
+        ix.files
+            .iter()
+            .filter(|(rel, _)| Some(rel.as_str()) != own.as_deref())
+            .flat_map(|(rel, f)| f.decls.iter().map(move |d| (d.clone(), rel.clone())))
+            .collect()
+    }
+
+    /// The project symbol under the cursor (see [`features::symbol_at`]).
+    async fn symbol_at(
+        &self,
+        p: &TextDocumentPositionParams,
+    ) -> Result<Option<(features::Symbol, usize)>> {
+        let Some((text, tree)) = self.script(&p.text_document.uri).await else {
+            return Ok(None);
+        };
+        let corpus = self.corpus();
+        let names: HashSet<String> = {
+            let ix = self.state.index.read().unwrap_or_else(|e| e.into_inner());
+            ix.files.values().flat_map(|f| f.decls.iter().cloned()).collect()
+        };
+        guard("symbol", || {
+            let off = LineIndex::new(&text).offset_utf16(p.position.line, p.position.character);
+            features::symbol_at(&corpus, &text, &tree, off, &|n| names.contains(n))
+                .map(|(s, start, _)| (s, start))
+        })
+    }
+
+    /// The scripts references and rename read: the open buffers, and for a top-level
+    /// name every script of the project on disk. Blocking.
+    fn project_scripts(&self, home: &Uri, global: bool) -> Vec<(Uri, String)> {
+        if !global {
+            return self
+                .state
+                .docs
+                .get(home.as_str())
+                .map(|e| vec![(e.uri.clone(), e.doc.text.clone())])
+                .unwrap_or_default();
+        }
+        self.project_scripts_all()
+    }
+
+    /// Every script of the project: open buffers, then the files on disk. Blocking.
+    fn project_scripts_all(&self) -> Vec<(Uri, String)> {
+        let open: Vec<(Uri, Option<PathBuf>, String)> = self
+            .state
+            .docs
+            .iter()
+            .filter(|e| e.doc.kind != Kind::Skipped)
+            .map(|e| (e.uri.clone(), e.path.clone(), e.doc.text.clone()))
+            .collect();
+        match self.root() {
+            Some(root) => {
+                navigation::project_scripts(&root, &self.corpus().engine.script_extensions, &open)
+            }
+            None => open.into_iter().map(|(u, _, t)| (u, t)).collect(),
+        }
+    }
+
+    /// Whether a location is a declaration of what it names (a `var`, `function` or
+    /// parameter name), read from the text.
+    fn is_declaration(&self, l: &Location) -> bool {
+        let text = match self.state.docs.get(l.uri.as_str()) {
+            Some(e) => e.doc.text.clone(),
+            None => match l.uri.to_file_path().and_then(|p| std::fs::read(&*p).ok()) {
+                Some(b) => String::from_utf8_lossy(&b).into_owned(),
+                None => return false,
+            },
+        };
+        let idx = LineIndex::new(&text);
+        let at = idx.offset_utf16(l.range.start.line, l.range.start.character);
+        let before = text[..at].trim_end();
+        before.ends_with("var") || before.ends_with("function") || before.ends_with("let")
+            || before.ends_with("const")
     }
 }
 
