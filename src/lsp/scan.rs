@@ -20,29 +20,48 @@ pub struct Open {
     pub commas: usize,
 }
 
-/// Where the scan starts: the top-level statement holding `offset` (or the nearest one
-/// before it), and never more than this many bytes back.
+/// Never more than this many bytes back.
 const MAX_BACK: usize = 20_000;
 
+/// Top-level siblings looked at going back from the cursor.
+const MAX_SIBLINGS: usize = 200;
+
+/// Where the scan starts: the start of the error-free top-level statement holding
+/// `offset`, else the end of the last complete statement before it. While a call is
+/// typed the parser splits the text into pieces (an `ERROR`, an expression, a comment
+/// as a top-level extra), so the nearest top-level node is no statement start.
 fn floor(tree: Option<&Tree>, text: &str, offset: usize) -> usize {
     let mut at = 0;
     if let Some(tree) = tree {
         let root = tree.root_node();
         let mut c = root.walk();
-        // The last top-level node starting before the cursor.
-        if c.goto_first_child_for_byte(offset).is_some() {
+        let found = c.goto_first_child_for_byte(offset).is_some()
+            || (c.goto_first_child() && {
+                while c.goto_next_sibling() {}
+                true
+            });
+        if found {
             let n = c.node();
-            at = if n.start_byte() <= offset {
-                n.start_byte()
+            if n.start_byte() <= offset && offset < n.end_byte() && !n.has_error() && !n.is_extra()
+            {
+                at = n.start_byte();
             } else {
-                n.prev_sibling().map_or(0, |p| p.start_byte())
-            };
-        } else if let Some(last) = root.child(root.child_count().saturating_sub(1)) {
-            at = if last.start_byte() <= offset {
-                last.start_byte()
-            } else {
-                0
-            };
+                for _ in 0..MAX_SIBLINGS {
+                    let n = c.node();
+                    let complete = !n.is_extra()
+                        && !n.has_error()
+                        && n.end_byte() <= offset
+                        && text[n.byte_range()].trim_end().ends_with([';', '}']);
+                    if complete {
+                        at = n.end_byte();
+                        break;
+                    }
+                    if !c.goto_previous_sibling() {
+                        break;
+                    }
+                    at = c.node().start_byte();
+                }
+            }
         }
     }
     let min = offset.saturating_sub(MAX_BACK);
