@@ -53,7 +53,10 @@ struct Session {
 
 impl Session {
     fn start(lines: usize) -> Session {
-        Session::start_with(script(lines), json!({"debounceMs": 0, "dryRun": {"enabled": false}}))
+        Session::start_with(
+            script(lines),
+            json!({"debounceMs": 0, "dryRun": {"enabled": false}}),
+        )
     }
 
     /// A server with `options` as its initialization options, `text` open.
@@ -113,8 +116,18 @@ fn report_figures() {
     let zero = || json!({"debounceMs": 0, "dryRun": {"enabled": false}});
     let runs: [(&str, String, serde_json::Value, usize); 4] = [
         ("1,000-line script, debounce 0", script(1_000), zero(), 200),
-        ("10,000-line script, debounce 0", script(10_000), zero(), 200),
-        ("10,000-line script, default settings", script(10_000), defaults(), 200),
+        (
+            "10,000-line script, debounce 0",
+            script(10_000),
+            zero(),
+            200,
+        ),
+        (
+            "10,000-line script, default settings",
+            script(10_000),
+            defaults(),
+            200,
+        ),
         (
             "7.8 MB script, default settings",
             script_until(usize::MAX, 7_800_000),

@@ -45,7 +45,10 @@ fn neovim_sees_the_member_squiggle_and_applies_the_delete_fix() {
     // The copy names the corpus by its absolute path (the demo's is relative).
     std::fs::write(
         demo.join("grounded.toml"),
-        format!("docs = {:?}\nentry = \"main.js\"\n", format!("{here}/corpus/demo")),
+        format!(
+            "docs = {:?}\nentry = \"main.js\"\n",
+            format!("{here}/corpus/demo")
+        ),
     )
     .unwrap();
     let mut child = Command::new("nvim")

@@ -43,7 +43,10 @@ fn hover_text(lsp: &mut Lsp, uri: &str, text: &str, needle: &str, delta: u32) ->
 
 #[test]
 fn hover_on_project_names_built_ins_and_option_keys() {
-    let (dir, mut lsp) = start(&[("lib/helpers.js", HELPERS.as_bytes()), ("main.js", MAIN.as_bytes())]);
+    let (dir, mut lsp) = start(&[
+        ("lib/helpers.js", HELPERS.as_bytes()),
+        ("main.js", MAIN.as_bytes()),
+    ]);
     let uri = uri(&dir.path().join("main.js"));
     lsp.open(&uri, MAIN);
     // A variable: its declaration line and the comment above it.
@@ -52,7 +55,10 @@ fn hover_on_project_names_built_ins_and_option_keys() {
     assert!(v.contains("The report's title, on every page."), "{v}");
     // A parameter, at its use.
     let p = hover_text(&mut lsp, &uri, MAIN, "rate;", 1);
-    assert!(p.contains("function total(items, rate)") && p.contains("parameter"), "{p}");
+    assert!(
+        p.contains("function total(items, rate)") && p.contains("parameter"),
+        "{p}"
+    );
     // The language's built-ins, with their edition.
     let m = hover_text(&mut lsp, &uri, MAIN, "Math.max", 1);
     assert!(m.contains("Math") && m.contains("ES3"), "{m}");
@@ -72,20 +78,41 @@ fn hover_on_project_names_built_ins_and_option_keys() {
 
 #[test]
 fn completion_knows_scope_level_members_and_open_literals() {
-    let (dir, mut lsp) = start(&[("lib/helpers.js", HELPERS.as_bytes()), ("main.js", MAIN.as_bytes())]);
+    let (dir, mut lsp) = start(&[
+        ("lib/helpers.js", HELPERS.as_bytes()),
+        ("main.js", MAIN.as_bytes()),
+    ]);
     let uri = uri(&dir.path().join("main.js"));
     lsp.open(&uri, MAIN);
     lsp.diagnostics_where(&uri, Some(1), |_| true);
     // Inside `total`: its locals and parameters, the file's and the project's names, the
     // engine's globals, the language's of ES3 only.
-    let inside = lsp.request("textDocument/completion", at(&uri, MAIN, "    return sum", 4));
+    let inside = lsp.request(
+        "textDocument/completion",
+        at(&uri, MAIN, "    return sum", 4),
+    );
     let l = labels(&inside);
-    for want in ["sum", "items", "rate", "i", "total", "TITLE", "formatMoney", "CURRENCY", "layout", "Math", "parseInt"] {
+    for want in [
+        "sum",
+        "items",
+        "rate",
+        "i",
+        "total",
+        "TITLE",
+        "formatMoney",
+        "CURRENCY",
+        "layout",
+        "Math",
+        "parseInt",
+    ] {
         assert!(l.contains(&want.to_string()), "{want} missing: {l:?}");
     }
     assert!(!l.contains(&"JSON".to_string()), "JSON is ES5: {l:?}");
     // Outside `total`, its locals are not offered.
-    let outside = lsp.request("textDocument/completion", at(&uri, MAIN, "layout.heading", 0));
+    let outside = lsp.request(
+        "textDocument/completion",
+        at(&uri, MAIN, "layout.heading", 0),
+    );
     assert!(!labels(&outside).contains(&"sum".to_string()));
 
     // Members of built-ins: `Math.` and a string, of the level only.
@@ -93,24 +120,49 @@ fn completion_knows_scope_level_members_and_open_literals() {
     let line = text.matches('\n').count() as u32;
     lsp.change(&uri, 2, [line, 0, line, 0], "Math.");
     text.push_str("Math.");
-    let m = labels(&lsp.request("textDocument/completion", json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": 5}})));
-    assert!(m.contains(&"max".to_string()) && m.contains(&"floor".to_string()), "{m:?}");
-    assert!(!m.contains(&"trunc".to_string()), "Math.trunc is ES2015: {m:?}");
+    let m = labels(&lsp.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": 5}}),
+    ));
+    assert!(
+        m.contains(&"max".to_string()) && m.contains(&"floor".to_string()),
+        "{m:?}"
+    );
+    assert!(
+        !m.contains(&"trunc".to_string()),
+        "Math.trunc is ES2015: {m:?}"
+    );
     lsp.change(&uri, 3, [line, 0, line, 5], "word.");
-    let w = labels(&lsp.request("textDocument/completion", json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": 5}})));
+    let w = labels(&lsp.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": 5}}),
+    ));
     assert!(w.contains(&"toUpperCase".to_string()), "{w:?}");
     assert!(!w.contains(&"trim".to_string()), "trim is ES5: {w:?}");
 
     // Option keys inside an object literal still being typed.
     lsp.change(&uri, 4, [line, 0, line, 5], "layout.blockStart(box, { bord");
-    let o = labels(&lsp.request("textDocument/completion", json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": 29}})));
+    let o = labels(&lsp.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": 29}}),
+    ));
     assert!(o.contains(&"borderWidth".to_string()), "{o:?}");
-    assert!(!o.contains(&"layout".to_string()), "keys, not globals: {o:?}");
+    assert!(
+        !o.contains(&"layout".to_string()),
+        "keys, not globals: {o:?}"
+    );
 
     // The construct snippet after `layout.`.
     lsp.change(&uri, 5, [line, 0, line, 29], "layout.");
-    let items = lsp.request("textDocument/completion", json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": 7}}));
-    let all = items.as_array().cloned().or_else(|| items["items"].as_array().cloned()).unwrap();
+    let items = lsp.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": 7}}),
+    );
+    let all = items
+        .as_array()
+        .cloned()
+        .or_else(|| items["items"].as_array().cloned())
+        .unwrap();
     let snip = all
         .iter()
         .find(|i| {
@@ -118,13 +170,19 @@ fn completion_knows_scope_level_members_and_open_literals() {
         })
         .expect("a tableStart snippet");
     let body = snip["insertText"].as_str().unwrap();
-    assert!(body.starts_with("tableStart(") && body.ends_with("layout.tableEnd();"), "{body}");
+    assert!(
+        body.starts_with("tableStart(") && body.ends_with("layout.tableEnd();"),
+        "{body}"
+    );
     lsp.shutdown();
 }
 
 #[test]
 fn definition_of_variables_and_documented_apis() {
-    let (dir, mut lsp) = start(&[("lib/helpers.js", HELPERS.as_bytes()), ("main.js", MAIN.as_bytes())]);
+    let (dir, mut lsp) = start(&[
+        ("lib/helpers.js", HELPERS.as_bytes()),
+        ("main.js", MAIN.as_bytes()),
+    ]);
     let uri = uri(&dir.path().join("main.js"));
     lsp.open(&uri, MAIN);
     let d = lsp.request("textDocument/definition", at(&uri, MAIN, "TITLE + ", 1));
@@ -133,16 +191,25 @@ fn definition_of_variables_and_documented_apis() {
     assert_eq!(d["range"]["start"], json!({"line": l, "character": c}));
     // A project variable of another file.
     let cur = lsp.request("textDocument/definition", at(&uri, MAIN, "CURRENCY, 1", 1));
-    assert!(cur["uri"].as_str().unwrap().ends_with("lib/helpers.js"), "{cur}");
+    assert!(
+        cur["uri"].as_str().unwrap().ends_with("lib/helpers.js"),
+        "{cur}"
+    );
     assert_eq!(cur["range"]["start"]["line"], 4);
     // A documented member: the chunk's file and line in the corpus, a normalised path.
     let h = lsp.request("textDocument/definition", at(&uri, MAIN, "heading(", 1));
     let target = h["uri"].as_str().unwrap();
     assert!(target.ends_with("corpus/demo/layout.md"), "{h}");
-    assert!(!target.contains("/../") && !target.contains("/./"), "{target}");
+    assert!(
+        !target.contains("/../") && !target.contains("/./"),
+        "{target}"
+    );
     let line = h["range"]["start"]["line"].as_u64().unwrap() as usize;
     let md = std::fs::read_to_string(format!("{}/layout.md", demo_corpus())).unwrap();
-    assert!(md.lines().nth(line).unwrap().contains("heading"), "line {line}");
+    assert!(
+        md.lines().nth(line).unwrap().contains("heading"),
+        "line {line}"
+    );
     lsp.shutdown();
 }
 
@@ -160,12 +227,19 @@ fn references_and_rename_across_project_files_respect_scope() {
     p["context"] = json!({"includeDeclaration": true});
     let refs = lsp.request("textDocument/references", p.clone());
     let refs = refs.as_array().unwrap();
-    let files: Vec<String> = refs.iter().map(|r| r["uri"].as_str().unwrap().to_string()).collect();
+    let files: Vec<String> = refs
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap().to_string())
+        .collect();
     // main.js's use, helpers.js's declaration, other.js's top-level use; not the
     // parameter of `shadow` nor its use.
     assert_eq!(refs.len(), 3, "{refs:#?}");
     assert!(files.iter().any(|f| f.ends_with("lib/helpers.js")));
-    assert_eq!(files.iter().filter(|f| f.ends_with("other.js")).count(), 1, "{files:?}");
+    assert_eq!(
+        files.iter().filter(|f| f.ends_with("other.js")).count(),
+        1,
+        "{files:?}"
+    );
 
     let mut r = at(&uri, MAIN, "CURRENCY, 1", 1);
     r["newName"] = json!("MONEY_UNIT");
@@ -173,8 +247,14 @@ fn references_and_rename_across_project_files_respect_scope() {
     let changes = edit["changes"].as_object().unwrap();
     let other_uri = common::uri(&dir.path().join("other.js"));
     let renamed = apply_edits(other, changes[&other_uri].as_array().unwrap());
-    assert!(renamed.contains("function shadow(CURRENCY) {\n    return CURRENCY;"), "{renamed}");
-    assert!(renamed.contains("layout.paragraph(MONEY_UNIT + "), "{renamed}");
+    assert!(
+        renamed.contains("function shadow(CURRENCY) {\n    return CURRENCY;"),
+        "{renamed}"
+    );
+    assert!(
+        renamed.contains("layout.paragraph(MONEY_UNIT + "),
+        "{renamed}"
+    );
 
     // A local: only inside its function.
     let mut l = at(&uri, MAIN, "sum * rate", 1);
@@ -185,30 +265,62 @@ fn references_and_rename_across_project_files_respect_scope() {
     let mut bad = at(&uri, MAIN, "layout.heading", 1);
     bad["newName"] = json!("x");
     let refused = lsp.request_full("textDocument/rename", bad);
-    assert!(refused.get("error").is_some() || refused["result"].is_null(), "{refused}");
+    assert!(
+        refused.get("error").is_some() || refused["result"].is_null(),
+        "{refused}"
+    );
     lsp.shutdown();
 }
 
 #[test]
 fn document_and_workspace_symbols() {
-    let (dir, mut lsp) = start(&[("lib/helpers.js", HELPERS.as_bytes()), ("main.js", MAIN.as_bytes())]);
+    let (dir, mut lsp) = start(&[
+        ("lib/helpers.js", HELPERS.as_bytes()),
+        ("main.js", MAIN.as_bytes()),
+    ]);
     let uri = uri(&dir.path().join("main.js"));
     lsp.open(&uri, MAIN);
-    let syms = lsp.request("textDocument/documentSymbol", json!({"textDocument": {"uri": uri}}));
-    let names: Vec<&str> = syms.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    let syms = lsp.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let names: Vec<&str> = syms
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
     for want in ["TITLE", "total", "word", "box"] {
         assert!(names.contains(&want), "{want}: {names:?}");
     }
-    assert!(!names.contains(&"sum"), "locals are not top-level: {names:?}");
+    assert!(
+        !names.contains(&"sum"),
+        "locals are not top-level: {names:?}"
+    );
     let ws = lsp.request("workspace/symbol", json!({"query": "money"}));
     let ws = ws.as_array().unwrap();
-    assert!(ws.iter().any(|s| s["name"] == "formatMoney"
-        && s["location"]["uri"].as_str().unwrap().ends_with("lib/helpers.js")), "{ws:#?}");
+    assert!(
+        ws.iter().any(|s| s["name"] == "formatMoney"
+            && s["location"]["uri"]
+                .as_str()
+                .unwrap()
+                .ends_with("lib/helpers.js")),
+        "{ws:#?}"
+    );
     let docs = lsp.request("workspace/symbol", json!({"query": "tableStart"}));
     let docs = docs.as_array().unwrap();
-    let t = docs.iter().find(|s| s["name"] == "tableStart").expect("the documented member");
-    assert!(t["location"]["uri"].as_str().unwrap().ends_with(".md"), "{t}");
-    assert!(!t["location"]["uri"].as_str().unwrap().contains("/../"), "{t}");
+    let t = docs
+        .iter()
+        .find(|s| s["name"] == "tableStart")
+        .expect("the documented member");
+    assert!(
+        t["location"]["uri"].as_str().unwrap().ends_with(".md"),
+        "{t}"
+    );
+    assert!(
+        !t["location"]["uri"].as_str().unwrap().contains("/../"),
+        "{t}"
+    );
     lsp.shutdown();
 }
 
@@ -223,11 +335,19 @@ fn signature_help_skips_strings_and_shows_option_keys() {
     let s = lsp.request("textDocument/signatureHelp", end);
     assert_eq!(s["activeParameter"], 1, "{s}");
     let nested = "var box = new Block();\nlayout.heading(f(1, 2), /* x, y */ ";
-    lsp.change(&uri, 2, [1, 0, 1, 23], "layout.heading(f(1, 2), /* x, y */ ");
+    lsp.change(
+        &uri,
+        2,
+        [1, 0, 1, 23],
+        "layout.heading(f(1, 2), /* x, y */ ",
+    );
     let s = lsp.request("textDocument/signatureHelp", json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": nested.lines().nth(1).unwrap().len()}}));
     assert_eq!(s["activeParameter"], 1, "{s}");
     lsp.change(&uri, 3, [1, 0, 1, 35], "layout.blockStart(box, { bor");
-    let s = lsp.request("textDocument/signatureHelp", json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 28}}));
+    let s = lsp.request(
+        "textDocument/signatureHelp",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 28}}),
+    );
     assert_eq!(s["activeParameter"], 1, "{s}");
     let params = s["signatures"][0]["parameters"].as_array().unwrap();
     let doc = params[1]["documentation"]["value"].as_str().unwrap_or("");
@@ -242,7 +362,11 @@ fn messages_are_short_and_lose_nothing() {
     let names: Vec<String> = (0..40).map(|i| format!("m{i}")).collect();
     let text = format!(
         "var t = new Table();\nlayout.tableStart(t, {{ {} }});\nlayout.tableEnd();\n",
-        names.iter().map(|n| format!("{n}: 1")).collect::<Vec<_>>().join(", ")
+        names
+            .iter()
+            .map(|n| format!("{n}: 1"))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     let (dir, mut lsp) = start(&[("m.js", text.as_bytes())]);
     let uri = uri(&dir.path().join("m.js"));
@@ -254,18 +378,38 @@ fn messages_are_short_and_lose_nothing() {
     }
     let demo = format!("{}/examples/demo", env!("CARGO_MANIFEST_DIR"));
     let mut lsp2 = Lsp::start(&[], &[]);
-    lsp2.initialize(std::path::Path::new(&demo), json!({"debounceMs": 0, "dryRun": false}));
-    for f in ["member", "object", "function", "syntax", "option", "constructor", "engine", "file", "construct"] {
+    lsp2.initialize(
+        std::path::Path::new(&demo),
+        json!({"debounceMs": 0, "dryRun": false}),
+    );
+    for f in [
+        "member",
+        "object",
+        "function",
+        "syntax",
+        "option",
+        "constructor",
+        "engine",
+        "file",
+        "construct",
+    ] {
         let p = std::path::Path::new(&demo).join(format!("mistakes/{f}.js"));
         let u = common::uri(&p);
         lsp2.open(&u, &std::fs::read_to_string(&p).unwrap());
         let d = lsp2.diagnostics_where(&u, Some(1), |d| !d.is_empty());
         for x in &d {
             let m = x["message"].as_str().unwrap();
-            assert!(m.chars().count() <= 160, "{f}: {} chars: {m}", m.chars().count());
+            assert!(
+                m.chars().count() <= 160,
+                "{f}: {} chars: {m}",
+                m.chars().count()
+            );
             if let Some(rel) = x["relatedInformation"].as_array() {
                 for r in rel {
-                    assert!(!r["location"]["uri"].as_str().unwrap().contains("/../"), "{r}");
+                    assert!(
+                        !r["location"]["uri"].as_str().unwrap().contains("/../"),
+                        "{r}"
+                    );
                 }
             }
         }

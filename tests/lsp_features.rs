@@ -63,7 +63,10 @@ fn hover_shows_signature_and_docs() {
     // A parameter has no docs: its declaration is what there is to show.
     let param = lsp.request("textDocument/hover", at(&uri, SCRIPT, "a + b", 0));
     let md = param["contents"]["value"].as_str().unwrap();
-    assert!(md.contains("function total(a, b)") && md.contains("parameter"), "{md}");
+    assert!(
+        md.contains("function total(a, b)") && md.contains("parameter"),
+        "{md}"
+    );
     assert!(!md.contains("Opens a table"), "{md}");
     lsp.shutdown();
 }
@@ -140,7 +143,10 @@ fn completion_offers_members_option_keys_and_globals() {
     // Where a name goes inside a function: its parameters, not a receiver's members.
     let items = lsp.request("textDocument/completion", at(&uri, SCRIPT, "b;", 0));
     let l = labels(&items);
-    assert!(l.contains(&"a".to_string()) && l.contains(&"total".to_string()), "{l:?}");
+    assert!(
+        l.contains(&"a".to_string()) && l.contains(&"total".to_string()),
+        "{l:?}"
+    );
     assert!(!l.contains(&"tableStart".to_string()), "{l:?}");
     lsp.shutdown();
 }

@@ -68,7 +68,10 @@ fn fix_and_recheck(
         .unwrap_or_else(|| panic!("an inline edit of {uri}: {action}"))
         .clone();
     let fixed = apply_edits(text, &edits);
-    assert!(fixed.contains(expect), "{expect:?} not in the fixed text:\n{fixed}");
+    assert!(
+        fixed.contains(expect),
+        "{expect:?} not in the fixed text:\n{fixed}"
+    );
     replace_all(&lsp, &uri, 2, &fixed);
     let after = lsp.diagnostics_where(&uri, Some(2), |_| true);
     let count = |ds: &[Value], k: &(String, String)| ds.iter().filter(|d| key(d) == *k).count();
@@ -82,7 +85,10 @@ fn fix_and_recheck(
         .map(key)
         .filter(|k| count(&after, k) > count(&before, k))
         .collect();
-    assert!(new.is_empty(), "new findings after {title:?}:\n{fixed}\n{new:#?}");
+    assert!(
+        new.is_empty(),
+        "new findings after {title:?}:\n{fixed}\n{new:#?}"
+    );
     let preferred = action["isPreferred"] == json!(true);
     lsp.shutdown();
     (fixed, preferred)
@@ -237,11 +243,15 @@ fn construct_fix_follows_edits_after_it() {
     let (dir, mut lsp) = start(&[]);
     let uri = uri(&dir.path().join("m.js"));
     lsp.open(&uri, text);
-    lsp.diagnostics_where(&uri, Some(1), |d| d.iter().any(|d| d["code"] == "construct"));
+    lsp.diagnostics_where(&uri, Some(1), |d| {
+        d.iter().any(|d| d["code"] == "construct")
+    });
     // Type inside the function (a statement after the Start).
     lsp.change(&uri, 2, [4, 12, 4, 12], " + 1");
     let mut now = text.replace("return a;", "return a + 1;");
-    let d = lsp.diagnostics_where(&uri, Some(2), |d| d.iter().any(|d| d["code"] == "construct"));
+    let d = lsp.diagnostics_where(&uri, Some(2), |d| {
+        d.iter().any(|d| d["code"] == "construct")
+    });
     let target = d.iter().find(|d| d["code"] == "construct").unwrap().clone();
     let actions = lsp.request(
         "textDocument/codeAction",

@@ -78,7 +78,8 @@ fn insert_end(
         (text.len(), format!("{nl}{indent}{call};\n"))
     } else {
         let at = idx.line_start(block.end_row);
-        if !text.get(at..)?.trim_start().starts_with('}') || block.end_row <= c.chain[stmt].start_row
+        if !text.get(at..)?.trim_start().starts_with('}')
+            || block.end_row <= c.chain[stmt].start_row
         {
             return None;
         }

@@ -133,7 +133,10 @@ fn proto_equivalent(text: &str, proto: Proto, name: &str, prop: Node) -> Option<
     let recv = &text[member.child_by_field_name("object")?.byte_range()];
     let (from, new) = match (proto, name, args.as_slice()) {
         // Only the method's name and arguments change: the receiver stays as written.
-        (Proto::String, "trim", []) => (prop.start_byte(), r#"replace(/^\s+|\s+$/g, "")"#.to_string()),
+        (Proto::String, "trim", []) => (
+            prop.start_byte(),
+            r#"replace(/^\s+|\s+$/g, "")"#.to_string(),
+        ),
         (Proto::String, "trimStart" | "trimLeft", []) => {
             (prop.start_byte(), r#"replace(/^\s+/, "")"#.to_string())
         }

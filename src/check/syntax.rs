@@ -321,10 +321,19 @@ fn template_to_concat(text: &str, tpl: Node) -> Option<Fix> {
         let e = &text[expr.byte_range()];
         let plain = matches!(
             expr.kind(),
-            "identifier" | "member_expression" | "call_expression" | "subscript_expression"
-                | "string" | "number" | "parenthesized_expression"
+            "identifier"
+                | "member_expression"
+                | "call_expression"
+                | "subscript_expression"
+                | "string"
+                | "number"
+                | "parenthesized_expression"
         );
-        parts.push(if plain { e.to_string() } else { format!("({e})") });
+        parts.push(if plain {
+            e.to_string()
+        } else {
+            format!("({e})")
+        });
         at = sub.end_byte();
     }
     push_literal(&text[at..end], &mut lit);

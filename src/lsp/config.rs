@@ -110,8 +110,14 @@ mod tests {
         use std::time::Duration;
         let s = Settings::default();
         assert_eq!(s.debounce_for(Duration::ZERO), Duration::ZERO);
-        assert_eq!(s.debounce_for(Duration::from_millis(3)), Duration::from_millis(3));
-        assert_eq!(s.debounce_for(Duration::from_secs(2)), Duration::from_millis(50));
+        assert_eq!(
+            s.debounce_for(Duration::from_millis(3)),
+            Duration::from_millis(3)
+        );
+        assert_eq!(
+            s.debounce_for(Duration::from_secs(2)),
+            Duration::from_millis(50)
+        );
         let mut off = Settings::default();
         off.merge(&serde_json::json!({"debounceMs": 0}));
         assert_eq!(off.debounce_for(Duration::from_secs(2)), Duration::ZERO);

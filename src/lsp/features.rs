@@ -570,7 +570,9 @@ fn construct_snippets(
     corpus
         .constructs
         .values()
-        .filter(|c| corpus.member(iface, &c.start).is_some() && corpus.member(iface, &c.end).is_some())
+        .filter(|c| {
+            corpus.member(iface, &c.start).is_some() && corpus.member(iface, &c.end).is_some()
+        })
         .map(|c| CompletionItem {
             label: format!("{} … {}", c.start, c.end),
             kind: Some(CompletionItemKind::SNIPPET),
@@ -1035,9 +1037,9 @@ pub fn top_level_symbols(text: &str, tree: &Tree) -> Vec<(String, SymbolKind, us
                     else {
                         continue;
                     };
-                    let is_fn = d.child_by_field_name("value").is_some_and(|v| {
-                        matches!(v.kind(), "function_expression" | "function")
-                    });
+                    let is_fn = d
+                        .child_by_field_name("value")
+                        .is_some_and(|v| matches!(v.kind(), "function_expression" | "function"));
                     out.push((
                         text_of(n, text).to_string(),
                         if is_fn {
@@ -1172,7 +1174,10 @@ mod tests {
         let rest = rest.expect("the rest is kept");
         assert!(rest.contains("member29"), "{rest}");
         for n in &names {
-            assert!(head.contains(n.as_str()) || rest.contains(n.as_str()), "{n} lost");
+            assert!(
+                head.contains(n.as_str()) || rest.contains(n.as_str()),
+                "{n} lost"
+            );
         }
     }
 }

@@ -93,7 +93,9 @@ pub fn open_brackets(text: &str, tree: Option<&Tree>, offset: usize) -> (Vec<Ope
                 continue;
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
-                let end = text[i + 2..].find("*/").map_or(text.len(), |n| i + 2 + n + 2);
+                let end = text[i + 2..]
+                    .find("*/")
+                    .map_or(text.len(), |n| i + 2 + n + 2);
                 if end > offset {
                     return (stack, true);
                 }

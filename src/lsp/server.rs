@@ -1611,7 +1611,10 @@ impl Backend {
         let corpus = self.corpus();
         let names: HashSet<String> = {
             let ix = self.state.index.read().unwrap_or_else(|e| e.into_inner());
-            ix.files.values().flat_map(|f| f.decls.iter().cloned()).collect()
+            ix.files
+                .values()
+                .flat_map(|f| f.decls.iter().cloned())
+                .collect()
         };
         guard("symbol", || {
             let off = LineIndex::new(&text).offset_utf16(p.position.line, p.position.character);
@@ -1664,7 +1667,9 @@ impl Backend {
         let idx = LineIndex::new(&text);
         let at = idx.offset_utf16(l.range.start.line, l.range.start.character);
         let before = text[..at].trim_end();
-        before.ends_with("var") || before.ends_with("function") || before.ends_with("let")
+        before.ends_with("var")
+            || before.ends_with("function")
+            || before.ends_with("let")
             || before.ends_with("const")
     }
 }
