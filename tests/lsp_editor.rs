@@ -53,6 +53,11 @@ fn hover_on_project_names_built_ins_and_option_keys() {
     let v = hover_text(&mut lsp, &uri, MAIN, "TITLE + ", 1);
     assert!(v.contains("var TITLE = \"Orders\";"), "{v}");
     assert!(v.contains("The report's title, on every page."), "{v}");
+    // A function of another project file: its declaration and comment there.
+    let f = hover_text(&mut lsp, &uri, MAIN, "formatMoney(total", 2);
+    assert!(f.contains("function formatMoney(value)"), "{f}");
+    assert!(f.contains("Formats a number with two decimals."), "{f}");
+    assert!(f.contains("helpers.js"), "{f}");
     // A parameter, at its use.
     let p = hover_text(&mut lsp, &uri, MAIN, "rate;", 1);
     assert!(

@@ -30,8 +30,8 @@ fn replace_all(lsp: &Lsp, uri: &str, version: i32, text: &str) {
 
 /// Opens `text` as `name`, finds the diagnostic of `code`, applies the action titled
 /// `title` (a prefix), re-checks, and asserts: that diagnostic is gone, no other one
-/// came, and the fixed text holds `expect`. Returns the fixed text and whether the
-/// action was preferred.
+/// came, and the fixed text holds `expect`. Returns the fixed text, whether the
+/// action was preferred, and the titles of every action offered there.
 fn fix_and_recheck(
     files: &[(&str, &[u8])],
     name: &str,
@@ -39,7 +39,7 @@ fn fix_and_recheck(
     code: &str,
     title: &str,
     expect: &str,
-) -> (String, bool) {
+) -> (String, bool, Vec<String>) {
     let (dir, mut lsp) = start(files);
     let uri = uri(&dir.path().join(name));
     lsp.open(&uri, text);
@@ -50,9 +50,13 @@ fn fix_and_recheck(
         json!({"textDocument": {"uri": uri}, "range": target["range"],
                "context": {"diagnostics": [target]}}),
     );
-    let titles: Vec<&str> = actions
+    let titles: Vec<String> = actions
         .as_array()
-        .map(|a| a.iter().filter_map(|x| x["title"].as_str()).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x["title"].as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default();
     let action = actions
         .as_array()
@@ -91,16 +95,22 @@ fn fix_and_recheck(
     );
     let preferred = action["isPreferred"] == json!(true);
     lsp.shutdown();
-    (fixed, preferred)
+    (fixed, preferred, titles)
 }
 
-fn one(name: &str, text: &str, code: &str, title: &str, expect: &str) -> (String, bool) {
+fn one(
+    name: &str,
+    text: &str,
+    code: &str,
+    title: &str,
+    expect: &str,
+) -> (String, bool, Vec<String>) {
     fix_and_recheck(&[], name, text, code, title, expect)
 }
 
 #[test]
 fn const_and_let_become_var() {
-    let (_, preferred) = one(
+    let (_, preferred, _) = one(
         "c.js",
         "var net = 100;\nconst VAT_RATE = 0.2;\nlayout.paragraph(\"Gross: \" + net * (1 + VAT_RATE));\n",
         "syntax",
@@ -130,7 +140,7 @@ fn arrow_function_becomes_function_expression() {
 
 #[test]
 fn template_literal_becomes_concatenation() {
-    let (fixed, _) = one(
+    let (fixed, _, _) = one(
         "t.js",
         "var n = 3;\nlayout.paragraph(`Total: ${n} \"items\"`);\nlayout.paragraph(`${n * 2}`.length + \" chars\");\n",
         "syntax",
@@ -190,7 +200,7 @@ fn engine_built_ins_become_the_levels_expression() {
 #[test]
 fn option_key_is_replaced_or_removed() {
     let text = "var box = new Block();\nlayout.blockStart(box, { backgroundColor: \"#eeeeee\", borderColour: \"red\", borderWidth: 1 });\nlayout.blockEnd();\n";
-    let (_, preferred) = one(
+    let (_, preferred, _) = one(
         "o.js",
         text,
         "option",
@@ -218,13 +228,19 @@ fn option_key_is_replaced_or_removed() {
 #[test]
 fn unclosed_construct_gets_its_end_inserted() {
     let script = "var stock = new Table();\nlayout.tableStart(stock, { cellPadding: 3 });\nlayout.tableCell(\"Toner\");\n";
-    one(
+    let (_, preferred, titles) = one(
         "k.js",
         script,
         "construct",
         "Insert `layout.tableEnd()`",
         "layout.tableCell(\"Toner\");\nlayout.tableEnd();\n",
     );
+    // Beside the removal of the whole table; two ways, so neither is preferred.
+    assert!(
+        titles.iter().any(|t| t == "Remove this table"),
+        "{titles:?}"
+    );
+    assert!(!preferred);
     let inside = "function stockTable() {\n    var stock = new Table();\n    if (stock) {\n        layout.tableStart(stock);\n        layout.tableCell(\"Toner\");\n    }\n}\nstockTable();\n";
     one(
         "f.js",

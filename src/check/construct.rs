@@ -59,8 +59,13 @@ fn insert_end(
     idx: &crate::js::LineIndex,
     c: &ConstructCall,
     end: &str,
+    markdown: bool,
 ) -> Option<crate::check::Fix> {
     let stmt = c.chain.iter().rposition(|n| n.list_child)?;
+    if stmt == 1 && markdown {
+        // The script's end is the Markdown file's end, outside the fenced block.
+        return None;
+    }
     let block = &c.chain[stmt.checked_sub(1)?];
     let line_start = idx.line_start(c.chain[stmt].start_row);
     let indent: String = text[line_start..]
@@ -124,7 +129,8 @@ fn findings(corpus: &Corpus, path: &str, text: &str, calls: &[ConstructCall]) ->
                 c.receiver, c.member, c.receiver, place(c), c.construct
             ),
         );
-        f.fixes.extend(insert_end(text, &idx, c, end));
+        f.fixes
+            .extend(insert_end(text, &idx, c, end, crate::js::is_markdown(path)));
         out.push(f);
     }
     for &i in &m.stray {

@@ -43,7 +43,9 @@ pub fn quick_fixes(
         }
         // Preferred (applied by "fix all" and by one key in some editors) only when it
         // is the one fix: among near names, picking one is the user's call.
-        let single = f.fixes.len() == 1;
+        // An unclosed construct also has *Remove this table*: inserting the End is one of
+        // two ways, not the sure one.
+        let single = f.fixes.len() == 1 && f.code != crate::check::Code::Construct;
         for fix in &f.fixes {
             let (title, span, new_text, preferred) = match fix {
                 Fix::Delete {

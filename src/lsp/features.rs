@@ -187,6 +187,42 @@ fn declaration_markdown(text: &str, kind: BindingKind, at: usize) -> String {
     s
 }
 
+/// Hover for a top-level name declared in another project file: its declaration line
+/// and comment there (`at` is the byte offset of the declared name in `text`).
+pub fn foreign_declaration(text: &str, at: usize, file: &str) -> Option<Hover> {
+    let before = text.get(..at)?.trim_end();
+    let kind = if before.ends_with("function") {
+        BindingKind::Function
+    } else {
+        BindingKind::Var
+    };
+    let md = format!(
+        "{}\n\ndeclared in `{file}`",
+        declaration_markdown(text, kind, at)
+    );
+    Some(Hover {
+        contents: HoverContents::Markup(markdown(md)),
+        range: None,
+    })
+}
+
+/// The identifier at `offset` when it is not declared in the file itself (the name a
+/// project lookup needs).
+pub fn undeclared_name_at(
+    corpus: &Corpus,
+    text: &str,
+    tree: &Tree,
+    offset: usize,
+) -> Option<String> {
+    let node = node_at(tree, offset)?;
+    if node.kind() != "identifier" {
+        return None;
+    }
+    let name = text_of(node, text);
+    let a = crate::js::Analysis::new(corpus, text, tree);
+    (!a.is_declared(name, node.start_byte())).then(|| name.to_string())
+}
+
 /// What a built-in global of the language is, its edition, and whether the engine's
 /// level has it (the level is the corpus's Engine chunk).
 fn builtin_global_markdown(corpus: &Corpus, g: &es::Global) -> String {

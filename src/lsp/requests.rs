@@ -23,10 +23,54 @@ impl Backend {
             return Ok(None);
         };
         let corpus = self.corpus();
-        guard("hover", || {
+        let (found, name) = guard("hover", || {
             let off = LineIndex::new(&text).offset_utf16(p.position.line, p.position.character);
-            features::hover(&corpus, &text, &tree, off)
+            match features::hover(&corpus, &text, &tree, off) {
+                Some(h) => (Some(h), None),
+                None => (
+                    None,
+                    features::undeclared_name_at(&corpus, &text, &tree, off),
+                ),
+            }
+        })?;
+        if found.is_some() {
+            return Ok(found);
+        }
+        // A top-level name of another project file: its declaration there.
+        let Some(name) = name else { return Ok(None) };
+        let declared = {
+            let ix = self.state.index.read().unwrap_or_else(|e| e.into_inner());
+            ix.files.values().any(|f| f.decls.contains(&name))
+        };
+        if !declared {
+            return Ok(None);
+        }
+        let this = self.clone();
+        let h = tokio::task::spawn_blocking(move || {
+            guard("hover", || {
+                let loc = this.find_function_in_project(&name)?;
+                let text = match this.state.docs.get(loc.uri.as_str()) {
+                    Some(e) => e.doc.text.clone(),
+                    None => {
+                        let p = loc.uri.to_file_path()?;
+                        String::from_utf8_lossy(&std::fs::read(&*p).ok()?).into_owned()
+                    }
+                };
+                let at = LineIndex::new(&text)
+                    .offset_utf16(loc.range.start.line, loc.range.start.character);
+                let file = loc
+                    .uri
+                    .as_str()
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                features::foreign_declaration(&text, at, &file)
+            })
         })
+        .await
+        .map_err(|_| Error::internal_error())??;
+        Ok(h)
     }
 
     /// `textDocument/completion`.
