@@ -1,9 +1,11 @@
 //! The language server's edit latency and memory, measured on the real binary over stdio.
 //!
 //! A 10,000-line script is open; each iteration sends a one-character edit and waits for
-//! the `publishDiagnostics` of that version (debounce 0). Besides criterion's figures it
-//! prints p50/p95 over 200 edits, and the server's peak resident memory (VmHWM) with the
-//! demo corpus, once with the demo's `main.js` open and once after the edits.
+//! the `publishDiagnostics` of that version. Besides criterion's figures it prints p50/p95
+//! over 200 edits with debounce 0 and with the default settings (the adaptive debounce),
+//! the same on a 7.8 MB script (the statement-level fast path on a file near the size
+//! limit), and the server's peak resident memory (VmHWM) with the demo corpus, once with
+//! the demo's `main.js` open and once after the edits.
 //!
 //! Run: `cargo bench --bench lsp`
 
@@ -17,9 +19,16 @@ use criterion::{criterion_group, criterion_main, Criterion};
 use serde_json::json;
 
 fn script(lines: usize) -> String {
+    script_until(lines, usize::MAX)
+}
+
+/// The generated script: blocks of 10 lines while under `lines` lines and `bytes` bytes.
+fn script_until(lines: usize, bytes: usize) -> String {
     let mut s = String::new();
     let mut i = 0;
-    while s.matches('\n').count() + 10 <= lines {
+    let mut n = 0;
+    while n + 10 <= lines && s.len() < bytes {
+        n += 10;
         s.push_str(&format!(
             "var t{i} = new Table();\nt{i}.columns = 2;\nlayout.tableStart(t{i}, {{ cellPadding: 3 }});\nlayout.tableRow();\nlayout.tableCell(\"a{i}\");\nlayout.tableCell(\"b{i}\");\nlayout.tableEnd();\nfunction f{i}(a) {{\n    return a + {i};\n}}\n"
         ));
@@ -44,13 +53,18 @@ struct Session {
 
 impl Session {
     fn start(lines: usize) -> Session {
-        let text = script(lines);
+        Session::start_with(
+            script(lines),
+            json!({"debounceMs": 0, "dryRun": {"enabled": false}}),
+        )
+    }
+
+    /// A server with `options` as its initialization options, `text` open.
+    fn start_with(text: String, options: serde_json::Value) -> Session {
+        let lines = text.matches('\n').count();
         let dir = project(&demo_corpus(), &[("big.js", text.as_bytes())]);
         let mut lsp = Lsp::start(&[], &[("GROUNDED_LOG", "warn")]);
-        lsp.initialize(
-            dir.path(),
-            json!({"debounceMs": 0, "dryRun": {"enabled": false}}),
-        );
+        lsp.initialize(dir.path(), options);
         let uri = uri(&dir.path().join("big.js"));
         lsp.open(&uri, &text);
         lsp.diagnostics_where(&uri, Some(1), |_| true);
@@ -97,16 +111,42 @@ fn report_figures() {
     let demo_hwm = vm_hwm_kb(lsp.pid);
     lsp.shutdown();
 
-    for lines in [1_000, 10_000] {
-        let mut s = Session::start(lines);
+    // Default settings but the dry run (which runs after idle, never between keystrokes).
+    let defaults = || json!({"dryRun": {"enabled": false}});
+    let zero = || json!({"debounceMs": 0, "dryRun": {"enabled": false}});
+    let runs: [(&str, String, serde_json::Value, usize); 4] = [
+        ("1,000-line script, debounce 0", script(1_000), zero(), 200),
+        (
+            "10,000-line script, debounce 0",
+            script(10_000),
+            zero(),
+            200,
+        ),
+        (
+            "10,000-line script, default settings",
+            script(10_000),
+            defaults(),
+            200,
+        ),
+        (
+            "7.8 MB script, default settings",
+            script_until(usize::MAX, 7_800_000),
+            defaults(),
+            100,
+        ),
+    ];
+    for (what, text, options, n) in runs {
+        let bytes = text.len();
+        let mut s = Session::start_with(text, options);
         for _ in 0..20 {
             s.edit();
         }
-        let mut times: Vec<Duration> = (0..200).map(|_| s.edit()).collect();
+        let mut times: Vec<Duration> = (0..n).map(|_| s.edit()).collect();
         times.sort();
         let p = |q: f64| times[((times.len() as f64 - 1.0) * q) as usize];
         eprintln!(
-            "lsp edit→diagnostics on a {lines}-line script (debounce 0): p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms; server VmHWM {} kB",
+            "lsp edit→diagnostics on a {what} ({} lines, {bytes} bytes, {n} edits): p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms; server VmHWM {} kB",
+            s.lines,
             p(0.5).as_secs_f64() * 1e3,
             p(0.95).as_secs_f64() * 1e3,
             times.last().unwrap().as_secs_f64() * 1e3,

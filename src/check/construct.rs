@@ -50,6 +50,53 @@ pub fn check_with(
     findings(corpus, path, text, &calls)
 }
 
+/// *Insert `layout.tableEnd()`* as the last statement of the block that holds the
+/// Start, indented as the Start's statement: the pairing is per function in document
+/// order, so an End there closes it. Offered only where the block's closing `}` opens
+/// its line (or the block is the script): elsewhere the place to write is not clear.
+fn insert_end(
+    text: &str,
+    idx: &crate::js::LineIndex,
+    c: &ConstructCall,
+    end: &str,
+    markdown: bool,
+) -> Option<crate::check::Fix> {
+    let stmt = c.chain.iter().rposition(|n| n.list_child)?;
+    if stmt == 1 && markdown {
+        // The script's end is the Markdown file's end, outside the fenced block.
+        return None;
+    }
+    let block = &c.chain[stmt.checked_sub(1)?];
+    let line_start = idx.line_start(c.chain[stmt].start_row);
+    let indent: String = text[line_start..]
+        .chars()
+        .take_while(|ch| *ch == ' ' || *ch == '\t')
+        .collect();
+    let call = format!("{}.{end}()", c.receiver);
+    let (at, new) = if stmt == 1 {
+        // The script itself: after its last line.
+        let nl = if text.is_empty() || text.ends_with('\n') {
+            ""
+        } else {
+            "\n"
+        };
+        (text.len(), format!("{nl}{indent}{call};\n"))
+    } else {
+        let at = idx.line_start(block.end_row);
+        if !text.get(at..)?.trim_start().starts_with('}')
+            || block.end_row <= c.chain[stmt].start_row
+        {
+            return None;
+        }
+        (at, format!("{indent}{call};\n"))
+    };
+    Some(crate::check::Fix::Replace {
+        title: format!("Insert `{call}`"),
+        span: Span::new(at, at),
+        text: new,
+    })
+}
+
 fn findings(corpus: &Corpus, path: &str, text: &str, calls: &[ConstructCall]) -> Vec<Finding> {
     if calls.is_empty() {
         return Vec::new();
@@ -75,13 +122,16 @@ fn findings(corpus: &Corpus, path: &str, text: &str, calls: &[ConstructCall]) ->
             .constructs
             .get(&c.construct)
             .map_or("End", |k| k.end.as_str());
-        out.push(finding(
+        let mut f = finding(
             c,
             format!(
                 "`{}.{}` has no matching `{}.{end}()` before the end of its {}: everything added after it lands inside the {}",
                 c.receiver, c.member, c.receiver, place(c), c.construct
             ),
-        ));
+        );
+        f.fixes
+            .extend(insert_end(text, &idx, c, end, crate::js::is_markdown(path)));
+        out.push(f);
     }
     for &i in &m.stray {
         let c = &calls[i];

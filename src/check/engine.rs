@@ -16,7 +16,7 @@ use tree_sitter::Node;
 
 use crate::es::{self, Proto};
 
-use super::{Code, Ctx};
+use super::{Code, Ctx, Fix, Span};
 
 /// A hint for the built-ins agents reach for most, said once here rather than guessed.
 pub(crate) fn global_hint(name: &str) -> &'static str {
@@ -85,7 +85,83 @@ pub(crate) fn static_member(cx: &mut Ctx, obj: Node, prop: Node) {
         cx.level_name(),
         member_hint(owner, name)
     );
-    cx.push_node(prop, Code::Engine, msg);
+    let fix = static_equivalent(cx.text, owner, name, prop);
+    cx.push_node(prop, Code::Engine, msg).fixes.extend(fix);
+}
+
+/// The call `receiver.name(args)` whose callee's property is `prop`, with its
+/// arguments' texts.
+fn call_of<'t>(text: &'t str, prop: Node<'t>) -> Option<(Node<'t>, Vec<&'t str>)> {
+    let member = prop.parent().filter(|m| m.kind() == "member_expression")?;
+    let call = member.parent().filter(|c| {
+        c.kind() == "call_expression"
+            && c.child_by_field_name("function").map(|f| f.id()) == Some(member.id())
+    })?;
+    let args = call.child_by_field_name("arguments")?;
+    let mut c = args.walk();
+    let list: Vec<&str> = args
+        .named_children(&mut c)
+        .filter(|a| a.kind() != "comment")
+        .map(|a| &text[a.byte_range()])
+        .collect();
+    Some((call, list))
+}
+
+/// The level's equivalent of a static built-in where it is one expression: the same
+/// value, written with what ES3 has. Loops (`Object.keys`) are no expression and get
+/// none; the message's hint says what to write.
+fn static_equivalent(text: &str, owner: &str, name: &str, prop: Node) -> Option<Fix> {
+    let (call, args) = call_of(text, prop)?;
+    let new = match (owner, name, args.as_slice()) {
+        ("Date", "now", []) => "new Date().getTime()".to_string(),
+        ("Array", "isArray", [x]) => {
+            format!("(Object.prototype.toString.call({x}) === \"[object Array]\")")
+        }
+        _ => return None,
+    };
+    Some(Fix::Replace {
+        title: format!("Replace with `{new}`"),
+        span: Span::new(call.start_byte(), call.end_byte()),
+        text: new,
+    })
+}
+
+/// The level's equivalent of a prototype method where it is one expression.
+fn proto_equivalent(text: &str, proto: Proto, name: &str, prop: Node) -> Option<Fix> {
+    let (call, args) = call_of(text, prop)?;
+    let member = prop.parent()?;
+    let recv = &text[member.child_by_field_name("object")?.byte_range()];
+    let (from, new) = match (proto, name, args.as_slice()) {
+        // Only the method's name and arguments change: the receiver stays as written.
+        (Proto::String, "trim", []) => (
+            prop.start_byte(),
+            r#"replace(/^\s+|\s+$/g, "")"#.to_string(),
+        ),
+        (Proto::String, "trimStart" | "trimLeft", []) => {
+            (prop.start_byte(), r#"replace(/^\s+/, "")"#.to_string())
+        }
+        (Proto::String, "trimEnd" | "trimRight", []) => {
+            (prop.start_byte(), r#"replace(/\s+$/, "")"#.to_string())
+        }
+        // A comparison binds looser than what may surround the call: parenthesised.
+        (Proto::String, "includes", [x]) => {
+            (call.start_byte(), format!("({recv}.indexOf({x}) != -1)"))
+        }
+        (Proto::String, "startsWith", [x]) => {
+            (call.start_byte(), format!("({recv}.indexOf({x}) === 0)"))
+        }
+        _ => return None,
+    };
+    let shown = if from == call.start_byte() {
+        new.clone()
+    } else {
+        format!("{recv}.{new}")
+    };
+    Some(Fix::Replace {
+        title: format!("Replace with `{shown}`"),
+        span: Span::new(from, call.end_byte()),
+        text: new,
+    })
 }
 
 /// `x.trim()` where `x` is certainly a string (array, number, ...).
@@ -113,7 +189,8 @@ pub(crate) fn proto_member(cx: &mut Ctx, proto: Proto, prop: Node) {
         },
         member_hint(owner, name)
     );
-    cx.push_node(prop, Code::Engine, msg);
+    let fix = proto_equivalent(cx.text, proto, name, prop);
+    cx.push_node(prop, Code::Engine, msg).fixes.extend(fix);
 }
 
 /// `Array.prototype.forEach` written out (often with `.call`).

@@ -58,6 +58,9 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>, callee: Node, name: &'a str, scope: cr
             .map(|b| b.name)
             .collect();
     candidates.extend(visible);
+    // The reachable project files' functions: a misspelt helper is the commonest typo
+    // in a project, and only a loaded file's name is one the fix can use.
+    candidates.extend(cx.a.project_names());
     let close = near(name, candidates);
     let mut msg = format!(
         "`{name}` is defined nowhere: not a global function of this engine's docs, not an {} built-in of the language, not declared in this file or a file it loads",

@@ -961,7 +961,7 @@ impl Session {
             }
             let (a, b) = (f.span.start, f.span.end);
             if b <= s && a < s {
-                out.push(f.clone());
+                out.push(kept_before(f, s, e, delta));
             } else if a >= e {
                 after.push(f);
             } else if a < s || b > e || (a == s && b == s) {
@@ -1081,6 +1081,27 @@ fn statement_around(tree: &tree_sitter::Tree, start: usize, end: usize) -> Optio
 /// the children one by one visits every statement of the file.
 fn top_level_at(tree: &tree_sitter::Tree, byte: usize) -> Option<Node<'_>> {
     tree.root_node().first_child_for_byte(byte)
+}
+
+/// A finding before the edited statement `s..e`, kept: its own span stays, but a fix
+/// may point past the edit (an unclosed Start's *Insert End* at the end of the
+/// script) and moves with the text there; a fix reaching into the edit is dropped,
+/// since what it would replace changed.
+fn kept_before(f: &Finding, s: usize, e: usize, delta: isize) -> Finding {
+    let mut g = f.clone();
+    let shift = |x: usize| (x as isize + delta).max(0) as usize;
+    g.fixes.retain_mut(|x| {
+        let span = match x {
+            Fix::Replace { span, .. } | Fix::Delete { span, .. } => span,
+        };
+        if span.start >= e {
+            *span = Span::new(shift(span.start), shift(span.end));
+            true
+        } else {
+            span.end <= s
+        }
+    });
+    g
 }
 
 /// A kept finding at its new place: spans shifted by `delta`, positions recomputed.

@@ -113,6 +113,36 @@ fn check_object<'a>(cx: &mut Ctx<'a>, iface: &'a str, obj: Node<'a>, depth: usiz
     }
 }
 
+/// Removing the key with its value and one comma: the one after it, or the one before
+/// it when it is the last key, so the literal stays a literal of the level (a trailing
+/// comma in an object literal is ES5).
+fn remove_key(text: &str, key: Node, name: &str) -> Option<Fix> {
+    let item = match key.parent() {
+        Some(p) if p.kind() == "pair" => p,
+        _ => key,
+    };
+    let object = item.parent().filter(|o| o.kind() == "object")?;
+    let (mut start, mut end) = (item.start_byte(), item.end_byte());
+    match item.next_sibling() {
+        Some(comma) if comma.kind() == "," => {
+            end = comma.end_byte();
+            // The spaces after the comma go too, up to the next key or line break.
+            let rest = &text[end..object.end_byte()];
+            end += rest.len() - rest.trim_start_matches([' ', '\t']).len();
+        }
+        _ => {
+            if let Some(comma) = item.prev_sibling().filter(|c| c.kind() == ",") {
+                start = comma.start_byte();
+            }
+        }
+    }
+    Some(Fix::Replace {
+        title: format!("Remove the key `{name}`"),
+        span: Span::new(start, end),
+        text: String::new(),
+    })
+}
+
 fn report(cx: &mut Ctx, iface: &str, key: Node, name: &str) {
     let members = cx.corpus.members_of(iface);
     let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
@@ -135,7 +165,7 @@ fn report(cx: &mut Ctx, iface: &str, key: Node, name: &str) {
     } else {
         Span::new(key.start_byte(), key.end_byte())
     };
-    let fixes = close
+    let mut fixes: Vec<Fix> = close
         .iter()
         .map(|c| Fix::Replace {
             title: format!("Replace with `{c}`"),
@@ -143,6 +173,7 @@ fn report(cx: &mut Ctx, iface: &str, key: Node, name: &str) {
             text: c.to_string(),
         })
         .collect();
+    fixes.extend(remove_key(cx.text, key, name));
     let related = interface_related(cx.corpus, iface);
     let f = cx.push_node(key, Code::Option, msg);
     f.fixes = fixes;

@@ -68,9 +68,11 @@ fn describe(feature: &str) -> (&'static str, &'static str) {
     }
 }
 
-fn above(cx: &mut Ctx, node: Node, span: Span, year: u16, what: &str, hint: &str) {
+/// Reports `what` at `span` when `year` is above the engine's level; returns whether
+/// it did (then the finding is `cx.out`'s last).
+fn above(cx: &mut Ctx, node: Node, span: Span, year: u16, what: &str, hint: &str) -> bool {
     if year <= cx.level {
-        return;
+        return false;
     }
     let token = cx.text[span.start..span.end].lines().next().unwrap_or("");
     let shown = if token.len() <= 12 && !token.is_empty() {
@@ -90,6 +92,7 @@ fn above(cx: &mut Ctx, node: Node, span: Span, year: u16, what: &str, hint: &str
     );
     let _ = node;
     cx.push(span.start, span.end, Code::Syntax, msg);
+    true
 }
 
 /// Judges one capture of `syntax.scm`.
@@ -120,7 +123,13 @@ pub(crate) fn feature(cx: &mut Ctx, kind: CaptureKind, node: Node) {
                 }
             }
             let (what, hint) = describe(key);
-            above(cx, node, span, year, what, hint);
+            if above(cx, node, span, year, what, hint) {
+                if let Some(fix) = rewrite(cx.text, key, node) {
+                    if let Some(f) = cx.out.last_mut() {
+                        f.fixes.push(fix);
+                    }
+                }
+            }
         }
         CaptureKind::RegexFlags => {
             // `/pattern/flags`: the flags follow the last slash.
@@ -185,6 +194,215 @@ pub(crate) fn feature(cx: &mut Ctx, kind: CaptureKind, node: Node) {
         CaptureKind::TrailingParameters => trailing(cx, node, ")", 2017, "parameter lists"),
         _ => {}
     }
+}
+
+/// The rewrite of a feature in the level's language, where one exists that keeps the
+/// meaning: an editor applies it as a quick fix and the agent as an edit. Features
+/// whose rewrite needs new statements elsewhere (destructuring, classes) get none.
+fn rewrite(text: &str, key: &str, node: Node) -> Option<Fix> {
+    match key {
+        "let_const" => {
+            // `let`/`const` → `var`: function scope is wider, so a name that shadowed
+            // an outer one in a block is still visible; the checker's scopes already
+            // treat both as function-scoped, so re-checking judges the same names.
+            let kw = &text[node.byte_range()];
+            Some(Fix::Replace {
+                title: format!("Change `{kw}` to `var`"),
+                span: Span::new(node.start_byte(), node.end_byte()),
+                text: "var".into(),
+            })
+        }
+        "arrow_function" => arrow_to_function(text, node.parent()?),
+        "template_literal" => template_to_concat(text, node),
+        "default_parameter" => default_to_test(text, node.parent()?),
+        _ => None,
+    }
+}
+
+/// `(a, b) => a + b` → `function (a, b) { return a + b; }`. Not offered when the body
+/// reads `this` or `arguments`: an arrow takes them from its surroundings and a
+/// function expression does not, so the rewrite would change what runs.
+fn arrow_to_function(text: &str, arrow: Node) -> Option<Fix> {
+    if arrow.kind() != "arrow_function" {
+        return None;
+    }
+    let body = arrow.child_by_field_name("body")?;
+    let whole = &text[arrow.byte_range()];
+    if whole.starts_with("async") || mentions_word(&text[body.byte_range()], &["this", "arguments"])
+    {
+        return None;
+    }
+    let params = match (
+        arrow.child_by_field_name("parameters"),
+        arrow.child_by_field_name("parameter"),
+    ) {
+        (Some(p), _) => text[p.byte_range()].to_string(),
+        (None, Some(p)) => format!("({})", &text[p.byte_range()]),
+        _ => return None,
+    };
+    let body_text = &text[body.byte_range()];
+    let new_body = if body.kind() == "statement_block" {
+        body_text.to_string()
+    } else {
+        format!("{{ return {body_text}; }}")
+    };
+    Some(Fix::Replace {
+        title: "Rewrite as a function expression".into(),
+        span: Span::new(arrow.start_byte(), arrow.end_byte()),
+        text: format!("function {params} {new_body}"),
+    })
+}
+
+/// Whether `text` holds one of `words` as a whole identifier.
+fn mentions_word(text: &str, words: &[&str]) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    words.iter().any(|w| {
+        text.match_indices(w).any(|(i, _)| {
+            let before = text[..i].chars().next_back();
+            let after = text[i + w.len()..].chars().next();
+            !before.is_some_and(ident) && !after.is_some_and(ident)
+        })
+    })
+}
+
+/// `` `Total: ${n} items` `` → `"Total: " + n + " items"`. The literal parts keep their
+/// escapes (a template's escapes are a string's, but for `` \` `` and `\$`) and gain
+/// `\n` for raw line breaks; a substitution that is not a plain name, member or call
+/// is parenthesised, so `+` cannot bind into it. A template starting with a
+/// substitution starts with `""` so the result is a string whatever the first value is.
+/// Tagged templates get nothing: the tag receives the parts, not a string.
+fn template_to_concat(text: &str, tpl: Node) -> Option<Fix> {
+    if tpl.parent().is_some_and(|p| p.kind() == "call_expression") {
+        return None;
+    }
+    let (start, end) = (tpl.start_byte() + 1, tpl.end_byte().checked_sub(1)?);
+    if end < start || !text[tpl.byte_range()].ends_with('`') {
+        return None;
+    }
+    let mut parts: Vec<String> = Vec::new();
+    let mut lit = String::new();
+    let mut at = start;
+    let flush_lit = |lit: &mut String, parts: &mut Vec<String>| {
+        if !lit.is_empty() {
+            parts.push(format!("\"{lit}\""));
+            lit.clear();
+        }
+    };
+    let mut cursor = tpl.walk();
+    let subs: Vec<Node> = tpl
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() == "template_substitution")
+        .collect();
+    let push_literal = |raw: &str, lit: &mut String| {
+        let mut chars = raw.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => match chars.next() {
+                    Some('`') => lit.push('`'),
+                    Some('$') => lit.push('$'),
+                    Some('\n') => {}
+                    Some(n) => {
+                        lit.push('\\');
+                        lit.push(n);
+                    }
+                    None => lit.push_str("\\\\"),
+                },
+                '"' => lit.push_str("\\\""),
+                '\n' => lit.push_str("\\n"),
+                '\r' => lit.push_str("\\r"),
+                c => lit.push(c),
+            }
+        }
+    };
+    for sub in &subs {
+        push_literal(&text[at..sub.start_byte()], &mut lit);
+        flush_lit(&mut lit, &mut parts);
+        let expr = sub.named_child(0)?;
+        let e = &text[expr.byte_range()];
+        let plain = matches!(
+            expr.kind(),
+            "identifier"
+                | "member_expression"
+                | "call_expression"
+                | "subscript_expression"
+                | "string"
+                | "number"
+                | "parenthesized_expression"
+        );
+        parts.push(if plain {
+            e.to_string()
+        } else {
+            format!("({e})")
+        });
+        at = sub.end_byte();
+    }
+    push_literal(&text[at..end], &mut lit);
+    flush_lit(&mut lit, &mut parts);
+    if parts.is_empty() {
+        parts.push("\"\"".into());
+    }
+    if !parts[0].starts_with('"') {
+        parts.insert(0, "\"\"".into());
+    }
+    let mut joined = parts.join(" + ");
+    // Inside a wider expression (`tpl.length`, `a * tpl`) the sum needs parentheses.
+    let bare = tpl.parent().is_none_or(|p| {
+        matches!(
+            p.kind(),
+            "arguments"
+                | "variable_declarator"
+                | "assignment_expression"
+                | "return_statement"
+                | "expression_statement"
+                | "pair"
+                | "array"
+                | "parenthesized_expression"
+                | "template_substitution"
+        )
+    });
+    if !bare && parts.len() > 1 {
+        joined = format!("({joined})");
+    }
+    Some(Fix::Replace {
+        title: "Rewrite as string concatenation".into(),
+        span: Span::new(tpl.start_byte(), tpl.end_byte()),
+        text: joined,
+    })
+}
+
+/// `function f(a, b = 1) {` → `function f(a, b) {` and `if (b === undefined) { b = 1; }`
+/// as the body's first statement: ES2015 applies a default exactly when the argument is
+/// `undefined`. One replacement from the parameter's name to the body's `{`, so the fix
+/// is a single edit; other parameters in between are copied as they are.
+fn default_to_test(text: &str, pat: Node) -> Option<Fix> {
+    if pat.kind() != "assignment_pattern" {
+        return None;
+    }
+    let (left, right) = (
+        pat.child_by_field_name("left")?,
+        pat.child_by_field_name("right")?,
+    );
+    let params = pat.parent().filter(|p| p.kind() == "formal_parameters")?;
+    let func = params.parent()?;
+    let body = func
+        .child_by_field_name("body")
+        .filter(|b| b.kind() == "statement_block")?;
+    if left.kind() != "identifier" || body.start_byte() < right.end_byte() {
+        return None;
+    }
+    let name = &text[left.byte_range()];
+    let value = &text[right.byte_range()];
+    let line_start = text[..func.start_byte()].rfind('\n').map_or(0, |i| i + 1);
+    let indent: String = text[line_start..]
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
+    let kept = &text[right.end_byte()..body.start_byte() + 1];
+    Some(Fix::Replace {
+        title: format!("Test `{name}` for `undefined` in the body"),
+        span: Span::new(left.end_byte(), body.start_byte() + 1),
+        text: format!("{kept}\n{indent}    if ({name} === undefined) {{ {name} = {value}; }}"),
+    })
 }
 
 /// A reserved word as a property name: `a.class`, `{ default: 1 }`. ES3 reads the word

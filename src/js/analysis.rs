@@ -498,6 +498,12 @@ impl<'a> Analysis<'a> {
         self.project_names = names.into_iter().collect();
     }
 
+    /// The top-level names of the reachable project files
+    /// ([`Analysis::set_project_names`]): near-name candidates for a misspelt call.
+    pub fn project_names(&self) -> impl Iterator<Item = &str> {
+        self.project_names.iter().map(String::as_str)
+    }
+
     /// The corpus this analysis types against.
     pub fn corpus(&self) -> &'a Corpus {
         self.corpus

@@ -41,7 +41,12 @@ pub fn quick_fixes(
         if !overlaps || f.span.end > text.len() {
             continue;
         }
-        for (i, fix) in f.fixes.iter().enumerate() {
+        // Preferred (applied by "fix all" and by one key in some editors) only when it
+        // is the one fix: among near names, picking one is the user's call.
+        // An unclosed construct also has *Remove this table*: inserting the End is one of
+        // two ways, not the sure one.
+        let single = f.fixes.len() == 1 && f.code != crate::check::Code::Construct;
+        for fix in &f.fixes {
             let (title, span, new_text, preferred) = match fix {
                 Fix::Delete {
                     title,
@@ -54,7 +59,7 @@ pub fn quick_fixes(
                     };
                     (title, *span, String::new(), detail.is_some())
                 }
-                Fix::Replace { title, span, text } => (title.clone(), *span, text.clone(), i == 0),
+                Fix::Replace { title, span, text } => (title.clone(), *span, text.clone(), single),
             };
             if span.end > text.len() || span.start > span.end {
                 continue;

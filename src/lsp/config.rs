@@ -56,6 +56,14 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// How long to wait after an edit, given what the buffer's last check cost: as
+    /// long as that check, capped by `debounceMs`. A fixed 50 ms made a 1 ms check
+    /// arrive in 51 ms, slower than the typing it debounced; waiting one check's cost
+    /// still merges the keystrokes that arrive while a slow check would run.
+    pub fn debounce_for(&self, last_check: std::time::Duration) -> std::time::Duration {
+        last_check.min(std::time::Duration::from_millis(self.debounce_ms))
+    }
+
     /// Applies the keys present in `v` (an object, or an object holding `grounded`);
     /// absent or mistyped keys leave the setting as it was, so a half-filled settings
     /// page never resets the rest.
@@ -127,6 +135,24 @@ impl Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn debounce_scales_with_the_last_check_and_is_capped() {
+        use std::time::Duration;
+        let s = Settings::default();
+        assert_eq!(s.debounce_for(Duration::ZERO), Duration::ZERO);
+        assert_eq!(
+            s.debounce_for(Duration::from_millis(3)),
+            Duration::from_millis(3)
+        );
+        assert_eq!(
+            s.debounce_for(Duration::from_secs(2)),
+            Duration::from_millis(50)
+        );
+        let mut off = Settings::default();
+        off.merge(&serde_json::json!({"debounceMs": 0}));
+        assert_eq!(off.debounce_for(Duration::from_secs(2)), Duration::ZERO);
+    }
 
     #[test]
     fn merge_keeps_what_is_absent() {

@@ -9,7 +9,6 @@
 use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 use tower_lsp_server::ls_types::*;
 
@@ -84,6 +83,7 @@ impl Backend {
     /// it was computed on the buffer's current text, else by its line and column.
     pub(super) fn diagnostic_of(
         &self,
+        uri: Option<&Uri>,
         idx: &LineIndex,
         text: &str,
         f: &Finding,
@@ -100,27 +100,40 @@ impl Backend {
         };
         let dir = read(&self.state.corpus_dir);
         let mut code_description = None;
-        let mut related_information = None;
+        let mut related: Vec<DiagnosticRelatedInformation> = Vec::new();
+        let (message, rest) = super::features::split_message(&f.message);
+        if let (Some(rest), Some(uri)) = (rest, uri) {
+            // What the short message left out, at the finding itself.
+            related.push(DiagnosticRelatedInformation {
+                location: Location {
+                    uri: uri.clone(),
+                    range,
+                },
+                message: rest,
+            });
+        }
         if let (Some(rel), Some(dir)) = (&f.related, dir) {
-            if let Some(uri) = Uri::from_file_path(dir.join(&rel.file)) {
+            let file = super::navigation::normalize(&dir.join(&rel.file));
+            if let Some(uri) = Uri::from_file_path(file) {
                 let line = rel.line.saturating_sub(1) as u32;
                 code_description = Some(CodeDescription { href: uri.clone() });
-                related_information = Some(vec![DiagnosticRelatedInformation {
+                related.push(DiagnosticRelatedInformation {
                     location: Location {
                         uri,
                         range: Range::new(Position::new(line, 0), Position::new(line, 0)),
                     },
                     message: rel.message.clone(),
-                }]);
+                });
             }
         }
+        let related_information = (!related.is_empty()).then_some(related);
         Diagnostic {
             range,
             severity: Some(severity(f.severity)),
             code: Some(NumberOrString::String(f.code.as_str().into())),
             code_description,
             source: Some("grounded".into()),
-            message: f.message.clone(),
+            message,
             related_information,
             tags: None,
             data: None,
@@ -138,10 +151,13 @@ impl Backend {
                     let mut d: Vec<Diagnostic> = e
                         .findings
                         .iter()
-                        .map(|f| self.diagnostic_of(&idx, text, f, true))
+                        .map(|f| self.diagnostic_of(Some(&e.uri), &idx, text, f, true))
                         .collect();
                     if let Some((_, fs)) = &dry {
-                        d.extend(fs.iter().map(|f| self.diagnostic_of(&idx, text, f, false)));
+                        d.extend(
+                            fs.iter()
+                                .map(|f| self.diagnostic_of(Some(&e.uri), &idx, text, f, false)),
+                        );
                     }
                     (e.uri.clone(), Some(e.doc.version), d)
                 }
@@ -155,7 +171,7 @@ impl Backend {
                         let idx = LineIndex::new(&text);
                         let d = fs
                             .iter()
-                            .map(|f| self.diagnostic_of(&idx, &text, f, false))
+                            .map(|f| self.diagnostic_of(Some(&uri), &idx, &text, f, false))
                             .collect();
                         (uri, None, d)
                     }
@@ -187,9 +203,10 @@ impl Backend {
     pub(super) fn schedule_check(&self, key: String, version: i32, cascade: bool, now: bool) {
         let this = self.clone();
         tokio::spawn(async move {
-            let debounce = read(&this.state.settings).debounce_ms;
-            if debounce > 0 && !now {
-                tokio::time::sleep(Duration::from_millis(debounce)).await;
+            let last = this.state.docs.get(&key).map(|e| e.last_check);
+            let wait = read(&this.state.settings).debounce_for(last.unwrap_or_default());
+            if !wait.is_zero() && !now {
+                tokio::time::sleep(wait).await;
             }
             this.check_now(key, version, cascade).await;
         });
@@ -224,7 +241,7 @@ impl Backend {
                 };
                 if kind == Kind::Skipped {
                     *slot = None;
-                    return Some((rel, Vec::new()));
+                    return Some((rel, Vec::new(), t0.elapsed()));
                 }
                 let corpus = this.corpus();
                 let index = read(&this.state.index);
@@ -250,15 +267,15 @@ impl Backend {
                     if reuse { "" } else { " (new session)" },
                     findings.len()
                 );
-                Some((rel, findings))
+                Some((rel, findings, t0.elapsed()))
             })
         })
         .await;
-        let (rel, findings) = match res {
+        let (rel, findings, cost) = match res {
             Ok(Ok(Some(f))) => f,
             Ok(Ok(None)) => return,
             Ok(Err(_)) => match self.state.docs.get(&key) {
-                Some(e) => (e.rel.clone(), Vec::new()),
+                Some(e) => (e.rel.clone(), Vec::new(), e.last_check),
                 None => return,
             },
             Err(e) => {
@@ -271,6 +288,7 @@ impl Backend {
             Some(mut e) if e.doc.version == version => {
                 e.findings = Arc::new(findings);
                 e.findings_version = version;
+                e.last_check = cost;
             }
             _ => return,
         }

@@ -7,15 +7,17 @@ use std::path::{Path, PathBuf};
 
 use tower_lsp_server::ls_types::{
     CompletionItem, CompletionItemKind, DocumentSymbol, Documentation, Hover, HoverContents,
-    MarkupContent, MarkupKind, ParameterInformation, ParameterLabel, SignatureHelp,
-    SignatureInformation, SymbolKind,
+    InsertTextFormat, MarkupContent, MarkupKind, ParameterInformation, ParameterLabel,
+    SignatureHelp, SignatureInformation, SymbolKind,
 };
 use tree_sitter::{Node, Tree};
 
 use super::document::range_of;
+use super::scan::{open_brackets, Open};
 use super::typing::{chain_start, parse_snippet, snippet_expr, walk, FileCtx};
 use crate::docs::{Corpus, Member, MemberKind, Type};
-use crate::js::LineIndex;
+use crate::es::{self, Proto};
+use crate::js::{BindingKind, Certain, LineIndex};
 
 fn text_of<'s>(node: Node, src: &'s str) -> &'s str {
     src.get(node.byte_range()).unwrap_or("")
@@ -78,7 +80,8 @@ fn node_at(tree: &Tree, offset: usize) -> Option<Node<'_>> {
     Some(n)
 }
 
-/// Hover on a member name or a global.
+/// Hover on a member name, a global, the project's own names, the language's built-ins
+/// and option keys.
 pub fn hover(corpus: &Corpus, text: &str, tree: &Tree, offset: usize) -> Option<Hover> {
     let ctx = FileCtx::new(corpus, text, tree);
     let node = node_at(tree, offset)?;
@@ -86,13 +89,24 @@ pub fn hover(corpus: &Corpus, text: &str, tree: &Tree, offset: usize) -> Option<
     let parent = node.parent();
     let md = match node.kind() {
         "property_identifier" => {
-            let p = parent.filter(|p| p.kind() == "member_expression")?;
-            let m = ctx.node_member(p)?;
-            member_markdown(corpus, m)
+            let p = parent?;
+            match p.kind() {
+                "member_expression" => match ctx.node_member(p) {
+                    Some(m) => member_markdown(corpus, m),
+                    None => builtin_member_markdown(&ctx, p, text_of(node, text))?,
+                },
+                "pair" => {
+                    let m = option_member(&ctx, p)?;
+                    member_markdown(corpus, m)
+                }
+                _ => return None,
+            }
         }
-        "identifier" => {
+        "identifier" | "shorthand_property_identifier" => {
             let name = text_of(node, text);
-            if let Some(iface) = corpus.global_interface(name) {
+            if let Some(b) = ctx.analysis.binding_at(name, node.start_byte()) {
+                declaration_markdown(text, b.kind, b.start)
+            } else if let Some(iface) = corpus.global_interface(name) {
                 if ctx.node_interface(node).as_deref() != Some(iface) {
                     return None;
                 }
@@ -106,6 +120,8 @@ pub fn hover(corpus: &Corpus, text: &str, tree: &Tree, offset: usize) -> Option<
                     s.push_str(corpus.chunk(id).text.trim());
                 }
                 s
+            } else if let Some(g) = es::global(name) {
+                builtin_global_markdown(corpus, g)
             } else {
                 return None;
             }
@@ -116,6 +132,203 @@ pub fn hover(corpus: &Corpus, text: &str, tree: &Tree, offset: usize) -> Option<
         contents: HoverContents::Markup(markdown(md)),
         range: Some(range_of(&idx, node.start_byte(), node.end_byte())),
     })
+}
+
+/// How a name was declared, for hover and completion details.
+fn binding_word(kind: BindingKind) -> &'static str {
+    match kind {
+        BindingKind::Var | BindingKind::Lexical => "variable",
+        BindingKind::Function => "function",
+        BindingKind::Class => "class",
+        BindingKind::Param => "parameter",
+        BindingKind::Catch => "caught exception",
+        BindingKind::Implicit => "global assigned without `var`",
+    }
+}
+
+/// The line declaring a project name and the comment right above it: what the
+/// script's author wrote about it is the only documentation a project name has.
+fn declaration_markdown(text: &str, kind: BindingKind, at: usize) -> String {
+    let idx = LineIndex::new(text);
+    let (line, _) = idx.line_col(at);
+    let line_text = |l: usize| -> &str {
+        let s = idx.line_start(l - 1);
+        let e = idx.line_start(l).min(text.len()).max(s);
+        text[s..e].trim_end()
+    };
+    let decl: String = line_text(line).trim().chars().take(200).collect();
+    let mut comment: Vec<&str> = Vec::new();
+    let mut l = line;
+    while l > 1 {
+        l -= 1;
+        let t = line_text(l).trim();
+        match t.strip_prefix("//") {
+            Some(c) => comment.push(c.trim()),
+            None if t.starts_with('*') || t.starts_with("/*") || t.ends_with("*/") => {
+                let c = t
+                    .trim_start_matches("/**")
+                    .trim_start_matches("/*")
+                    .trim_end_matches("*/")
+                    .trim_start_matches('*')
+                    .trim();
+                if !c.is_empty() {
+                    comment.push(c);
+                }
+            }
+            None => break,
+        }
+    }
+    comment.reverse();
+    let mut s = format!("```js\n{decl}\n```\n\n*{}*", binding_word(kind));
+    if !comment.is_empty() {
+        s.push_str("\n\n");
+        s.push_str(&comment.join("\n"));
+    }
+    s
+}
+
+/// Hover for a top-level name declared in another project file: its declaration line
+/// and comment there (`at` is the byte offset of the declared name in `text`).
+pub fn foreign_declaration(text: &str, at: usize, file: &str) -> Option<Hover> {
+    let before = text.get(..at)?.trim_end();
+    let kind = if before.ends_with("function") {
+        BindingKind::Function
+    } else {
+        BindingKind::Var
+    };
+    let md = format!(
+        "{}\n\ndeclared in `{file}`",
+        declaration_markdown(text, kind, at)
+    );
+    Some(Hover {
+        contents: HoverContents::Markup(markdown(md)),
+        range: None,
+    })
+}
+
+/// The identifier at `offset` when it is not declared in the file itself (the name a
+/// project lookup needs).
+pub fn undeclared_name_at(
+    corpus: &Corpus,
+    text: &str,
+    tree: &Tree,
+    offset: usize,
+) -> Option<String> {
+    let node = node_at(tree, offset)?;
+    if node.kind() != "identifier" {
+        return None;
+    }
+    let name = text_of(node, text);
+    let a = crate::js::Analysis::new(corpus, text, tree);
+    (!a.is_declared(name, node.start_byte())).then(|| name.to_string())
+}
+
+/// What a built-in global of the language is, its edition, and whether the engine's
+/// level has it (the level is the corpus's Engine chunk).
+fn builtin_global_markdown(corpus: &Corpus, g: &es::Global) -> String {
+    let what = if g.constructor {
+        "a constructor"
+    } else if g.callable {
+        "a function"
+    } else if g.name == "Math" || g.name == "JSON" {
+        "an object"
+    } else {
+        "a value"
+    };
+    format!(
+        "```js\n{}\n```\n\n{what} of the language, {}{}",
+        g.name,
+        es::edition_name(g.since),
+        level_note(corpus, g.since)
+    )
+}
+
+fn level_note(corpus: &Corpus, since: u16) -> String {
+    let level = corpus.engine.es_year;
+    if since > level {
+        format!(
+            "; this engine runs {}, which does not have it",
+            es::edition_name(level)
+        )
+    } else {
+        String::new()
+    }
+}
+
+fn proto_word(p: Proto) -> (&'static str, &'static str) {
+    match p {
+        Proto::Array => ("Array", "arrays"),
+        Proto::String => ("String", "strings"),
+        Proto::Function => ("Function", "functions"),
+        Proto::Number => ("Number", "numbers"),
+        Proto::Date => ("Date", "dates"),
+        Proto::Object => ("Object", "objects"),
+        Proto::RegExp => ("RegExp", "regular expressions"),
+    }
+}
+
+/// Hover on `Math.max` or `s.toUpperCase` where the receiver is a built-in of the
+/// language: the `es` table's edition, never a guess about an undocumented object.
+fn builtin_member_markdown<'a>(ctx: &FileCtx<'a>, member: Node<'a>, name: &str) -> Option<String> {
+    let obj = member.child_by_field_name("object")?;
+    let recv = text_of(obj, ctx.text);
+    if obj.kind() == "identifier"
+        && !ctx.analysis.is_declared(recv, obj.start_byte())
+        && !ctx.corpus.is_engine_global(recv)
+        && es::global(recv).is_some()
+    {
+        let since = es::static_since(recv, name)?;
+        return Some(format!(
+            "```js\n{recv}.{name}\n```\n\na static member of the language's `{recv}`, {}{}",
+            es::edition_name(since),
+            level_note(ctx.corpus, since)
+        ));
+    }
+    let Some(Certain::Builtin(p)) = ctx.analysis.certain(obj) else {
+        return None;
+    };
+    let since = es::proto_since(p, name)?;
+    let (owner, plural) = proto_word(p);
+    Some(format!(
+        "```js\n{owner}.prototype.{name}\n```\n\na member of the language's {plural}, {}{}",
+        es::edition_name(since),
+        level_note(ctx.corpus, since)
+    ))
+}
+
+/// The documented member an object literal's key names, when the literal is an
+/// argument of a documented call whose parameter is an options interface.
+fn option_member<'a>(ctx: &FileCtx<'a>, pair: Node<'a>) -> Option<&'a Member> {
+    let key = pair.child_by_field_name("key")?;
+    let object = pair.parent().filter(|o| o.kind() == "object")?;
+    let iface = literal_interface(ctx, object)?;
+    ctx.corpus
+        .member(&iface, text_of(key, ctx.text).trim_matches(['"', '\'']))
+}
+
+/// The options interface of an object literal given as an argument (or as the value of
+/// a key typed by an interface, nested).
+fn literal_interface<'a>(ctx: &FileCtx<'a>, object: Node<'a>) -> Option<String> {
+    let parent = object.parent()?;
+    match parent.kind() {
+        "arguments" => {
+            let call = parent.parent().filter(|p| p.kind() == "call_expression")?;
+            let mut c = parent.walk();
+            let i = parent
+                .named_children(&mut c)
+                .position(|a| a.id() == object.id())?;
+            let m = callee_member(ctx, call)?;
+            Some(param_type(m, i)?.interface()?.to_string())
+        }
+        "pair" => {
+            let outer = parent.parent().filter(|o| o.kind() == "object")?;
+            let iface = literal_interface(ctx, outer)?;
+            let key = parent.child_by_field_name("key")?;
+            let m = ctx.corpus.member(&iface, text_of(key, ctx.text))?;
+            Some(crate::js::member_type(m)?.interface()?.to_string())
+        }
+        _ => None,
+    }
 }
 
 /// Whether the cursor is inside a comment or a string, where nothing is completed.
@@ -163,64 +376,254 @@ fn ident_start(text: &str, offset: usize) -> usize {
     i
 }
 
-/// Completion at `offset`: members after `receiver.`, option keys inside an options
-/// literal, globals at a statement's start.
-pub fn completion(corpus: &Corpus, text: &str, tree: &Tree, offset: usize) -> Vec<CompletionItem> {
+/// Completion at `offset`: members after `receiver.` (documented interfaces, and the
+/// language's built-ins of the engine's level), option keys inside an options literal
+/// (closed or still being typed), and elsewhere the names in scope: locals,
+/// parameters, the file's and the project's top-level names, the engine's globals and
+/// the language's globals of the engine's level. `project` is the project's top-level
+/// names with the file declaring each.
+pub fn completion(
+    corpus: &Corpus,
+    text: &str,
+    tree: &Tree,
+    offset: usize,
+    project: &[(String, String)],
+) -> Vec<CompletionItem> {
     let offset = offset.min(text.len());
     if in_comment_or_string(tree, offset) {
         return Vec::new();
     }
+    let (open, inside) = open_brackets(text, Some(tree), offset);
+    if inside {
+        return Vec::new();
+    }
     let ctx = FileCtx::new(corpus, text, tree);
     let word = ident_start(text, offset);
+    let level = corpus.engine.es_year;
     // After `receiver.`
-    if word > 0 && text.as_bytes()[word - 1] == b'.' {
-        let dot = word - 1;
+    let before_word = text[..word].trim_end();
+    if before_word.ends_with('.') && !before_word.ends_with("..") {
+        let dot = before_word.len() - 1;
         let Some(start) = chain_start(text, dot) else {
             return Vec::new();
         };
-        let Some(iface) = ctx.range_interface(start, dot) else {
-            return Vec::new();
-        };
-        return corpus
-            .members_of(&iface)
-            .into_iter()
-            .filter(|m| corpus.absent_reason(&iface, &m.name).is_none())
-            .map(|m| member_item(corpus, m))
-            .collect();
+        if let Some(iface) = ctx.range_interface(start, dot) {
+            let recv = &text[start..dot];
+            let mut out: Vec<CompletionItem> = corpus
+                .members_of(&iface)
+                .into_iter()
+                .filter(|m| corpus.absent_reason(&iface, &m.name).is_none())
+                .map(|m| member_item(corpus, m))
+                .collect();
+            out.extend(construct_snippets(corpus, text, &iface, recv, word));
+            return out;
+        }
+        return builtin_members(&ctx, start, dot, level);
     }
-    // Inside an object literal passed to an options parameter.
-    if let Some(items) = option_keys(&ctx, offset) {
-        return items;
+    // Inside an object literal passed to an options parameter, where a key goes.
+    let key_place = before_word.ends_with('{') || before_word.ends_with(',');
+    if let [.., call, lit] = open.as_slice() {
+        if call.bracket == b'(' && lit.bracket == b'{' && key_place {
+            if let Some(items) = option_keys(&ctx, *call, *lit) {
+                return items;
+            }
+        }
     }
-    // At a statement's start.
-    let line_start = text[..word].rfind('\n').map_or(0, |i| i + 1);
-    let before = text[line_start..word].trim();
-    if before.is_empty() || before.ends_with(';') || before.ends_with('{') || before.ends_with('}')
-    {
-        let mut out = Vec::new();
-        for (g, iface) in &corpus.globals {
+    // Declaring a new name: nothing to complete.
+    let prev_word = before_word
+        .rsplit(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+        .next()
+        .unwrap_or("");
+    if matches!(prev_word, "var" | "let" | "const" | "function" | "catch") {
+        return Vec::new();
+    }
+    names_in_scope(&ctx, word, level, project)
+}
+
+/// Every name usable at `at`: the file's scopes innermost first, then the project's,
+/// the engine's and the language's.
+fn names_in_scope(
+    ctx: &FileCtx,
+    at: usize,
+    level: u16,
+    project: &[(String, String)],
+) -> Vec<CompletionItem> {
+    let corpus = ctx.corpus;
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for b in ctx.analysis.visible_bindings(at) {
+        if !seen.insert(b.name.to_string()) {
+            continue;
+        }
+        out.push(CompletionItem {
+            label: b.name.to_string(),
+            kind: Some(match b.kind {
+                BindingKind::Function => CompletionItemKind::FUNCTION,
+                _ => CompletionItemKind::VARIABLE,
+            }),
+            detail: Some(binding_word(b.kind).to_string()),
+            ..Default::default()
+        });
+    }
+    for (name, file) in project {
+        if seen.insert(name.clone()) {
             out.push(CompletionItem {
-                label: g.clone(),
+                label: name.clone(),
                 kind: Some(CompletionItemKind::VARIABLE),
-                detail: Some(iface.clone()),
-                documentation: Some(Documentation::MarkupContent(markdown(interface_markdown(
-                    corpus, g, iface,
-                )))),
+                detail: Some(format!("declared in {file}")),
                 ..Default::default()
             });
         }
-        if let Some(global) = corpus.interfaces.get(crate::docs::model::GLOBAL_INTERFACE) {
-            for m in global.members.values() {
-                let mut item = member_item(corpus, m);
-                if m.kind == MemberKind::Method {
-                    item.kind = Some(CompletionItemKind::FUNCTION);
-                }
-                out.push(item);
-            }
-        }
-        return out;
     }
-    Vec::new()
+    for (g, iface) in &corpus.globals {
+        if !seen.insert(g.clone()) {
+            continue;
+        }
+        out.push(CompletionItem {
+            label: g.clone(),
+            kind: Some(CompletionItemKind::VARIABLE),
+            detail: Some(iface.clone()),
+            documentation: Some(Documentation::MarkupContent(markdown(interface_markdown(
+                corpus, g, iface,
+            )))),
+            ..Default::default()
+        });
+    }
+    if let Some(global) = corpus.interfaces.get(crate::docs::model::GLOBAL_INTERFACE) {
+        for m in global.members.values() {
+            if !seen.insert(m.name.clone()) {
+                continue;
+            }
+            let mut item = member_item(corpus, m);
+            if m.kind == MemberKind::Method {
+                item.kind = Some(CompletionItemKind::FUNCTION);
+            }
+            out.push(item);
+        }
+    }
+    for c in corpus.constructors.keys() {
+        if seen.insert(c.clone()) {
+            out.push(CompletionItem {
+                label: c.clone(),
+                kind: Some(CompletionItemKind::CLASS),
+                detail: Some("constructor".into()),
+                ..Default::default()
+            });
+        }
+    }
+    // The language's own globals, of the engine's level only: offering `JSON` to an
+    // ES3 engine would write the very finding the checker then reports.
+    for g in es::GLOBALS.iter().filter(|g| g.since <= level) {
+        if seen.insert(g.name.to_string()) {
+            out.push(CompletionItem {
+                label: g.name.to_string(),
+                kind: Some(if g.constructor {
+                    CompletionItemKind::CLASS
+                } else if g.callable {
+                    CompletionItemKind::FUNCTION
+                } else {
+                    CompletionItemKind::CONSTANT
+                }),
+                detail: Some(format!("language built-in, {}", es::edition_name(g.since))),
+                ..Default::default()
+            });
+        }
+    }
+    out
+}
+
+/// Members of a built-in receiver: `Math.` (a global of the language the file does not
+/// declare and the docs do not document) or a certain string, array, number... The
+/// engine's level only.
+fn builtin_members(ctx: &FileCtx, start: usize, dot: usize, level: u16) -> Vec<CompletionItem> {
+    let recv = &ctx.text[start..dot];
+    let item = |name: &str, since: u16, detail: String| CompletionItem {
+        label: name.to_string(),
+        kind: Some(CompletionItemKind::METHOD),
+        detail: Some(format!("{detail}, {}", es::edition_name(since))),
+        ..Default::default()
+    };
+    let is_name = !recv.is_empty()
+        && recv
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'$');
+    if is_name
+        && es::global(recv).is_some()
+        && !ctx.analysis.is_declared(recv, start)
+        && !ctx.corpus.is_engine_global(recv)
+    {
+        return es::STATICS
+            .iter()
+            .filter(|(o, _, y)| *o == recv && *y <= level)
+            .map(|(_, n, y)| item(n, *y, format!("{recv}.{n}")))
+            .collect();
+    }
+    let root = ctx.tree.root_node();
+    let mut n = root.named_descendant_for_byte_range(start, dot);
+    let mut proto = None;
+    while let Some(x) = n {
+        if x.start_byte() != start || x.end_byte() != dot {
+            break;
+        }
+        if let Some(Certain::Builtin(p)) = ctx.analysis.certain(x) {
+            proto = Some(p);
+            break;
+        }
+        n = x.parent();
+    }
+    if proto.is_none() {
+        // A literal the tree cannot hold as a node yet (`"abc".` at the end).
+        proto = match recv.as_bytes().first() {
+            Some(b'"' | b'\'') => Some(Proto::String),
+            Some(b'[') => Some(Proto::Array),
+            _ => None,
+        };
+    }
+    let Some(p) = proto else {
+        return Vec::new();
+    };
+    es::PROTO
+        .iter()
+        .filter(|(q, _, y)| (*q == p || *q == Proto::Object) && *y <= level)
+        .map(|(q, n, y)| item(n, *y, format!("{}.prototype.{n}", proto_word(*q).0)))
+        .collect()
+}
+
+/// Snippets for the constructs whose Start the receiver's interface has:
+/// `tableStart` completes to the Start, a placeholder line and the End.
+fn construct_snippets(
+    corpus: &Corpus,
+    text: &str,
+    iface: &str,
+    recv: &str,
+    word: usize,
+) -> Vec<CompletionItem> {
+    let line_start = text[..word].rfind('\n').map_or(0, |i| i + 1);
+    let indent: String = text[line_start..]
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
+    corpus
+        .constructs
+        .values()
+        .filter(|c| {
+            corpus.member(iface, &c.start).is_some() && corpus.member(iface, &c.end).is_some()
+        })
+        .map(|c| CompletionItem {
+            label: format!("{} … {}", c.start, c.end),
+            kind: Some(CompletionItemKind::SNIPPET),
+            detail: Some(format!("the {} construct: Start and End", c.id)),
+            filter_text: Some(c.start.clone()),
+            insert_text: Some(format!(
+                "{}(${{1:{}}});\n{indent}$0\n{indent}{recv}.{}();",
+                c.start,
+                c.object.to_lowercase(),
+                c.end
+            )),
+            insert_text_format: Some(InsertTextFormat::SNIPPET),
+            ..Default::default()
+        })
+        .collect()
 }
 
 /// The parameter type an argument position takes, for `callee(args)`.
@@ -248,22 +651,41 @@ fn callee_member<'a>(ctx: &FileCtx<'a>, call: Node<'a>) -> Option<&'a Member> {
     }
 }
 
-fn option_keys(ctx: &FileCtx, offset: usize) -> Option<Vec<CompletionItem>> {
-    let root = ctx.tree.root_node();
-    let mut n = root.descendant_for_byte_range(offset, offset)?;
-    // Climb to the object literal the cursor sits in.
-    while n.kind() != "object" {
-        n = n.parent()?;
+/// The documented member called by the unclosed call whose `(` is `paren`.
+fn open_callee<'a>(ctx: &FileCtx<'a>, paren: usize) -> Option<&'a Member> {
+    let text = ctx.text;
+    let start = chain_start(text, paren)?;
+    let callee = &text[start..paren];
+    match callee.rfind('.') {
+        Some(dot) => {
+            let name = callee[dot + 1..].trim();
+            let iface = ctx.range_interface(start, start + dot)?;
+            ctx.corpus.member(&iface, name)
+        }
+        None => {
+            let t = parse_snippet(callee);
+            let e = snippet_expr(&t)?;
+            if e.kind() != "identifier" || ctx.analysis.is_declared(callee, start) {
+                return None;
+            }
+            ctx.snippet_member(e, callee)
+        }
     }
-    let args = n.parent().filter(|p| p.kind() == "arguments")?;
-    let call = args.parent().filter(|p| p.kind() == "call_expression")?;
-    let index = {
-        let mut c = args.walk();
-        let i = args.named_children(&mut c).position(|a| a.id() == n.id());
-        i?
-    };
-    let m = callee_member(ctx, call)?;
-    let iface = param_type(m, index)?.interface()?;
+}
+
+/// The option interface of the object literal opened by `lit` directly inside the call
+/// opened by `call`: the parameter at the literal's argument position.
+fn open_literal_interface<'a>(ctx: &FileCtx<'a>, call: Open, lit: Open) -> Option<&'a str> {
+    let between = ctx.text[call.at + 1..lit.at].trim_end();
+    if !(between.is_empty() || between.ends_with(',')) {
+        return None;
+    }
+    let m = open_callee(ctx, call.at)?;
+    param_type(m, call.commas)?.interface()
+}
+
+fn option_keys(ctx: &FileCtx, call: Open, lit: Open) -> Option<Vec<CompletionItem>> {
+    let iface = open_literal_interface(ctx, call, lit)?;
     Some(
         ctx.corpus
             .members_of(iface)
@@ -278,39 +700,9 @@ fn option_keys(ctx: &FileCtx, offset: usize) -> Option<Vec<CompletionItem>> {
     )
 }
 
-/// The innermost unclosed `(` before `offset` and the number of top-level commas after
-/// it: works on text the parser cannot read yet (`layout.tableStart(t, `).
-fn open_call(text: &str, offset: usize) -> Option<(usize, usize)> {
-    let b = text.as_bytes();
-    let mut depth = 0i32;
-    let mut commas = 0usize;
-    let mut i = offset.min(b.len());
-    let floor = offset.saturating_sub(4000);
-    while i > floor {
-        i -= 1;
-        match b[i] {
-            b')' | b']' | b'}' => depth += 1,
-            b'[' | b'{' => {
-                if depth == 0 {
-                    return None;
-                }
-                depth -= 1
-            }
-            b'(' => {
-                if depth == 0 {
-                    return Some((i, commas));
-                }
-                depth -= 1;
-            }
-            b',' if depth == 0 => commas += 1,
-            b';' if depth == 0 => return None,
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Signature help inside the parentheses of a documented method's or function's call.
+/// Signature help inside the parentheses of a documented method's or function's call;
+/// inside an object literal argument, the active parameter's documentation lists the
+/// option interface's keys.
 pub fn signature_help(
     corpus: &Corpus,
     text: &str,
@@ -318,23 +710,28 @@ pub fn signature_help(
     offset: usize,
 ) -> Option<SignatureHelp> {
     let ctx = FileCtx::new(corpus, text, tree);
-    let (paren, active) = open_call(text, offset)?;
-    let start = chain_start(text, paren)?;
-    let callee = &text[start..paren];
-    let m = match callee.rfind('.') {
-        Some(dot) => {
-            let name = callee[dot + 1..].trim();
-            let iface = ctx.range_interface(start, start + dot)?;
-            corpus.member(&iface, name)?
-        }
-        None => {
-            let t = parse_snippet(callee);
-            let e = snippet_expr(&t)?;
-            if e.kind() != "identifier" || ctx.analysis.is_declared(callee, start) {
-                return None;
-            }
-            ctx.snippet_member(e, callee)?
-        }
+    let (open, inside) = open_brackets(text, Some(tree), offset);
+    if inside {
+        return None;
+    }
+    let k = open.iter().rposition(|o| o.bracket == b'(')?;
+    let call = open[k];
+    let active = call.commas;
+    let m = open_callee(&ctx, call.at)?;
+    let keys = match open.get(k + 1) {
+        Some(lit) if lit.bracket == b'{' => open_literal_interface(&ctx, call, *lit).map(|i| {
+            let names: Vec<String> = corpus
+                .members_of(i)
+                .into_iter()
+                .filter(|m| m.kind != MemberKind::Method)
+                .map(|m| match m.signature() {
+                    Some(s) => format!("- `{}`", s.text),
+                    None => format!("- `{}`", m.name),
+                })
+                .collect();
+            format!("`{i}` keys:\n{}", names.join("\n"))
+        }),
+        _ => None,
     };
     let doc = corpus
         .member_doc(m)
@@ -348,9 +745,16 @@ pub fn signature_help(
             documentation: doc.clone(),
             parameters: o.params.as_ref().map(|ps| {
                 ps.iter()
-                    .map(|p| ParameterInformation {
+                    .enumerate()
+                    .map(|(i, p)| ParameterInformation {
                         label: ParameterLabel::Simple(p.name.clone()),
-                        documentation: Some(Documentation::String(format!("{}: {}", p.name, p.ty))),
+                        documentation: Some(match (&keys, i == active) {
+                            (Some(k), true) => Documentation::MarkupContent(markdown(format!(
+                                "{}: {}\n\n{k}",
+                                p.name, p.ty
+                            ))),
+                            _ => Documentation::String(format!("{}: {}", p.name, p.ty)),
+                        }),
                     })
                     .collect()
             }),
@@ -406,22 +810,32 @@ pub fn document_symbols(corpus: &Corpus, text: &str, tree: &Tree) -> Vec<Documen
         });
     }
     walk(tree, |n| {
-        let (name, whole) = match n.kind() {
-            "function_declaration" => (n.child_by_field_name("name"), n),
+        let (name, whole, kind) = match n.kind() {
+            "function_declaration" => (n.child_by_field_name("name"), n, SymbolKind::FUNCTION),
             "variable_declarator" => match n.child_by_field_name("value") {
                 Some(v) if v.kind() == "function_expression" || v.kind() == "function" => {
-                    (n.child_by_field_name("name"), n)
+                    (n.child_by_field_name("name"), n, SymbolKind::FUNCTION)
+                }
+                // Top-level variables are what other files of the project read.
+                _ if n
+                    .parent()
+                    .and_then(|d| d.parent())
+                    .is_some_and(|p| p.kind() == "program") =>
+                {
+                    (n.child_by_field_name("name"), n, SymbolKind::VARIABLE)
                 }
                 _ => return,
             },
             _ => return,
         };
-        let Some(name) = name else { return };
+        let Some(name) = name.filter(|n| n.kind() == "identifier") else {
+            return;
+        };
         let sel = range_of(&idx, name.start_byte(), name.end_byte());
         out.push(DocumentSymbol {
             name: text_of(name, text).to_string(),
             detail: None,
-            kind: SymbolKind::FUNCTION,
+            kind,
             tags: None,
             deprecated: None,
             range: range_of(&idx, whole.start_byte(), whole.end_byte()),
@@ -437,14 +851,52 @@ pub fn document_symbols(corpus: &Corpus, text: &str, tree: &Tree) -> Vec<Documen
 pub enum Target {
     /// A file named by a `path` literal.
     File(PathBuf),
-    /// A function declared in this buffer, at a byte range.
+    /// A name declared in this buffer, at a byte range.
     Here(usize, usize),
-    /// A function to find among the project's files, by name.
+    /// A top-level name to find among the project's files.
     Function(String),
+    /// A documented API: its chunk's corpus file and 1-based line.
+    Docs(String, usize),
+}
+
+/// The corpus chunk documenting what `node` names: a member of a certain receiver, a
+/// `Global` function, a global object's interface, a constructor's interface.
+fn docs_target<'a>(ctx: &FileCtx<'a>, node: Node<'a>) -> Option<Target> {
+    let corpus = ctx.corpus;
+    let name = text_of(node, ctx.text);
+    let chunk = match node.kind() {
+        "property_identifier" => {
+            let p = node.parent()?;
+            match p.kind() {
+                "member_expression" => ctx.node_member(p)?.chunk?,
+                "pair" => option_member(ctx, p)?.chunk?,
+                _ => return None,
+            }
+        }
+        "identifier" => {
+            if ctx.analysis.is_declared(name, node.start_byte()) {
+                return None;
+            }
+            if let Some(m) = corpus.global_member(name) {
+                m.chunk?
+            } else if let Some(iface) = corpus.global_interface(name) {
+                corpus.interfaces.get(iface)?.chunk?
+            } else if let Some(c) = corpus.constructors.get(name) {
+                corpus.interfaces.get(&c.interface)?.chunk?
+            } else {
+                return None;
+            }
+        }
+        _ => return None,
+    };
+    let c = corpus.chunk(chunk);
+    Some(Target::Docs(c.file.clone(), c.line))
 }
 
 /// Go to definition at `offset`: a string literal given to a `path` parameter (or naming
-/// an existing file) opens it; a bare call's name goes to its declaration.
+/// an existing file) opens it; a name declared in the file goes to its declaration, a
+/// documented API to its chunk in the corpus, any other bare name to the project's
+/// top-level declaration of it.
 pub fn definition(
     corpus: &Corpus,
     root: &Path,
@@ -482,38 +934,286 @@ pub fn definition(
         }
         return None;
     }
+    if let Some(t) = docs_target(&ctx, node) {
+        return Some(t);
+    }
     if node.kind() != "identifier" {
         return None;
     }
     let name = text_of(node, text).to_string();
-    let mut here = None;
-    walk(tree, |n| {
-        if here.is_none() && n.kind() == "function_declaration" {
-            if let Some(nm) = n.child_by_field_name("name") {
-                if text_of(nm, text) == name {
-                    here = Some((nm.start_byte(), nm.end_byte()));
-                }
-            }
+    if let Some(b) = ctx.analysis.binding_at(&name, node.start_byte()) {
+        if b.kind != BindingKind::Implicit {
+            return Some(Target::Here(b.start, b.end));
         }
-    });
-    match here {
-        Some((s, e)) => Some(Target::Here(s, e)),
-        None => Some(Target::Function(name)),
     }
+    Some(Target::Function(name))
 }
 
-/// The byte range of `function NAME` declared at the top of `text`, if any.
+/// The byte range of the top-level declaration of `name` in `text` (a function, or a
+/// variable's first declaration), if any.
 pub fn find_function(text: &str, name: &str) -> Option<(usize, usize)> {
     let tree = crate::js::parse(text);
     let mut found = None;
     walk(&tree, |n| {
-        if found.is_none() && n.kind() == "function_declaration" {
-            if let Some(nm) = n.child_by_field_name("name") {
-                if text_of(nm, text) == name {
-                    found = Some((nm.start_byte(), nm.end_byte()));
-                }
+        if found.is_some() {
+            return;
+        }
+        let top = match n.kind() {
+            "function_declaration" => n.parent().is_some_and(|p| p.kind() == "program"),
+            "variable_declarator" => n
+                .parent()
+                .and_then(|d| d.parent())
+                .is_some_and(|p| p.kind() == "program"),
+            _ => false,
+        };
+        if let Some(nm) = n.child_by_field_name("name").filter(|_| top) {
+            if text_of(nm, text) == name {
+                found = Some((nm.start_byte(), nm.end_byte()));
             }
         }
     });
     found
+}
+
+/// What references and rename work on: a name the project declares, and whether it is
+/// a top-level one (shared by every file the engine loads into the same global scope).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Symbol {
+    /// The name.
+    pub name: String,
+    /// Whether it is a program-level (or undeclared, project-wide) name.
+    pub global: bool,
+    /// Start of the declaring identifier in this file, for a local name.
+    decl: Option<usize>,
+}
+
+/// The project name under the cursor, if it is one: declared in the file, or a
+/// top-level name of another project file (`project_names`). Documented engine names
+/// and the language's built-ins are not the project's to rename.
+pub fn symbol_at(
+    corpus: &Corpus,
+    text: &str,
+    tree: &Tree,
+    offset: usize,
+    project_names: &dyn Fn(&str) -> bool,
+) -> Option<(Symbol, usize, usize)> {
+    let node = node_at(tree, offset)?;
+    if node.kind() != "identifier" {
+        return None;
+    }
+    let a = crate::js::Analysis::new(corpus, text, tree);
+    let name = text_of(node, text);
+    let sym = match a.binding_at(name, node.start_byte()) {
+        Some(b) => Symbol {
+            name: name.to_string(),
+            global: b.scope == 0,
+            decl: (b.scope != 0).then_some(b.start),
+        },
+        None if project_names(name) => Symbol {
+            name: name.to_string(),
+            global: true,
+            decl: None,
+        },
+        None => return None,
+    };
+    Some((sym, node.start_byte(), node.end_byte()))
+}
+
+/// The byte ranges in `text` where `sym` is written: identifiers of that name that
+/// resolve to the same binding (a local), or to the program scope or nothing (a
+/// top-level name: every project file shares the one global scope).
+pub fn occurrences(corpus: &Corpus, text: &str, tree: &Tree, sym: &Symbol) -> Vec<(usize, usize)> {
+    if !text.contains(sym.name.as_str()) {
+        return Vec::new();
+    }
+    let a = crate::js::Analysis::new(corpus, text, tree);
+    let mut out = Vec::new();
+    walk(tree, |n| {
+        if n.kind() != "identifier" || text_of(n, text) != sym.name {
+            return;
+        }
+        let b = a.binding_at(&sym.name, n.start_byte());
+        let same = match (&sym.decl, b) {
+            (Some(d), Some(b)) => b.start == *d,
+            (Some(_), None) => false,
+            (None, Some(b)) => b.scope == 0,
+            (None, None) => true,
+        };
+        if same {
+            out.push((n.start_byte(), n.end_byte()));
+        }
+    });
+    out
+}
+
+/// A top-level declaration of a script, for workspace symbols: name, kind, byte range
+/// of its name.
+pub fn top_level_symbols(text: &str, tree: &Tree) -> Vec<(String, SymbolKind, usize, usize)> {
+    let mut out = Vec::new();
+    let root = tree.root_node();
+    let mut c = root.walk();
+    for stmt in root.named_children(&mut c) {
+        match stmt.kind() {
+            "function_declaration" => {
+                if let Some(n) = stmt.child_by_field_name("name") {
+                    out.push((
+                        text_of(n, text).to_string(),
+                        SymbolKind::FUNCTION,
+                        n.start_byte(),
+                        n.end_byte(),
+                    ));
+                }
+            }
+            "variable_declaration" | "lexical_declaration" => {
+                let mut c2 = stmt.walk();
+                for d in stmt.named_children(&mut c2) {
+                    let Some(n) = d
+                        .child_by_field_name("name")
+                        .filter(|n| n.kind() == "identifier")
+                    else {
+                        continue;
+                    };
+                    let is_fn = d
+                        .child_by_field_name("value")
+                        .is_some_and(|v| matches!(v.kind(), "function_expression" | "function"));
+                    out.push((
+                        text_of(n, text).to_string(),
+                        if is_fn {
+                            SymbolKind::FUNCTION
+                        } else {
+                            SymbolKind::VARIABLE
+                        },
+                        n.start_byte(),
+                        n.end_byte(),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A documented API as a workspace symbol: name, kind, container, corpus file, line.
+pub type DocSymbol = (String, SymbolKind, Option<String>, String, usize);
+
+/// The corpus's interfaces, their members and the globals whose name contains `query`
+/// (any case), with the chunk that documents each.
+pub fn corpus_symbols(corpus: &Corpus, query: &str, limit: usize) -> Vec<DocSymbol> {
+    let q = query.to_lowercase();
+    let hit = |s: &str| s.to_lowercase().contains(&q);
+    let mut out = Vec::new();
+    for (name, i) in &corpus.interfaces {
+        if out.len() >= limit {
+            break;
+        }
+        if let (true, Some(id)) = (hit(name), i.chunk) {
+            let c = corpus.chunk(id);
+            out.push((
+                name.clone(),
+                SymbolKind::INTERFACE,
+                None,
+                c.file.clone(),
+                c.line,
+            ));
+        }
+        for m in i.members.values() {
+            if let (true, Some(id)) = (hit(&m.name), m.chunk) {
+                let c = corpus.chunk(id);
+                let kind = match m.kind {
+                    MemberKind::Method => SymbolKind::METHOD,
+                    _ => SymbolKind::PROPERTY,
+                };
+                out.push((
+                    m.name.clone(),
+                    kind,
+                    Some(name.clone()),
+                    c.file.clone(),
+                    c.line,
+                ));
+            }
+        }
+    }
+    for (g, iface) in &corpus.globals {
+        if let (true, Some(id)) = (hit(g), corpus.interfaces.get(iface).and_then(|i| i.chunk)) {
+            let c = corpus.chunk(id);
+            out.push((
+                g.clone(),
+                SymbolKind::OBJECT,
+                Some(iface.clone()),
+                c.file.clone(),
+                c.line,
+            ));
+        }
+    }
+    out.truncate(limit);
+    out
+}
+
+/// The most a diagnostic's message holds: editors show it inline, where a longer one
+/// is cut or wraps over the code (one ran to 284 characters).
+pub const MESSAGE_MAX: usize = 160;
+
+/// A message cut to at most about [`MESSAGE_MAX`] characters, and the rest: the list of
+/// names or the advice after the first `: ` or `. ` that fits, which the server moves
+/// to related information so nothing is lost.
+pub fn split_message(msg: &str) -> (String, Option<String>) {
+    if msg.chars().count() <= MESSAGE_MAX {
+        return (msg.to_string(), None);
+    }
+    // Room for the " (more below)" that marks the cut.
+    let limit = msg
+        .char_indices()
+        .nth(MESSAGE_MAX - 14)
+        .map_or(msg.len(), |(i, _)| i);
+    let head = &msg[..limit];
+    // Prefer a sentence end, then a clause before a list.
+    let at = |sep: &str| head.rfind(sep).filter(|&i| i >= 40);
+    let cut = at(". ")
+        .map(|i| (i + 1, i + 2))
+        .or_else(|| at("; ").map(|i| (i, i + 2)))
+        .or_else(|| at(": ").map(|i| (i, i + 2)))
+        .or_else(|| at(", ").map(|i| (i, i + 2)));
+    match cut {
+        Some((a, b)) => {
+            let mut first = msg[..a].to_string();
+            if !first.ends_with('.') {
+                first.push_str(" (more below)");
+            }
+            (first, Some(msg[b..].trim().to_string()))
+        }
+        None => {
+            let sp = head.rfind(' ').unwrap_or(limit);
+            (
+                format!("{}…", &msg[..sp]),
+                Some(msg[sp..].trim().to_string()),
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_messages_are_cut_where_a_list_starts_and_lose_nothing() {
+        let short = "`Layout` has no member `x`.";
+        assert_eq!(split_message(short), (short.to_string(), None));
+        let names: Vec<String> = (0..30).map(|i| format!("`member{i}`")).collect();
+        let long = format!(
+            "`Layout` has no member `tableCellEnd`: its members are {}.",
+            names.join(", ")
+        );
+        let (head, rest) = split_message(&long);
+        assert!(head.chars().count() <= MESSAGE_MAX, "{head}");
+        let rest = rest.expect("the rest is kept");
+        assert!(rest.contains("member29"), "{rest}");
+        for n in &names {
+            assert!(
+                head.contains(n.as_str()) || rest.contains(n.as_str()),
+                "{n} lost"
+            );
+        }
+    }
 }

@@ -39,8 +39,10 @@
 //! - `agent`: room for the agent's command, progress and applyEdit glue;
 //! - `document` (a buffer and its incremental reparse), `config` (settings and their
 //!   precedence), `typing` (the editor's reading of certain receivers), `features`,
-//!   `actions` (the analysis behind the requests), `transport` (stdio framing that
-//!   survives malformed input).
+//!   `actions` (the analysis behind the requests), `navigation` (references, rename and
+//!   workspace symbols across the project's files and the corpus), `scan` (the brackets
+//!   open at the cursor, read from the text), `transport` (stdio framing that survives
+//!   malformed input).
 
 pub mod actions;
 mod agent;
@@ -49,7 +51,9 @@ mod diagnostics;
 pub mod document;
 mod dry_run;
 pub mod features;
+pub mod navigation;
 mod requests;
+pub mod scan;
 pub mod server;
 mod store;
 pub mod transport;

@@ -3,6 +3,7 @@
 //! positions to byte offsets, and hands over to [`super::features`] or
 //! [`super::actions`] inside the panic guard.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -10,8 +11,8 @@ use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::*;
 
 use super::document::{range_of, Kind};
-use super::server::{guard, Backend};
-use super::{actions, features};
+use super::server::{guard, read, Backend};
+use super::{actions, features, navigation};
 use crate::js::LineIndex;
 
 impl Backend {
@@ -22,10 +23,54 @@ impl Backend {
             return Ok(None);
         };
         let corpus = self.corpus();
-        guard("hover", || {
+        let (found, name) = guard("hover", || {
             let off = LineIndex::new(&text).offset_utf16(p.position.line, p.position.character);
-            features::hover(&corpus, &text, &tree, off)
+            match features::hover(&corpus, &text, &tree, off) {
+                Some(h) => (Some(h), None),
+                None => (
+                    None,
+                    features::undeclared_name_at(&corpus, &text, &tree, off),
+                ),
+            }
+        })?;
+        if found.is_some() {
+            return Ok(found);
+        }
+        // A top-level name of another project file: its declaration there.
+        let Some(name) = name else { return Ok(None) };
+        let declared = {
+            let ix = self.state.index.read().unwrap_or_else(|e| e.into_inner());
+            ix.files.values().any(|f| f.decls.contains(&name))
+        };
+        if !declared {
+            return Ok(None);
+        }
+        let this = self.clone();
+        let h = tokio::task::spawn_blocking(move || {
+            guard("hover", || {
+                let loc = this.find_function_in_project(&name)?;
+                let text = match this.state.docs.get(loc.uri.as_str()) {
+                    Some(e) => e.doc.text.clone(),
+                    None => {
+                        let p = loc.uri.to_file_path()?;
+                        String::from_utf8_lossy(&std::fs::read(&*p).ok()?).into_owned()
+                    }
+                };
+                let at = LineIndex::new(&text)
+                    .offset_utf16(loc.range.start.line, loc.range.start.character);
+                let file = loc
+                    .uri
+                    .as_str()
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                features::foreign_declaration(&text, at, &file)
+            })
         })
+        .await
+        .map_err(|_| Error::internal_error())??;
+        Ok(h)
     }
 
     /// `textDocument/completion`.
@@ -38,9 +83,10 @@ impl Backend {
             return Ok(None);
         };
         let corpus = self.corpus();
+        let project = self.project_names(&p.text_document.uri);
         guard("completion", || {
             let off = LineIndex::new(&text).offset_utf16(p.position.line, p.position.character);
-            let items = features::completion(&corpus, &text, &tree, off);
+            let items = features::completion(&corpus, &text, &tree, off, &project);
             (!items.is_empty()).then_some(CompletionResponse::Array(items))
         })
     }
@@ -106,6 +152,15 @@ impl Backend {
                 uri,
                 range: range_of(&LineIndex::new(&text), s, e),
             }),
+            Some(features::Target::Docs(file, line)) => read(&self.state.corpus_dir)
+                .and_then(|dir| Uri::from_file_path(navigation::normalize(&dir.join(file))))
+                .map(|uri| {
+                    let at = Position::new(line.saturating_sub(1) as u32, 0);
+                    Location {
+                        uri,
+                        range: Range::new(at, at),
+                    }
+                }),
             Some(features::Target::Function(name)) => {
                 let this = self.clone();
                 tokio::task::spawn_blocking(move || {
@@ -116,6 +171,175 @@ impl Backend {
             }
         };
         Ok(loc.map(GotoDefinitionResponse::Scalar))
+    }
+
+    /// `textDocument/references`: where the project name under the cursor is written.
+    pub(super) async fn references_at(
+        &self,
+        params: ReferenceParams,
+    ) -> Result<Option<Vec<Location>>> {
+        let p = params.text_document_position;
+        let Some((sym, _)) = self.symbol_at(&p).await? else {
+            return Ok(None);
+        };
+        let this = self.clone();
+        let home = p.text_document.uri.clone();
+        let mut locs = tokio::task::spawn_blocking(move || {
+            guard("references", || {
+                let scripts = this.project_scripts(&home, sym.global);
+                navigation::references(&this.corpus(), &home, &scripts, &sym)
+            })
+        })
+        .await
+        .map_err(|_| Error::internal_error())??;
+        if !params.context.include_declaration {
+            locs.retain(|l| !self.is_declaration(l));
+        }
+        Ok(Some(locs))
+    }
+
+    /// `textDocument/rename`: every occurrence [`Backend::references_at`] finds, renamed;
+    /// refused for names the project does not declare (the engine's, the language's)
+    /// and for a new name that is not an identifier.
+    pub(super) async fn rename_at(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        let p = params.text_document_position;
+        if !navigation::is_identifier(&params.new_name) {
+            return Err(Error::invalid_params(format!(
+                "`{}` is not a name the script's language accepts",
+                params.new_name
+            )));
+        }
+        let Some((sym, _)) = self.symbol_at(&p).await? else {
+            return Err(Error::invalid_params(
+                "only the project's own functions and variables can be renamed",
+            ));
+        };
+        let this = self.clone();
+        let home = p.text_document.uri.clone();
+        let new_name = params.new_name.clone();
+        let changes = tokio::task::spawn_blocking(move || {
+            guard("rename", || {
+                let scripts = this.project_scripts(&home, sym.global);
+                navigation::rename_edits(&this.corpus(), &home, &scripts, &sym, &new_name)
+            })
+        })
+        .await
+        .map_err(|_| Error::internal_error())??;
+        Ok(Some(WorkspaceEdit {
+            changes: Some(changes),
+            ..Default::default()
+        }))
+    }
+
+    /// `workspace/symbol`: the project's top-level names and the corpus's APIs.
+    pub(super) async fn workspace_symbols(
+        &self,
+        params: WorkspaceSymbolParams,
+    ) -> Result<Option<WorkspaceSymbolResponse>> {
+        let this = self.clone();
+        let syms = tokio::task::spawn_blocking(move || {
+            guard("workspace/symbol", || {
+                let scripts = this.project_scripts_all();
+                let dir = read(&this.state.corpus_dir);
+                navigation::workspace_symbols(
+                    &this.corpus(),
+                    dir.as_deref(),
+                    &scripts,
+                    &params.query,
+                )
+            })
+        })
+        .await
+        .map_err(|_| Error::internal_error())??;
+        Ok(Some(WorkspaceSymbolResponse::Flat(syms)))
+    }
+
+    /// The project's top-level names with the file declaring each, but those of `uri`'s
+    /// own file (its analysis knows them better), for completion.
+    fn project_names(&self, uri: &Uri) -> Vec<(String, String)> {
+        let own = self
+            .state
+            .docs
+            .get(uri.as_str())
+            .map(|e| crate::check::project::normalize(&e.rel));
+        let ix = self.state.index.read().unwrap_or_else(|e| e.into_inner());
+        ix.files
+            .iter()
+            .filter(|(rel, _)| Some(rel.as_str()) != own.as_deref())
+            .flat_map(|(rel, f)| f.decls.iter().map(move |d| (d.clone(), rel.clone())))
+            .collect()
+    }
+
+    /// The project symbol under the cursor (see [`features::symbol_at`]).
+    async fn symbol_at(
+        &self,
+        p: &TextDocumentPositionParams,
+    ) -> Result<Option<(features::Symbol, usize)>> {
+        let Some((text, tree)) = self.script(&p.text_document.uri).await else {
+            return Ok(None);
+        };
+        let corpus = self.corpus();
+        let names: HashSet<String> = {
+            let ix = self.state.index.read().unwrap_or_else(|e| e.into_inner());
+            ix.files
+                .values()
+                .flat_map(|f| f.decls.iter().cloned())
+                .collect()
+        };
+        guard("symbol", || {
+            let off = LineIndex::new(&text).offset_utf16(p.position.line, p.position.character);
+            features::symbol_at(&corpus, &text, &tree, off, &|n| names.contains(n))
+                .map(|(s, start, _)| (s, start))
+        })
+    }
+
+    /// The scripts references and rename read: for a local, its buffer; for a
+    /// top-level name every script of the project. Blocking.
+    fn project_scripts(&self, home: &Uri, global: bool) -> Vec<(Uri, String)> {
+        if !global {
+            return self
+                .state
+                .docs
+                .get(home.as_str())
+                .map(|e| vec![(e.uri.clone(), e.doc.text.clone())])
+                .unwrap_or_default();
+        }
+        self.project_scripts_all()
+    }
+
+    /// Every script of the project: open buffers, then the files on disk. Blocking.
+    fn project_scripts_all(&self) -> Vec<(Uri, String)> {
+        let open: Vec<(Uri, Option<PathBuf>, String)> = self
+            .state
+            .docs
+            .iter()
+            .filter(|e| e.doc.kind != Kind::Skipped)
+            .map(|e| (e.uri.clone(), e.path.clone(), e.doc.text.clone()))
+            .collect();
+        match self.root() {
+            Some(root) => {
+                navigation::project_scripts(&root, &self.corpus().engine.script_extensions, &open)
+            }
+            None => open.into_iter().map(|(u, _, t)| (u, t)).collect(),
+        }
+    }
+
+    /// Whether a location is a declaration of the name there (after `var`, `function`,
+    /// `let` or `const`), read from the text.
+    fn is_declaration(&self, l: &Location) -> bool {
+        let text = match self.state.docs.get(l.uri.as_str()) {
+            Some(e) => e.doc.text.clone(),
+            None => match l.uri.to_file_path().and_then(|p| std::fs::read(&*p).ok()) {
+                Some(b) => String::from_utf8_lossy(&b).into_owned(),
+                None => return false,
+            },
+        };
+        let idx = LineIndex::new(&text);
+        let at = idx.offset_utf16(l.range.start.line, l.range.start.character);
+        let before = text[..at].trim_end();
+        ["var", "function", "let", "const"]
+            .iter()
+            .any(|k| before.ends_with(k))
     }
 
     /// `textDocument/codeAction`: the quick fixes of the findings in range (only when
@@ -144,7 +368,7 @@ impl Backend {
             let start = idx.offset_utf16(r.start.line, r.start.character);
             let end = idx.offset_utf16(r.end.line, r.end.character);
             let mut out = actions::quick_fixes(&uri, &text, &findings, start, end, |f| {
-                self.diagnostic_of(&idx, &text, f, true)
+                self.diagnostic_of(Some(&uri), &idx, &text, f, true)
             });
             if let Some(tree) = &tree {
                 out.extend(actions::remove_construct(

@@ -27,6 +27,8 @@ pub(super) struct Entry {
     /// top-level statement re-checks that statement alone), brought to the buffer's text
     /// at each check. It owns the corpus and project index it was opened with.
     pub(super) session: Arc<Mutex<Option<crate::check::Session>>>,
+    /// What the last check of this buffer cost: the adaptive debounce's measure.
+    pub(super) last_check: std::time::Duration,
 }
 
 /// A buffer's state at one version, for analysis off the store's lock.
@@ -143,6 +145,7 @@ impl Backend {
                 findings: Arc::new(Vec::new()),
                 findings_version: -1,
                 session: Arc::new(Mutex::new(None)),
+                last_check: std::time::Duration::ZERO,
             },
         );
         if self.adopt_project_of(&key).await {

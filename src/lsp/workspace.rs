@@ -113,11 +113,12 @@ impl Backend {
                 };
                 let corpus = Arc::new(corpus);
                 let dir = path.map(|p| {
-                    if p.is_file() {
+                    let d = if p.is_file() {
                         p.parent().map(Path::to_path_buf).unwrap_or(p)
                     } else {
                         p
-                    }
+                    };
+                    super::navigation::normalize(&d)
                 });
                 let index = match this.root() {
                     Some(root) => {
