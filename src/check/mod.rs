@@ -22,6 +22,7 @@ mod engine;
 mod file;
 pub mod finding;
 mod function;
+mod guard;
 mod member;
 mod object;
 mod option;
@@ -34,6 +35,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 pub use finding::{Code, Finding, Fix, Related, Severity, Span};
+pub use syntax::{rule_name, RULE_NAMES};
 pub use project::{FileFacts, ProjectIndex};
 
 use tree_sitter::Node;
@@ -178,6 +180,9 @@ impl<'a> Ctx<'a> {
         polyfills: HashSet<String>,
     ) -> Ctx<'a> {
         let sites = a.sites().len();
+        // The engine's `Also has:` built-ins exist as if the script supplied them.
+        let mut polyfills = polyfills;
+        polyfills.extend(corpus.engine.also_has.iter().cloned());
         Ctx {
             corpus,
             project,
@@ -335,6 +340,7 @@ fn check_script_full(
         polyfills,
     );
     run_sites(&mut cx);
+    guard::drop_guarded(&mut cx, root);
     syntax::parse_errors(&mut cx, root);
     file::directives(&mut cx, text);
     let mut seed = crate::js::Seed::default();
@@ -343,7 +349,8 @@ fn check_script_full(
         seed.polyfills = cx.polyfills.iter().cloned().collect();
         seed.polyfills.sort();
     }
-    let constructs = construct::check_with(corpus, shown, script, &cx.a);
+    let (constructs, helpers) = construct::check_with_helpers(corpus, shown, script, &cx.a);
+    seed.construct_helpers = helpers;
     let mut out = cx.out;
     out.extend(constructs);
     sort_findings(&mut out);
@@ -475,6 +482,11 @@ fn visit_new<'a>(cx: &mut Ctx<'a>, node: Node<'a>, site: usize) {
     let (Some(ctor), tail) = cx.a.site_parts(site) else {
         return;
     };
+    if !matches!(ctor.kind(), "identifier" | "member_expression") {
+        // `new function () { ... }` constructs the script's own function: there is no
+        // name to judge (the whole nine-line body was once quoted as one).
+        return;
+    }
     constructor::check(cx, ctor);
     let name = cx.a.node_text(ctor);
     if cx.a.is_declared_anywhere(name, ctor.start_byte()) {
@@ -792,6 +804,11 @@ impl<'c> Session<'c> {
             .constructs
             .values()
             .any(|c| t.contains(c.start.as_str()) || t.contains(c.end.as_str()))
+            || self
+                .seed
+                .construct_helpers
+                .iter()
+                .any(|h| t.contains(h.as_str()))
     }
 
     /// The path without a reparse of the file: the statement and its neighbours parsed
@@ -903,7 +920,8 @@ impl<'c> Session<'c> {
     /// which decides whether the calls inside are constructs at all. Re-pairing the
     /// whole file for a keystroke inside one function cost ~20 ms on 10,000 lines.
     fn local_constructs(&self, node: Node, s: usize, new_e: usize) -> Option<Vec<Finding>> {
-        if node.kind() != "function_declaration" {
+        if node.kind() != "function_declaration" || !self.seed.construct_helpers.is_empty() {
+            // A helper's calls pair across the file.
             return None;
         }
         for c in self.corpus.constructs.values() {
@@ -928,7 +946,11 @@ impl<'c> Session<'c> {
         if piece.root_node().has_error() || piece.root_node().child_count() != 1 {
             return None;
         }
-        let found = construct::check(self.corpus, &self.path, &self.text, &piece);
+        let (found, helpers) =
+            construct::check_helpers(self.corpus, &self.path, &self.text, &piece);
+        if !helpers.is_empty() {
+            return None;
+        }
         Some(
             found
                 .into_iter()
@@ -987,6 +1009,7 @@ impl<'c> Session<'c> {
             polyfills,
         );
         run_sites(&mut cx);
+        guard::drop_guarded(&mut cx, node);
         syntax::parse_errors(&mut cx, node);
         out.extend(cx.out);
         match pass {

@@ -408,6 +408,17 @@ fn install<'js>(
                 }
                 Resolved::Inside(rel) => rel,
             };
+            if !src.is_script(&rel) {
+                // Data, not a script: checked for existence, never run.
+                if !src.exists(&rel) {
+                    st.borrow_mut().events.push(Event::Missing {
+                        path: p,
+                        loader: false,
+                        at: locate(&stack),
+                    });
+                }
+                return Ok(());
+            }
             let Some(text) = src.read(&rel) else {
                 st.borrow_mut().events.push(Event::Missing {
                     path: p,
