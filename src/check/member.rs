@@ -15,9 +15,9 @@
 //! written once was reported at each of its 40 reads).
 //!
 //! Why: invented members are the most common mistake of a model writing for an engine
-//! it has only half seen; the call throws at run time, the write is lost without a
-//! word. A member the overlay lists as `absent` is reported with its `no_close` reason,
-//! and its fix deletes the statement: nothing is lost.
+//! it has only half seen; the call throws at run time, and the write sets a property
+//! the docs do not give. A member the overlay lists as `absent` is reported with its
+//! `no_close` reason, and its fix deletes the statement: nothing is lost.
 //!
 //! Example: `layout.tabelStart(t)` → "`Layout` has no member `tabelStart`; did you mean
 //! `tableStart`?", with a fix replacing the name.

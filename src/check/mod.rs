@@ -569,6 +569,10 @@ pub struct Session<'c> {
     dirty: Vec<(usize, usize, Vec<String>)>,
     findings: Vec<Finding>,
     seed: crate::js::Seed,
+    /// The file's construct helpers as last paired (a full check, or a re-check that
+    /// paired the whole file): a keystroke may make or unmake one, which changes the
+    /// findings at its calls elsewhere.
+    helpers: std::cell::RefCell<Vec<String>>,
     incremental: usize,
     unparsed: usize,
     /// Line starts of `text`, kept across edits.
@@ -638,6 +642,7 @@ impl<'c> Session<'c> {
             stale: false,
             dirty: Vec::new(),
             findings,
+            helpers: std::cell::RefCell::new(seed.construct_helpers.clone()),
             seed,
             incremental: 0,
             unparsed: 0,
@@ -760,6 +765,7 @@ impl<'c> Session<'c> {
             true,
         );
         self.findings = findings;
+        *self.helpers.borrow_mut() = seed.construct_helpers.clone();
         self.seed = seed;
         &self.findings
     }
@@ -804,11 +810,7 @@ impl<'c> Session<'c> {
             .constructs
             .values()
             .any(|c| t.contains(c.start.as_str()) || t.contains(c.end.as_str()))
-            || self
-                .seed
-                .construct_helpers
-                .iter()
-                .any(|h| t.contains(h.as_str()))
+            || self.helpers.borrow().iter().any(|h| t.contains(h.as_str()))
     }
 
     /// The path without a reparse of the file: the statement and its neighbours parsed
@@ -902,7 +904,7 @@ impl<'c> Session<'c> {
             return None;
         }
         let pass = if self.names_construct(&b.old) || self.names_construct(&self.text[s..new_e]) {
-            match self.local_constructs(node, s, new_e) {
+            match self.local_constructs(node, s, new_e, &b.old) {
                 Some(found) => ConstructPass::Local(found),
                 None => ConstructPass::Whole,
             }
@@ -919,9 +921,23 @@ impl<'c> Session<'c> {
     /// own — unless the file's top level declares a construct's global (`var layout`),
     /// which decides whether the calls inside are constructs at all. Re-pairing the
     /// whole file for a keystroke inside one function cost ~20 ms on 10,000 lines.
-    fn local_constructs(&self, node: Node, s: usize, new_e: usize) -> Option<Vec<Finding>> {
-        if node.kind() != "function_declaration" || !self.seed.construct_helpers.is_empty() {
+    fn local_constructs(
+        &self,
+        node: Node,
+        s: usize,
+        new_e: usize,
+        old: &str,
+    ) -> Option<Vec<Finding>> {
+        if node.kind() != "function_declaration" || !self.helpers.borrow().is_empty() {
             // A helper's calls pair across the file.
+            return None;
+        }
+        // Nor may the function have been a helper before the edit.
+        let old_tree = js::parse(old);
+        if !construct::check_helpers(self.corpus, &self.path, old, &old_tree)
+            .1
+            .is_empty()
+        {
             return None;
         }
         for c in self.corpus.constructs.values() {
@@ -1015,7 +1031,10 @@ impl<'c> Session<'c> {
         match pass {
             ConstructPass::Keep => {}
             ConstructPass::Whole => {
-                out.extend(construct::check(self.corpus, &self.path, &self.text, tree))
+                let (found, helpers) =
+                    construct::check_helpers(self.corpus, &self.path, &self.text, tree);
+                out.extend(found);
+                *self.helpers.borrow_mut() = helpers;
             }
             ConstructPass::Local(found) => out.extend(found),
         }
