@@ -371,7 +371,10 @@ fn an_invented_write_is_one_finding_that_says_what_the_docs_say() {
     let (_, all) = check(dir.path(), "o.jsx");
     let msg = all[0]["message"].as_str().unwrap();
     assert!(msg.contains("`Style` has no key `colour`"), "{msg}");
-    assert!(!msg.contains("engine") && !msg.contains("never applies"), "{msg}");
+    assert!(
+        !msg.contains("engine") && !msg.contains("never applies"),
+        "{msg}"
+    );
     // `new Thing()` quotes the name; `new function () {...}` is never quoted at all.
     let r = RULES.iter().find(|r| r.name == "new-function").unwrap();
     write(dir.path(), "n.jsx", r.bad);
@@ -390,7 +393,10 @@ fn a_construct_open_on_one_path_says_where_the_other_closed_it() {
     let msg = all[0]["message"].as_str().unwrap();
     assert!(msg.contains("line 5"), "{msg}");
     assert_eq!(all[0]["severity"], "warning");
-    let r = RULES.iter().find(|r| r.name == "construct-helpers").unwrap();
+    let r = RULES
+        .iter()
+        .find(|r| r.name == "construct-helpers")
+        .unwrap();
     write(dir.path(), "h.jsx", r.bad);
     let (_, all) = check(dir.path(), "h.jsx");
     let msg = all[0]["message"].as_str().unwrap();
@@ -404,10 +410,9 @@ fn a_construct_open_on_one_path_says_where_the_other_closed_it() {
 /// documentation names no rule the check does not have.
 #[test]
 fn the_syntax_rules_are_documented_by_their_stable_names() {
-    let doc = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/syntax-rules.md"),
-    )
-    .unwrap();
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/syntax-rules.md"))
+            .unwrap();
     for name in grounded::check::RULE_NAMES {
         assert!(
             doc.contains(&format!("| `{name}` |")),

@@ -713,7 +713,9 @@ fn a_script_too_large_to_compile_is_a_stated_limit_not_a_finding() {
     // script, not a mistake in it.
     let mut big = String::new();
     for i in 0..60_000 {
-        big.push_str(&format!("var value{i} = {{ name: \"item {i}\", size: {i} }};\n"));
+        big.push_str(&format!(
+            "var value{i} = {{ name: \"item {i}\", size: {i} }};\n"
+        ));
     }
     let dir = project(&[("main.js", big.as_str())]);
     let report = dryrun::run_project(

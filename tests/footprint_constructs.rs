@@ -326,7 +326,10 @@ fn an_object_that_lives_on_after_its_construct_keeps_its_declaration() {
     let text = "var t = new Table();\nt.columns = 2;\nlayout.tableStart(t);\nlayout.tableEnd();\nlog(t.columns);\nlayout.paragraph(\"after\");\n";
     let tree = grounded::js::parse(text);
     let inst = &instances(&corpus, text, &tree)[0];
-    assert_eq!((inst.lines.clone(), inst.uses.clone()), (vec![(1, 4)], vec![(5, 5)]));
+    assert_eq!(
+        (inst.lines.clone(), inst.uses.clone()),
+        (vec![(1, 4)], vec![(5, 5)])
+    );
     let r = footprint::removal(text, &tree, inst);
     assert_eq!(r.lines, vec![(1, 5)]);
     assert!(r.still_used.is_empty());

@@ -116,8 +116,12 @@ fn helpers(calls: &[ConstructCall]) -> BTreeMap<String, (usize, Helper)> {
     for (id, idx) in by_func {
         let first = &calls[idx[0]];
         let same = idx.iter().all(|&i| calls[i].construct == first.construct);
-        let opens = idx.iter().all(|&i| calls[i].is_start && unclosed.contains(&i));
-        let closes = idx.iter().all(|&i| !calls[i].is_start && stray.contains(&i));
+        let opens = idx
+            .iter()
+            .all(|&i| calls[i].is_start && unclosed.contains(&i));
+        let closes = idx
+            .iter()
+            .all(|&i| !calls[i].is_start && stray.contains(&i));
         if !same || !(opens || closes) {
             continue;
         }
@@ -231,8 +235,7 @@ fn report(
         return Vec::new();
     }
     let m = match_calls(calls);
-    if m.stray.is_empty() && m.open_after.is_empty() && m.pairs.iter().all(|&(_, e)| e.is_some())
-    {
+    if m.stray.is_empty() && m.open_after.is_empty() && m.pairs.iter().all(|&(_, e)| e.is_some()) {
         // Nothing to report: skip indexing the lines of the whole text.
         return Vec::new();
     }
@@ -245,7 +248,10 @@ fn report(
     // How a call is named in a message: `layout.blockStart`, or `openBox()` (which calls
     // `layout.blockStart`).
     let named = |c: &ConstructCall| match helpers.get(c.member.as_str()).filter(|_| c.helper) {
-        Some(h) => format!("`{}()` (which calls `{}.{}`)", c.member, h.receiver, h.member),
+        Some(h) => format!(
+            "`{}()` (which calls `{}.{}`)",
+            c.member, h.receiver, h.member
+        ),
         None => format!("`{}.{}`", c.receiver, c.member),
     };
     let receiver = |c: &ConstructCall| match helpers.get(c.member.as_str()).filter(|_| c.helper) {

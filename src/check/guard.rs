@@ -130,8 +130,7 @@ fn is_test(e: Node) -> bool {
 fn tests(text: &str, c: Node, key: &str) -> bool {
     let covers = |tested: &str| {
         let tested: String = tested.split_whitespace().collect();
-        !tested.is_empty()
-            && (key == tested || key.starts_with(&format!("{tested}.")))
+        !tested.is_empty() && (key == tested || key.starts_with(&format!("{tested}.")))
     };
     let mut stack = vec![c];
     while let Some(n) = stack.pop() {
@@ -168,10 +167,10 @@ fn tests(text: &str, c: Node, key: &str) -> bool {
                 stack.push(l);
                 stack.push(r);
             }
-            "member_expression" | "identifier" => {
-                if covers(text.get(n.byte_range()).unwrap_or("")) {
-                    return true;
-                }
+            "member_expression" | "identifier"
+                if covers(text.get(n.byte_range()).unwrap_or("")) =>
+            {
+                return true;
             }
             _ => {}
         }

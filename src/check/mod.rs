@@ -35,8 +35,8 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 pub use finding::{Code, Finding, Fix, Related, Severity, Span};
-pub use syntax::{rule_name, RULE_NAMES};
 pub use project::{FileFacts, ProjectIndex};
+pub use syntax::{rule_name, RULE_NAMES};
 
 use tree_sitter::Node;
 

@@ -132,15 +132,7 @@ fn describe(feature: &str) -> (&'static str, &'static str) {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn above(
-    cx: &mut Ctx,
-    node: Node,
-    span: Span,
-    year: u16,
-    rule: &str,
-    what: &str,
-    hint: &str,
-) {
+fn above(cx: &mut Ctx, node: Node, span: Span, year: u16, rule: &str, what: &str, hint: &str) {
     if year <= cx.level || cx.corpus.engine.allows(rule) || in_error(cx, node) {
         return;
     }
@@ -237,8 +229,7 @@ pub(crate) fn feature(cx: &mut Ctx, kind: CaptureKind, node: Node) {
                 return;
             }
             let lower = t.to_ascii_lowercase();
-            let (year, rule, what, hint) = if lower.starts_with("0b") || lower.starts_with("0o")
-            {
+            let (year, rule, what, hint) = if lower.starts_with("0b") || lower.starts_with("0o") {
                 (
                     2015,
                     "binary-octal-literals",
@@ -266,9 +257,13 @@ pub(crate) fn feature(cx: &mut Ctx, kind: CaptureKind, node: Node) {
         CaptureKind::TrailingArguments => {
             trailing(cx, node, "trailing-comma-arguments", 2017, "argument lists")
         }
-        CaptureKind::TrailingParameters => {
-            trailing(cx, node, "trailing-comma-arguments", 2017, "parameter lists")
-        }
+        CaptureKind::TrailingParameters => trailing(
+            cx,
+            node,
+            "trailing-comma-arguments",
+            2017,
+            "parameter lists",
+        ),
         _ => {}
     }
 }
@@ -405,14 +400,16 @@ pub(crate) fn parse_errors(cx: &mut Ctx, root: Node) {
             // tree-sitter does not parse E4X; on an engine that lists it, its shapes are
             // the script's own syntax, not errors.
             descend = false;
-        } else if bad && {
-            let slot = statement_slot(node);
-            let same = matches!((last, slot), (Some((l, i)), Some((m, j))) if l == m && (j == i || j == i + 1));
-            if !same {
-                last = slot;
+        } else if bad
+            && {
+                let slot = statement_slot(node);
+                let same = matches!((last, slot), (Some((l, i)), Some((m, j))) if l == m && (j == i || j == i + 1));
+                if !same {
+                    last = slot;
+                }
+                same
             }
-            same
-        } {
+        {
             descend = false;
         } else if node.is_error() {
             descend = false;

@@ -946,7 +946,11 @@ impl Corpus {
     pub fn open_keys(&self, iface: &str) -> bool {
         std::iter::once(iface)
             .chain(self.ancestors(iface).iter().map(String::as_str))
-            .any(|i| self.interfaces.get(i).is_some_and(|x| x.string_index.is_some()))
+            .any(|i| {
+                self.interfaces
+                    .get(i)
+                    .is_some_and(|x| x.string_index.is_some())
+            })
     }
 
     /// Whether scripts add their own properties to objects of `iface` (or an ancestor

@@ -368,7 +368,11 @@ fn take(state: Rc<RefCell<State>>) -> Vec<Event> {
 
 /// The pending exception as an event.
 fn caught(ctx: &Ctx<'_>, timed_out: bool) -> Event {
-    let v = ctx.catch();
+    event_of(&ctx.catch(), timed_out)
+}
+
+/// A thrown value as an event.
+fn event_of(v: &Value<'_>, timed_out: bool) -> Event {
     let (name, message, stack) = match v.as_object() {
         Some(o) => {
             let get = |k: &str| -> String {
@@ -491,13 +495,16 @@ fn install<'js>(
             let mut compile_failed = false;
             let r = eval_phased(&ctx, &prepared, &rel, &mut compile_failed);
             if r.is_err() && compile_failed {
-                // Peek at the exception without taking it: it must still propagate.
-                let ev = caught(&ctx, false);
-                if out_of_memory(&ev) {
-                    st.borrow_mut().events.push(Event::TooLarge { path: rel.clone() });
+                // Look at the exception, then throw it on: it must still propagate
+                // with its own place (a syntax error of the loaded file).
+                let v = ctx.catch();
+                if out_of_memory(&event_of(&v, false)) {
+                    st.borrow_mut()
+                        .events
+                        .push(Event::TooLarge { path: rel.clone() });
                 }
                 st.borrow_mut().depth -= 1;
-                return Err(rquickjs::Error::Exception);
+                return Err(ctx.throw(v));
             }
             st.borrow_mut().depth -= 1;
             r.map(|_| ())

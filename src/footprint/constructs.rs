@@ -75,7 +75,8 @@ pub fn match_calls(calls: &[ConstructCall]) -> Matched {
                 // The End's path leaves a branch the Start is not in: the path that
                 // does not take the branch still has the Start open.
                 let leaves = c.exits
-                    && block_of(&c.chain).is_some_and(|b| !calls[s].chain.iter().any(|n| n.id == b));
+                    && block_of(&c.chain)
+                        .is_some_and(|b| !calls[s].chain.iter().any(|n| n.id == b));
                 if leaves {
                     stack.insert(pos, (s, Some(i)));
                 }

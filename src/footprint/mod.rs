@@ -168,10 +168,7 @@ fn reading_statement(
             }
         }
     }
-    Some((
-        n.start_position().row + 1,
-        n.end_position().row + 1,
-    ))
+    Some((n.start_position().row + 1, n.end_position().row + 1))
 }
 
 /// Every construct instance of a script, in order of its Start.
