@@ -278,13 +278,23 @@ fn a_script_cannot_catch_the_timeout() {
 
 #[test]
 fn a_huge_allocation_is_a_finding() {
-    let fs = demo_run(
-        &[(
-            "main.js",
-            "var parts = [];\nfor (var i = 0; i < 1e9; i++) {\n    parts.push(\"some text that takes room \" + i);\n}\n",
-        )],
+    // A generous time budget: on a loaded machine filling the heap took longer than
+    // the default 2 s, and the run stopped as a timeout before memory ran out.
+    let dir = project(&[(
         "main.js",
-    );
+        "var parts = [];\nfor (var i = 0; i < 1e9; i++) {\n    parts.push(\"some text that takes room \" + i);\n}\n",
+    )]);
+    let fs = dryrun::run_project(
+        &bundled::demo().unwrap(),
+        dir.path(),
+        &[PathBuf::from("main.js")],
+        &HashMap::new(),
+        &Options {
+            budget_ms: 60_000,
+            ..Options::default()
+        },
+    )
+    .findings;
     let f = one(&fs);
     assert!(f.message.contains("ran out of memory"), "{}", f.message);
     assert_eq!(f.path, "main.js");

@@ -33,7 +33,7 @@ use crate::check::{Code, Finding, Span};
 use crate::docs::Corpus;
 use crate::footprint::{
     analysis::{construct_calls_on_paths, helper_call, is_function_kind, Analysis, ConstructCall},
-    constructs::match_calls,
+    constructs::{match_calls, Matched},
 };
 
 /// The construct findings of a script (warnings).
@@ -97,8 +97,7 @@ struct Helper {
 /// The helpers among the functions that hold construct calls: every call in the
 /// function is a Start left open there (or every one an End closing nothing there),
 /// all of one construct.
-fn helpers(calls: &[ConstructCall]) -> BTreeMap<String, (usize, Helper)> {
-    let m = match_calls(calls);
+fn helpers(calls: &[ConstructCall], m: &Matched) -> BTreeMap<String, (usize, Helper)> {
     let unclosed: std::collections::HashSet<usize> = m
         .pairs
         .iter()
@@ -210,7 +209,8 @@ fn findings(
     for c in &mut calls {
         c.scope = c.func.0;
     }
-    let helpers = helpers(&calls);
+    let mut m = match_calls(&calls);
+    let helpers = helpers(&calls, &m);
     let names: Vec<String> = helpers.keys().cloned().collect();
     if !helpers.is_empty() {
         // A helper's body is paired where it is called: its own calls are its summary.
@@ -218,10 +218,11 @@ fn findings(
         calls.retain(|c| !bodies.contains(&c.func.0));
         calls.extend(helper_calls(text, root, &helpers));
         calls.sort_by_key(|c| c.member_span.0);
+        m = match_calls(&calls);
     }
     let by_helper: BTreeMap<&str, &Helper> =
         helpers.iter().map(|(k, v)| (k.as_str(), &v.1)).collect();
-    (report(corpus, path, text, &calls, &by_helper), names)
+    (report(corpus, path, text, &calls, &m, &by_helper), names)
 }
 
 fn report(
@@ -229,12 +230,12 @@ fn report(
     path: &str,
     text: &str,
     calls: &[ConstructCall],
+    m: &Matched,
     helpers: &BTreeMap<&str, &Helper>,
 ) -> Vec<Finding> {
     if calls.is_empty() {
         return Vec::new();
     }
-    let m = match_calls(calls);
     if m.stray.is_empty() && m.open_after.is_empty() && m.pairs.iter().all(|&(_, e)| e.is_some()) {
         // Nothing to report: skip indexing the lines of the whole text.
         return Vec::new();
