@@ -640,7 +640,8 @@ fn construct_call(
 /// The chain of a call from its ancestors and the call itself, outermost first, each
 /// with its kind and last row.
 ///
-/// Also the call's statement (the innermost node standing in a list).
+/// Also the call's statement (the innermost node standing in a list) when that list is
+/// a nested block, which a `return` or `break` in it can leave.
 fn chain_and_statement<'t>(
     ids: &Ids,
     nodes: impl Iterator<Item = (Node<'t>, u16, usize)>,
@@ -648,9 +649,17 @@ fn chain_and_statement<'t>(
     let mut chain = Vec::new();
     let mut prev_list = false;
     let mut statement = None;
+    // (kind of the node before, kind of the node before that)
+    let mut before = (0u16, 0u16);
     for (node, kind, end_row) in nodes {
         if prev_list {
-            statement = Some(node);
+            // Only a list nested in a branch or loop can be left while the function
+            // goes on: the program and a function's body hold every Start of their
+            // scope, and scanning their statements after each End would cost the
+            // square of a long flat script.
+            let (list, holder) = before;
+            let nested = list != ids.program && !ids.is_function(holder);
+            statement = nested.then_some(node);
         }
         chain.push(ChainNode {
             id: node.id(),
@@ -660,6 +669,7 @@ fn chain_and_statement<'t>(
             branches: kind == ids.if_statement || kind == ids.switch_body,
         });
         prev_list = ids.is_list(kind);
+        before = (kind, before.0);
     }
     (chain, statement)
 }
