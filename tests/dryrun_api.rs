@@ -278,13 +278,23 @@ fn a_script_cannot_catch_the_timeout() {
 
 #[test]
 fn a_huge_allocation_is_a_finding() {
-    let fs = demo_run(
-        &[(
-            "main.js",
-            "var parts = [];\nfor (var i = 0; i < 1e9; i++) {\n    parts.push(\"some text that takes room \" + i);\n}\n",
-        )],
+    // A generous time budget: on a loaded machine filling the heap took longer than
+    // the default 2 s, and the run stopped as a timeout before memory ran out.
+    let dir = project(&[(
         "main.js",
-    );
+        "var parts = [];\nfor (var i = 0; i < 1e9; i++) {\n    parts.push(\"some text that takes room \" + i);\n}\n",
+    )]);
+    let fs = dryrun::run_project(
+        &bundled::demo().unwrap(),
+        dir.path(),
+        &[PathBuf::from("main.js")],
+        &HashMap::new(),
+        &Options {
+            budget_ms: 60_000,
+            ..Options::default()
+        },
+    )
+    .findings;
     let f = one(&fs);
     assert!(f.message.contains("ran out of memory"), "{}", f.message);
     assert_eq!(f.path, "main.js");
@@ -705,4 +715,38 @@ fn a_script_replacing_language_objects_does_not_blind_the_engine() {
     );
     let f = one(&fs);
     assert_eq!((f.line, f.column), (5, 7));
+}
+
+#[test]
+fn a_script_too_large_to_compile_is_a_stated_limit_not_a_finding() {
+    // Valid code, far more of it than 1 MiB of heap can compile: the size of the
+    // script, not a mistake in it.
+    let mut big = String::new();
+    for i in 0..60_000 {
+        big.push_str(&format!(
+            "var value{i} = {{ name: \"item {i}\", size: {i} }};\n"
+        ));
+    }
+    let dir = project(&[("main.js", big.as_str())]);
+    let report = dryrun::run_project(
+        &bundled::demo().unwrap(),
+        dir.path(),
+        &[PathBuf::from("main.js")],
+        &HashMap::new(),
+        &Options {
+            memory_limit: 1 << 20,
+            ..Options::default()
+        },
+    );
+    assert!(report.findings.is_empty(), "{:#?}", report.findings);
+    assert!(
+        report
+            .limits
+            .iter()
+            .any(|l| l.contains("`main.js` ran out of memory while the dry run compiled it")),
+        "{:#?}",
+        report.limits
+    );
+    // Memory that runs out while the script runs stays a finding (see
+    // `a_huge_allocation_is_a_finding`).
 }

@@ -61,8 +61,8 @@ fn constructs_json_lists_each_instance_with_its_footprint() {
     assert_eq!(
         v,
         json!([
-            {"construct": "section", "object": "intro", "start_line": 4, "end_line": 6, "lines": [[2, 6]]},
-            {"construct": "section", "object": "rest", "start_line": 9, "end_line": 9, "lines": [[8, 9]]}
+            {"construct": "section", "object": "intro", "start_line": 4, "end_line": 6, "lines": [[2, 6]], "uses": []},
+            {"construct": "section", "object": "rest", "start_line": 9, "end_line": 9, "lines": [[8, 9]], "uses": []}
         ])
     );
     let (code, out, _) = run(dir.path(), &["constructs", "scripts/book.js"]);

@@ -92,6 +92,8 @@ fn nested_constructs_each_get_their_own_footprint() {
 
 #[test]
 fn unclosed_and_stray_constructs_are_warnings_on_the_member_name() {
+    // Each function of the fixture also pairs a block, so neither is a helper (a
+    // function that only opens or only closes is paired where it is called).
     let corpus = bundled::demo().unwrap();
     let text = fixture("unclosed_stray.js");
     let tree = grounded::js::parse(&text);
@@ -308,10 +310,29 @@ fn starts_or_ends_in_alternative_branches_are_not_accused() {
 
 #[test]
 fn an_object_that_lives_on_after_its_construct_keeps_its_declaration() {
+    // The declaration and configuration are the construct's lines even when the object
+    // is named after it (leaving them out left exactly the dead lines a removal must
+    // not); the later line is listed as a use, and removal says it still uses `t`.
     let corpus = bundled::demo().unwrap();
     let text = "function make() {\n    var t = new Table();\n    t.columns = 2;\n    layout.tableStart(t);\n    layout.tableEnd();\n    return t;\n}\n";
     let tree = grounded::js::parse(text);
-    assert_eq!(instances(&corpus, text, &tree)[0].lines, vec![(4, 5)]);
+    let inst = &instances(&corpus, text, &tree)[0];
+    assert_eq!(inst.lines, vec![(2, 5)]);
+    assert_eq!(inst.uses, vec![(6, 6)]);
+    let r = footprint::removal(text, &tree, inst);
+    assert_eq!(r.lines, vec![(2, 5)]);
+    assert_eq!(r.still_used, vec![6]);
+    // A use that is a whole statement only reading the object goes with it.
+    let text = "var t = new Table();\nt.columns = 2;\nlayout.tableStart(t);\nlayout.tableEnd();\nlog(t.columns);\nlayout.paragraph(\"after\");\n";
+    let tree = grounded::js::parse(text);
+    let inst = &instances(&corpus, text, &tree)[0];
+    assert_eq!(
+        (inst.lines.clone(), inst.uses.clone()),
+        (vec![(1, 4)], vec![(5, 5)])
+    );
+    let r = footprint::removal(text, &tree, inst);
+    assert_eq!(r.lines, vec![(1, 5)]);
+    assert!(r.still_used.is_empty());
 }
 
 #[test]
@@ -326,6 +347,6 @@ fn a_start_on_an_expression_has_no_object() {
     let json = serde_json::to_string(&found[0]).unwrap();
     assert_eq!(
         json,
-        r#"{"construct":"block","object":null,"start_line":1,"end_line":3,"lines":[[1,3]]}"#
+        r#"{"construct":"block","object":null,"start_line":1,"end_line":3,"lines":[[1,3]],"uses":[]}"#
     );
 }

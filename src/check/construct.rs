@@ -1,4 +1,5 @@
-//! `construct`: a construct's Start with no matching End, or an End with no Start.
+//! `construct`: a construct's Start that some path leaves open, or an End that some
+//! path reaches with nothing open.
 //!
 //! What: `layout.tableStart(t)` with no `layout.tableEnd()` before the end of its
 //! function (or script), and a `tableEnd()` that closes nothing. Both are warnings.
@@ -16,23 +17,43 @@
 //! ```
 //!
 //! The constructs are the corpus's (`corpus.constructs`); matching is the footprint
-//! layer's, per function scope, nesting counted. A member the overlay marks absent
-//! (`tableCellEnd`) is not the End of anything and is left to the `member` family.
+//! layer's, per function scope, nesting counted, per path: an End in a branch that
+//! then returns, throws or breaks closes for that path only. A function whose body only
+//! opens (or only closes) one construct is a helper (`function openBox() {
+//! layout.blockStart(b); }`): its calls stand for that Start (End) where they are
+//! made, and the helper itself is never accused; the two warnings saying "delete it"
+//! on such a pair were wrong. A member the overlay marks absent (`tableCellEnd`) is not
+//! the End of anything and is left to the `member` family.
+
+use std::collections::BTreeMap;
+
+use tree_sitter::Node;
 
 use crate::check::{Code, Finding, Span};
 use crate::docs::Corpus;
 use crate::footprint::{
-    analysis::{construct_calls_on_paths, Analysis, ConstructCall},
-    constructs::match_calls,
+    analysis::{construct_calls_on_paths, helper_call, is_function_kind, Analysis, ConstructCall},
+    constructs::{match_calls, Matched},
 };
 
 /// The construct findings of a script (warnings).
 pub fn check(corpus: &Corpus, path: &str, text: &str, tree: &tree_sitter::Tree) -> Vec<Finding> {
+    check_helpers(corpus, path, text, tree).0
+}
+
+/// [`check`], and the names of the helper functions it found (see
+/// [`check_with_helpers`]).
+pub fn check_helpers(
+    corpus: &Corpus,
+    path: &str,
+    text: &str,
+    tree: &tree_sitter::Tree,
+) -> (Vec<Finding>, Vec<String>) {
     if !crate::footprint::mentions_constructs(corpus, text) {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let an = Analysis::new(text, tree, Some(corpus));
-    findings(corpus, path, text, &an.calls)
+    findings(corpus, path, text, an.calls, tree.root_node())
 }
 
 /// Like [`check`], for a caller that has already analysed the script (the checker):
@@ -44,10 +65,132 @@ pub fn check_with(
     text: &str,
     a: &crate::js::Analysis,
 ) -> Vec<Finding> {
+    check_with_helpers(corpus, path, text, a).0
+}
+
+/// [`check_with`], and the names of the script's helper functions (a function whose
+/// body only opens or only closes a construct): an edit that names one changes the
+/// pairing of the whole file.
+pub fn check_with_helpers(
+    corpus: &Corpus,
+    path: &str,
+    text: &str,
+    a: &crate::js::Analysis,
+) -> (Vec<Finding>, Vec<String>) {
     let calls = construct_calls_on_paths(text, corpus, a.construct_paths(), &|n, o| {
         a.is_declared(n, o)
     });
-    findings(corpus, path, text, &calls)
+    findings(corpus, path, text, calls, a.tree().root_node())
+}
+
+/// What a helper function does to a construct: opens (`true`) or closes it, how many
+/// times.
+struct Helper {
+    construct: String,
+    opens: bool,
+    times: usize,
+    /// The member it calls (`blockStart`), for messages.
+    member: String,
+    receiver: String,
+}
+
+/// The helpers among the functions that hold construct calls: every call in the
+/// function is a Start left open there (or every one an End closing nothing there),
+/// all of one construct.
+fn helpers(calls: &[ConstructCall], m: &Matched) -> BTreeMap<String, (usize, Helper)> {
+    let unclosed: std::collections::HashSet<usize> = m
+        .pairs
+        .iter()
+        .filter(|p| p.1.is_none())
+        .map(|p| p.0)
+        .collect();
+    let stray: std::collections::HashSet<usize> = m.stray.iter().copied().collect();
+    let mut by_func: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (i, c) in calls.iter().enumerate() {
+        if c.func.0 != 0 && c.func.1.is_some() {
+            by_func.entry(c.func.0).or_default().push(i);
+        }
+    }
+    let mut out = BTreeMap::new();
+    for (id, idx) in by_func {
+        let first = &calls[idx[0]];
+        let same = idx.iter().all(|&i| calls[i].construct == first.construct);
+        let opens = idx
+            .iter()
+            .all(|&i| calls[i].is_start && unclosed.contains(&i));
+        let closes = idx
+            .iter()
+            .all(|&i| !calls[i].is_start && stray.contains(&i));
+        if !same || !(opens || closes) {
+            continue;
+        }
+        let name = first.func.1.clone().unwrap_or_default();
+        out.insert(
+            name,
+            (
+                id,
+                Helper {
+                    construct: first.construct.clone(),
+                    opens,
+                    times: idx.len(),
+                    member: first.member.clone(),
+                    receiver: first.receiver.clone(),
+                },
+            ),
+        );
+    }
+    out
+}
+
+/// The calls of helper functions in the tree under `root`, as the Starts and Ends
+/// they stand for.
+fn helper_calls(
+    text: &str,
+    root: Node,
+    helpers: &BTreeMap<String, (usize, Helper)>,
+) -> Vec<ConstructCall> {
+    let mut out = Vec::new();
+    let mut path: Vec<Node> = Vec::new();
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        path.push(node);
+        if node.kind() == "call_expression" {
+            let f = node.child_by_field_name("function");
+            let name = f
+                .filter(|f| f.kind() == "identifier")
+                .and_then(|f| text.get(f.byte_range()));
+            if let (Some(f), Some((_, h))) = (f, name.and_then(|n| helpers.get(n))) {
+                let func = path[..path.len() - 1]
+                    .iter()
+                    .rev()
+                    .find(|n| is_function_kind(n.kind_id()))
+                    .map_or(0, |n| n.id());
+                for _ in 0..h.times {
+                    out.push(helper_call(
+                        &h.construct,
+                        h.opens,
+                        text.get(f.byte_range()).unwrap_or(""),
+                        (f.start_byte(), f.end_byte()),
+                        &path,
+                        (func, None),
+                    ));
+                }
+            }
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            path.pop();
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return out;
+            }
+        }
+    }
 }
 
 /// *Insert `layout.tableEnd()`* as the last statement of the block that holds the
@@ -97,12 +240,50 @@ fn insert_end(
     })
 }
 
-fn findings(corpus: &Corpus, path: &str, text: &str, calls: &[ConstructCall]) -> Vec<Finding> {
+/// The findings of `calls` (from either walk of `text`, whose tree is under `root`),
+/// helpers paired where they are called, and the helpers' names.
+fn findings(
+    corpus: &Corpus,
+    path: &str,
+    text: &str,
+    mut calls: Vec<ConstructCall>,
+    root: Node,
+) -> (Vec<Finding>, Vec<String>) {
+    if calls.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    // One numbering of scopes for the calls found by either walk and the helpers'.
+    for c in &mut calls {
+        c.scope = c.func.0;
+    }
+    let mut m = match_calls(&calls);
+    let helpers = helpers(&calls, &m);
+    let names: Vec<String> = helpers.keys().cloned().collect();
+    if !helpers.is_empty() {
+        // A helper's body is paired where it is called: its own calls are its summary.
+        let bodies: std::collections::HashSet<usize> = helpers.values().map(|h| h.0).collect();
+        calls.retain(|c| !bodies.contains(&c.func.0));
+        calls.extend(helper_calls(text, root, &helpers));
+        calls.sort_by_key(|c| c.member_span.0);
+        m = match_calls(&calls);
+    }
+    let by_helper: BTreeMap<&str, &Helper> =
+        helpers.iter().map(|(k, v)| (k.as_str(), &v.1)).collect();
+    (report(corpus, path, text, &calls, &m, &by_helper), names)
+}
+
+fn report(
+    corpus: &Corpus,
+    path: &str,
+    text: &str,
+    calls: &[ConstructCall],
+    m: &Matched,
+    helpers: &BTreeMap<&str, &Helper>,
+) -> Vec<Finding> {
     if calls.is_empty() {
         return Vec::new();
     }
-    let m = match_calls(calls);
-    if m.stray.is_empty() && m.pairs.iter().all(|&(_, e)| e.is_some()) {
+    if m.stray.is_empty() && m.open_after.is_empty() && m.pairs.iter().all(|&(_, e)| e.is_some()) {
         // Nothing to report: skip indexing the lines of the whole text.
         return Vec::new();
     }
@@ -112,6 +293,19 @@ fn findings(corpus: &Corpus, path: &str, text: &str, calls: &[ConstructCall]) ->
         Finding::with_index(path, &idx, span, Code::Construct, message)
     };
     let place = |c: &ConstructCall| if c.scope == 0 { "script" } else { "function" };
+    // How a call is named in a message: `layout.blockStart`, or `openBox()` (which calls
+    // `layout.blockStart`).
+    let named = |c: &ConstructCall| match helpers.get(c.member.as_str()).filter(|_| c.helper) {
+        Some(h) => format!(
+            "`{}()` (which calls `{}.{}`)",
+            c.member, h.receiver, h.member
+        ),
+        None => format!("`{}.{}`", c.receiver, c.member),
+    };
+    let receiver = |c: &ConstructCall| match helpers.get(c.member.as_str()).filter(|_| c.helper) {
+        Some(h) => h.receiver.clone(),
+        None => c.receiver.clone(),
+    };
     let mut out = Vec::new();
     for &(s, e) in &m.pairs {
         if e.is_some() {
@@ -125,13 +319,30 @@ fn findings(corpus: &Corpus, path: &str, text: &str, calls: &[ConstructCall]) ->
         let mut f = finding(
             c,
             format!(
-                "`{}.{}` has no matching `{}.{end}()` before the end of its {}: everything added after it lands inside the {}",
-                c.receiver, c.member, c.receiver, place(c), c.construct
+                "{} has no matching `{}.{end}()` before the end of its {}: everything added after it lands inside the {}",
+                named(c), receiver(c), place(c), c.construct
             ),
         );
-        f.fixes
-            .extend(insert_end(text, &idx, c, end, crate::js::is_markdown(path)));
+        if !c.helper {
+            f.fixes
+                .extend(insert_end(text, &idx, c, end, crate::js::is_markdown(path)));
+        }
         out.push(f);
+    }
+    for &(s, e) in &m.open_after {
+        let c = &calls[s];
+        let end_row = calls[e].chain.last().map_or(0, |n| n.start_row) + 1;
+        let end = corpus
+            .constructs
+            .get(&c.construct)
+            .map_or("End", |k| k.end.as_str());
+        out.push(finding(
+            c,
+            format!(
+                "{} is closed on line {end_row} only on the path that then leaves its branch; the path that goes on reaches the end of its {} with no `{}.{end}()`",
+                named(c), place(c), receiver(c)
+            ),
+        ));
     }
     for &i in &m.stray {
         let c = &calls[i];
@@ -139,11 +350,15 @@ fn findings(corpus: &Corpus, path: &str, text: &str, calls: &[ConstructCall]) ->
             .constructs
             .get(&c.construct)
             .map_or("Start", |k| k.start.as_str());
+        let call = match helpers.get(c.member.as_str()).filter(|_| c.helper) {
+            Some(_) => named(c),
+            None => format!("`{}.{}()`", c.receiver, c.member),
+        };
         out.push(finding(
             c,
             format!(
-                "`{}.{}()` closes no open `{}.{start}` in this {}: delete it, or open the {} before it",
-                c.receiver, c.member, c.receiver, place(c), c.construct
+                "{call} closes no open `{}.{start}` in this {}: delete it, or open the {} before it",
+                receiver(c), place(c), c.construct
             ),
         ));
     }

@@ -23,7 +23,7 @@ pub(crate) fn global_hint(name: &str) -> &'static str {
     match name {
         "JSON" => ": build strings by concatenation, or add a JSON library file to the project and load it",
         "Map" | "Set" | "WeakMap" | "WeakSet" => ": use a plain object (`{}`) keyed by strings",
-        "Promise" => ": call the code directly; the engine runs scripts synchronously",
+        "Promise" => ": call the code directly",
         _ => "",
     }
 }

@@ -72,7 +72,7 @@ fn check_path(cx: &mut Ctx, lit: &str, span: Span) {
         || !crate::project::is_inside(&root, Path::new(&p))
     {
         let msg = format!(
-            "`{lit}` leaves the project folder: file names are relative to the project root (the folder of grounded.toml), and the engine reads no file outside it"
+            "`{lit}` leaves the project folder: file names are relative to the project root (the folder of grounded.toml), and this one is outside it"
         );
         cx.push(span.start, span.end, Code::File, msg);
         return;

@@ -22,6 +22,7 @@ mod engine;
 mod file;
 pub mod finding;
 mod function;
+mod guard;
 mod member;
 mod object;
 mod option;
@@ -36,6 +37,7 @@ use std::sync::Arc;
 
 pub use finding::{Code, CodeInfo, Finding, Fix, Related, Severity, Span, CODES};
 pub use project::{FileFacts, ProjectIndex};
+pub use syntax::{rule_name, RULE_NAMES};
 
 use tree_sitter::Node;
 
@@ -179,6 +181,9 @@ impl<'a> Ctx<'a> {
         polyfills: HashSet<String>,
     ) -> Ctx<'a> {
         let sites = a.sites().len();
+        // The engine's `Also has:` built-ins exist as if the script supplied them.
+        let mut polyfills = polyfills;
+        polyfills.extend(corpus.engine.also_has.iter().cloned());
         Ctx {
             corpus,
             project,
@@ -336,6 +341,7 @@ fn check_script_full(
         polyfills,
     );
     run_sites(&mut cx);
+    guard::drop_guarded(&mut cx, root);
     syntax::parse_errors(&mut cx, root);
     file::directives(&mut cx, text);
     let mut seed = crate::js::Seed::default();
@@ -344,7 +350,8 @@ fn check_script_full(
         seed.polyfills = cx.polyfills.iter().cloned().collect();
         seed.polyfills.sort();
     }
-    let constructs = construct::check_with(corpus, shown, script, &cx.a);
+    let (constructs, helpers) = construct::check_with_helpers(corpus, shown, script, &cx.a);
+    seed.construct_helpers = helpers;
     let mut out = cx.out;
     out.extend(constructs);
     sort_findings(&mut out);
@@ -476,6 +483,11 @@ fn visit_new<'a>(cx: &mut Ctx<'a>, node: Node<'a>, site: usize) {
     let (Some(ctor), tail) = cx.a.site_parts(site) else {
         return;
     };
+    if !matches!(ctor.kind(), "identifier" | "member_expression") {
+        // `new function () { ... }` constructs the script's own function: there is no
+        // name to judge (the whole nine-line body was once quoted as one).
+        return;
+    }
     constructor::check(cx, ctor);
     let name = cx.a.node_text(ctor);
     if cx.a.is_declared_anywhere(name, ctor.start_byte()) {
@@ -561,6 +573,10 @@ pub struct Session {
     dirty: Vec<(usize, usize, Vec<String>)>,
     findings: Vec<Finding>,
     seed: crate::js::Seed,
+    /// The file's construct helpers as last paired (a full check, or a re-check that
+    /// paired the whole file): a keystroke may make or unmake one, which changes the
+    /// findings at its calls elsewhere.
+    helpers: std::cell::RefCell<Vec<String>>,
     incremental: usize,
     unparsed: usize,
     /// Line starts of `text`, kept across edits.
@@ -627,6 +643,7 @@ impl Session {
             stale: false,
             dirty: Vec::new(),
             findings,
+            helpers: std::cell::RefCell::new(seed.construct_helpers.clone()),
             seed,
             incremental: 0,
             unparsed: 0,
@@ -749,6 +766,7 @@ impl Session {
             true,
         );
         self.findings = findings;
+        *self.helpers.borrow_mut() = seed.construct_helpers.clone();
         self.seed = seed;
         &self.findings
     }
@@ -793,6 +811,7 @@ impl Session {
             .constructs
             .values()
             .any(|c| t.contains(c.start.as_str()) || t.contains(c.end.as_str()))
+            || self.helpers.borrow().iter().any(|h| t.contains(h.as_str()))
     }
 
     /// The path without a reparse of the file: the statement and its neighbours parsed
@@ -886,7 +905,7 @@ impl Session {
             return None;
         }
         let pass = if self.names_construct(&b.old) || self.names_construct(&self.text[s..new_e]) {
-            match self.local_constructs(node, s, new_e) {
+            match self.local_constructs(node, s, new_e, &b.old) {
                 Some(found) => ConstructPass::Local(found),
                 None => ConstructPass::Whole,
             }
@@ -903,8 +922,23 @@ impl Session {
     /// own — unless the file's top level declares a construct's global (`var layout`),
     /// which decides whether the calls inside are constructs at all. Re-pairing the
     /// whole file for a keystroke inside one function cost ~20 ms on 10,000 lines.
-    fn local_constructs(&self, node: Node, s: usize, new_e: usize) -> Option<Vec<Finding>> {
-        if node.kind() != "function_declaration" {
+    fn local_constructs(
+        &self,
+        node: Node,
+        s: usize,
+        new_e: usize,
+        old: &str,
+    ) -> Option<Vec<Finding>> {
+        if node.kind() != "function_declaration" || !self.helpers.borrow().is_empty() {
+            // A helper's calls pair across the file.
+            return None;
+        }
+        // Nor may the function have been a helper before the edit.
+        let old_tree = js::parse(old);
+        if !construct::check_helpers(&self.corpus, &self.path, old, &old_tree)
+            .1
+            .is_empty()
+        {
             return None;
         }
         for c in self.corpus.constructs.values() {
@@ -929,7 +963,11 @@ impl Session {
         if piece.root_node().has_error() || piece.root_node().child_count() != 1 {
             return None;
         }
-        let found = construct::check(&self.corpus, &self.path, &self.text, &piece);
+        let (found, helpers) =
+            construct::check_helpers(&self.corpus, &self.path, &self.text, &piece);
+        if !helpers.is_empty() {
+            return None;
+        }
         Some(
             found
                 .into_iter()
@@ -988,12 +1026,16 @@ impl Session {
             polyfills,
         );
         run_sites(&mut cx);
+        guard::drop_guarded(&mut cx, node);
         syntax::parse_errors(&mut cx, node);
         out.extend(cx.out);
         match pass {
             ConstructPass::Keep => {}
             ConstructPass::Whole => {
-                out.extend(construct::check(&self.corpus, &self.path, &self.text, tree))
+                let (found, helpers) =
+                    construct::check_helpers(&self.corpus, &self.path, &self.text, tree);
+                out.extend(found);
+                *self.helpers.borrow_mut() = helpers;
             }
             ConstructPass::Local(found) => out.extend(found),
         }

@@ -93,7 +93,13 @@ impl FileFacts {
                     continue;
                 }
                 match string_literal(a.node_text(arg), arg.kind()) {
-                    Some(lit) => f.loads.push(normalize(&lit)),
+                    // A data file (`readCSV("data/products.csv")`) is no load: it
+                    // declares nothing, and counting it made a project that shares one
+                    // global scope look like one that loads its files.
+                    Some(lit) if is_script(corpus, Path::new(&lit)) => {
+                        f.loads.push(normalize(&lit))
+                    }
+                    Some(_) => {}
                     None => f.dynamic_loads = true,
                 }
             }

@@ -17,6 +17,69 @@ use crate::js::query::{queries, CaptureKind};
 
 use super::{Code, Ctx, Fix, Span};
 
+/// The stable name of a syntax rule, as an Engine chunk's `Also allows:` lists it and
+/// `docs/syntax-rules.md` documents it. `token` is the captured text (`let` or `const`
+/// share one pattern but are two rules: engines took `const` years before `let`).
+pub fn rule_name(feature: &str, token: &str) -> &'static str {
+    match feature {
+        "let_const" if token == "let" => "let",
+        "let_const" => "const",
+        "arrow_function" => "arrow-functions",
+        "class" => "classes",
+        "template_literal" => "template-literals",
+        "destructuring" => "destructuring",
+        "spread" => "spread",
+        "rest_parameter" => "rest-parameters",
+        "default_parameter" => "default-parameters",
+        "for_of" => "for-of",
+        "shorthand_property" => "shorthand-properties",
+        "computed_property" => "computed-property-names",
+        "method_shorthand" => "method-shorthand",
+        "generator" => "generators",
+        "module" => "modules",
+        "exponent" => "exponent-operator",
+        "async" => "async-await",
+        "nullish" => "nullish-coalescing",
+        "logical_assignment" => "logical-assignment",
+        "optional_chain" => "optional-chaining",
+        "accessor" => "accessors",
+        _ => "other",
+    }
+}
+
+/// Every rule name of the syntax check, for the docs and their test.
+pub const RULE_NAMES: &[&str] = &[
+    "const",
+    "let",
+    "arrow-functions",
+    "classes",
+    "template-literals",
+    "destructuring",
+    "spread",
+    "rest-parameters",
+    "default-parameters",
+    "for-of",
+    "shorthand-properties",
+    "computed-property-names",
+    "method-shorthand",
+    "accessors",
+    "generators",
+    "modules",
+    "exponent-operator",
+    "async-await",
+    "nullish-coalescing",
+    "logical-assignment",
+    "optional-chaining",
+    "regex-flags",
+    "binary-octal-literals",
+    "bigint",
+    "numeric-separators",
+    "reserved-property-names",
+    "trailing-commas",
+    "trailing-comma-arguments",
+    "e4x",
+];
+
 /// What a feature is called and what to write instead.
 fn describe(feature: &str) -> (&'static str, &'static str) {
     match feature {
@@ -68,10 +131,20 @@ fn describe(feature: &str) -> (&'static str, &'static str) {
     }
 }
 
-/// Reports `what` at `span` when `year` is above the engine's level; returns whether
-/// it did (then the finding is `cx.out`'s last).
-fn above(cx: &mut Ctx, node: Node, span: Span, year: u16, what: &str, hint: &str) -> bool {
-    if year <= cx.level {
+/// Reports `what` at `span` when `year` is above the engine's level and the engine's
+/// `Also allows:` does not name `rule`; returns whether it did (then the finding is
+/// `cx.out`'s last).
+#[allow(clippy::too_many_arguments)]
+fn above(
+    cx: &mut Ctx,
+    node: Node,
+    span: Span,
+    year: u16,
+    rule: &str,
+    what: &str,
+    hint: &str,
+) -> bool {
+    if year <= cx.level || cx.corpus.engine.allows(rule) || in_error(cx, node) {
         return false;
     }
     let token = cx.text[span.start..span.end].lines().next().unwrap_or("");
@@ -90,7 +163,6 @@ fn above(cx: &mut Ctx, node: Node, span: Span, year: u16, what: &str, hint: &str
         crate::es::edition_name(year),
         cx.level_name()
     );
-    let _ = node;
     cx.push(span.start, span.end, Code::Syntax, msg);
     true
 }
@@ -123,7 +195,8 @@ pub(crate) fn feature(cx: &mut Ctx, kind: CaptureKind, node: Node) {
                 }
             }
             let (what, hint) = describe(key);
-            if above(cx, node, span, year, what, hint) {
+            let rule = rule_name(key, cx.a.node_text(node));
+            if above(cx, node, span, year, rule, what, hint) {
                 if let Some(fix) = rewrite(cx.text, key, node) {
                     if let Some(f) = cx.out.last_mut() {
                         f.fixes.push(fix);
@@ -159,6 +232,7 @@ pub(crate) fn feature(cx: &mut Ctx, kind: CaptureKind, node: Node) {
                 node,
                 span,
                 year,
+                "regex-flags",
                 "these regular expression flags",
                 "use only `g`, `i` and `m`",
             );
@@ -173,25 +247,41 @@ pub(crate) fn feature(cx: &mut Ctx, kind: CaptureKind, node: Node) {
                 return;
             }
             let lower = t.to_ascii_lowercase();
-            let (year, what, hint) = if lower.starts_with("0b") || lower.starts_with("0o") {
+            let (year, rule, what, hint) = if lower.starts_with("0b") || lower.starts_with("0o") {
                 (
                     2015,
+                    "binary-octal-literals",
                     "binary and octal literals",
                     "write the number in decimal or hex",
                 )
             } else if lower.ends_with('n') && !lower.starts_with("0x") {
-                (2020, "BigInt literals", "use a plain number")
+                (2020, "bigint", "BigInt literals", "use a plain number")
             } else if t.contains('_') {
-                (2021, "numeric separators", "write the digits without `_`")
+                (
+                    2021,
+                    "numeric-separators",
+                    "numeric separators",
+                    "write the digits without `_`",
+                )
             } else {
                 return;
             };
-            above(cx, node, span, year, what, hint);
+            above(cx, node, span, year, rule, what, hint);
         }
         CaptureKind::ReservedProperty => reserved_property(cx, node),
-        CaptureKind::TrailingObject => trailing(cx, node, "}", 2009, "object literals"),
-        CaptureKind::TrailingArguments => trailing(cx, node, ")", 2017, "argument lists"),
-        CaptureKind::TrailingParameters => trailing(cx, node, ")", 2017, "parameter lists"),
+        CaptureKind::TrailingObject => {
+            trailing(cx, node, "trailing-commas", 2009, "object literals")
+        }
+        CaptureKind::TrailingArguments => {
+            trailing(cx, node, "trailing-comma-arguments", 2017, "argument lists")
+        }
+        CaptureKind::TrailingParameters => trailing(
+            cx,
+            node,
+            "trailing-comma-arguments",
+            2017,
+            "parameter lists",
+        ),
         _ => {}
     }
 }
@@ -410,7 +500,7 @@ fn default_to_test(text: &str, pat: Node) -> Option<Fix> {
 /// (and `node --check`) passes it. A name the docs use as a member is the engine's own
 /// and never flagged.
 fn reserved_property(cx: &mut Ctx, prop: Node) {
-    if 2009 <= cx.level {
+    if 2009 <= cx.level || cx.corpus.engine.allows("reserved-property-names") {
         return;
     }
     let name = cx.a.node_text(prop);
@@ -460,8 +550,8 @@ fn reserved_property(cx: &mut Ctx, prop: Node) {
 }
 
 /// A comma right before the closing token of a list (the walk found it by the text).
-fn trailing(cx: &mut Ctx, list: Node, _close: &str, year: u16, where_: &str) {
-    if year <= cx.level {
+fn trailing(cx: &mut Ctx, list: Node, rule: &str, year: u16, where_: &str) {
+    if year <= cx.level || cx.corpus.engine.allows(rule) || in_error(cx, list) {
         return;
     }
     let end = list.end_byte().saturating_sub(1);
@@ -483,17 +573,72 @@ fn trailing(cx: &mut Ctx, list: Node, _close: &str, year: u16, where_: &str) {
     });
 }
 
+/// Whether `node` lies inside a part the parser could not parse: what it made of the
+/// text there is a guess (a `for` header read as destructuring), and the parse error
+/// is the one report.
+fn in_error(cx: &Ctx, node: Node) -> bool {
+    if !cx.a.tree().root_node().has_error() {
+        return false;
+    }
+    let mut n = node.parent();
+    while let Some(p) = n {
+        if p.is_error() {
+            return true;
+        }
+        n = p.parent();
+    }
+    false
+}
+
+/// The statement holding `node` as `(the list it stands in, its index there)`: what
+/// one parse error is counted by.
+fn statement_slot(node: Node) -> Option<(usize, usize)> {
+    let mut n = node;
+    while let Some(p) = n.parent() {
+        if matches!(
+            p.kind(),
+            "program" | "statement_block" | "switch_case" | "switch_default" | "class_body"
+        ) {
+            let mut c = p.walk();
+            let i = p.children(&mut c).position(|ch| ch.id() == n.id())?;
+            return Some((p.id(), i));
+        }
+        n = p;
+    }
+    None
+}
+
 /// Every parse error: `ERROR` nodes (what could not be parsed) and `MISSING` nodes (a
-/// token the parser had to invent).
+/// token the parser had to invent), once: the parser's recovery often leaves a second
+/// error in the same statement or the next one (`log(1` then a missing `)` two lines
+/// on), which is the same mistake reported again.
 pub(crate) fn parse_errors(cx: &mut Ctx, root: Node) {
     if !root.has_error() {
         return;
     }
+    let e4x = cx.corpus.engine.allows("e4x");
+    let mut last: Option<(usize, usize)> = None;
     let mut cursor = root.walk();
     loop {
         let node = cursor.node();
         let mut descend = node.has_error();
-        if node.is_error() {
+        let bad = node.is_error() || node.is_missing();
+        if bad && e4x && e4x_lines(cx.text, node) {
+            // tree-sitter does not parse E4X; on an engine that lists it, its shapes are
+            // the script's own syntax, not errors.
+            descend = false;
+        } else if bad
+            && {
+                let slot = statement_slot(node);
+                let same = matches!((last, slot), (Some((l, i)), Some((m, j))) if l == m && (j == i || j == i + 1));
+                if !same {
+                    last = slot;
+                }
+                same
+            }
+        {
+            descend = false;
+        } else if node.is_error() {
             descend = false;
             let text = cx.a.node_text(node);
             let first_line = text.lines().next().unwrap_or("").trim_end();
@@ -526,4 +671,51 @@ pub(crate) fn parse_errors(cx: &mut Ctx, root: Node) {
             }
         }
     }
+}
+
+/// Whether the lines an error node touches hold an E4X shape (outside string
+/// literals): `default xml namespace`, `x.@attr`, `x..child`, `x.(@id == 1)`,
+/// `ns::name`.
+fn e4x_lines(text: &str, node: Node) -> bool {
+    let start = text[..node.start_byte().min(text.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let end = node.end_byte().min(text.len());
+    let end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+    text[start..end].lines().any(e4x_shape)
+}
+
+/// One line's E4X shape, judged on its code with string literals blanked.
+pub(crate) fn e4x_shape(line: &str) -> bool {
+    let mut code = String::with_capacity(line.len());
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in line.chars() {
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                }
+                code.push(' ');
+            }
+            None => {
+                if c == '"' || c == '\'' {
+                    quote = Some(c);
+                }
+                code.push(c);
+            }
+        }
+    }
+    let code = code.split("//").next().unwrap_or("");
+    let squeezed: String = code.split_whitespace().collect::<Vec<_>>().join(" ");
+    squeezed.contains("default xml namespace")
+        || code.contains(".@")
+        || code.contains("::")
+        || code.contains(".(")
+        || code.replace("...", "").contains("..")
+        || code.contains("(@")
 }

@@ -86,6 +86,13 @@ pub struct Interface {
     pub members: BTreeMap<String, Member>,
     /// Its chunk, if it has one (a member chunk may name an interface with none).
     pub chunk: Option<ChunkId>,
+    /// `Index: [key: string]: T`: any string key is a member (HTTP headers, E4X child
+    /// elements), so no key or member of it is ever reported.
+    pub string_index: Option<Type>,
+    /// `Index: [index: number]: T`: `x[i]` is a `T` (collections).
+    pub number_index: Option<Type>,
+    /// `Extensible: yes`: scripts add their own properties (dialog windows).
+    pub extensible: bool,
 }
 
 /// `Constructor: new X(...)` in an interface chunk.
@@ -148,6 +155,19 @@ pub struct Engine {
     pub script_extensions: Vec<String>,
     /// Directive prefixes such as `#include`.
     pub directives: Vec<String>,
+    /// `Also allows:` syntax rules the engine accepts beyond its level, by the stable
+    /// names of `docs/syntax-rules.md` (`trailing-commas`, `e4x`).
+    pub also_allows: Vec<String>,
+    /// `Also has:` language built-ins beyond its level, written as the engine check
+    /// names them (`JSON`, `Object.keys`, `Array.prototype.indexOf`).
+    pub also_has: Vec<String>,
+}
+
+impl Engine {
+    /// Whether the engine accepts the syntax rule `name` whatever its level.
+    pub fn allows(&self, name: &str) -> bool {
+        self.also_allows.iter().any(|a| a == name)
+    }
 }
 
 impl Default for Engine {
@@ -157,6 +177,8 @@ impl Default for Engine {
             es_label: "3".into(),
             script_extensions: vec![".js".into()],
             directives: Vec::new(),
+            also_allows: Vec::new(),
+            also_has: Vec::new(),
         }
     }
 }
@@ -262,6 +284,19 @@ fn global_re() -> &'static Regex {
     )
 }
 
+fn index_re() -> &'static Regex {
+    static C: OnceLock<Regex> = OnceLock::new();
+    re(
+        &C,
+        r"(?im)\bindex\s*:\s*`?\s*\[\s*[A-Za-z_$][A-Za-z0-9_$]*\s*:\s*(string|number)\s*\]\s*:\s*([^`\n]+)",
+    )
+}
+
+fn extensible_re() -> &'static Regex {
+    static C: OnceLock<Regex> = OnceLock::new();
+    re(&C, r"(?im)^[\s*_-]*extensible[*_]*\s*:\s*[*_`]*\s*yes\b")
+}
+
 fn ctor_re() -> &'static Regex {
     static C: OnceLock<Regex> = OnceLock::new();
     re(
@@ -361,6 +396,30 @@ impl Corpus {
                     for cap in ctor_re().captures_iter(&text) {
                         self.read_constructor(id, &name, &cap);
                     }
+                    if extensible_re().is_match(&text) {
+                        self.interface_mut(&name).extensible = true;
+                    }
+                    for cap in index_re().captures_iter(&text) {
+                        let ty_text = cap[2].trim().trim_end_matches(['.', ';']).trim();
+                        match signature::parse_type(ty_text) {
+                            Ok(ty) => {
+                                let iface = self.interface_mut(&name);
+                                if cap[1].eq_ignore_ascii_case("string") {
+                                    iface.string_index = Some(ty);
+                                } else {
+                                    iface.number_index = Some(ty);
+                                }
+                            }
+                            Err(e) => {
+                                let ch = &self.chunks[id];
+                                let msg = format!(
+                                    "`{name}`: index type `{ty_text}` cannot be read: {e}; ignored"
+                                );
+                                self.diagnostics
+                                    .push(LoadDiagnostic::new(&ch.file, ch.line, msg));
+                            }
+                        }
+                    }
                 }
                 ChunkKind::Member => self.read_member(id),
                 ChunkKind::Prose => {}
@@ -393,6 +452,9 @@ impl Corpus {
                 parents: Vec::new(),
                 members: BTreeMap::new(),
                 chunk: None,
+                string_index: None,
+                number_index: None,
+                extensible: false,
             })
     }
 
@@ -446,6 +508,12 @@ impl Corpus {
                     if !exts.is_empty() {
                         self.engine.script_extensions = exts;
                     }
+                }
+                "also allows" => {
+                    self.engine.also_allows = words(value);
+                }
+                "also has" => {
+                    self.engine.also_has = words(value);
                 }
                 "directives" => {
                     self.engine.directives = value
@@ -558,6 +626,24 @@ impl Corpus {
                             ),
                         ));
                     }
+                }
+            }
+        }
+        for iface in self.interfaces.values_mut() {
+            for t in [&mut iface.string_index, &mut iface.number_index]
+                .into_iter()
+                .flatten()
+            {
+                let mut unknown = Vec::new();
+                resolve(t, &known, &mut unknown);
+                for u in unknown {
+                    reports.push((
+                        iface.chunk,
+                        format!(
+                            "`{}`'s index type uses `{u}`, which is not documented; read as `any`",
+                            iface.name
+                        ),
+                    ));
                 }
             }
         }
@@ -852,6 +938,33 @@ impl Corpus {
             .map(String::as_str)
     }
 
+    /// Whether `iface` (or an ancestor) takes any string key (`Index: [key: string]`).
+    pub fn open_keys(&self, iface: &str) -> bool {
+        std::iter::once(iface)
+            .chain(self.ancestors(iface).iter().map(String::as_str))
+            .any(|i| {
+                self.interfaces
+                    .get(i)
+                    .is_some_and(|x| x.string_index.is_some())
+            })
+    }
+
+    /// Whether scripts add their own properties to objects of `iface` (or an ancestor
+    /// says so): `Extensible: yes`.
+    pub fn is_extensible(&self, iface: &str) -> bool {
+        std::iter::once(iface)
+            .chain(self.ancestors(iface).iter().map(String::as_str))
+            .any(|i| self.interfaces.get(i).is_some_and(|x| x.extensible))
+    }
+
+    /// The type of `x[i]` for an object of `iface` (`Index: [index: number]: T`), own or
+    /// inherited, nearest first.
+    pub fn number_index(&self, iface: &str) -> Option<&Type> {
+        std::iter::once(iface)
+            .chain(self.ancestors(iface).iter().map(String::as_str))
+            .find_map(|i| self.interfaces.get(i)?.number_index.as_ref())
+    }
+
     /// The interface of a documented global variable.
     pub fn global_interface(&self, name: &str) -> Option<&str> {
         self.globals.get(name).map(String::as_str)
@@ -922,6 +1035,16 @@ fn resolve(t: &mut Type, known: &BTreeSet<String>, unknown: &mut Vec<String>) {
         Type::Union(v) => v.iter_mut().for_each(|x| resolve(x, known, unknown)),
         _ => {}
     }
+}
+
+/// The names of an Engine line's value: `trailing-commas e4x`, commas or spaces.
+fn words(value: &str) -> Vec<String> {
+    value
+        .split([' ', ','])
+        .map(|e| e.trim().trim_matches('`'))
+        .filter(|e| !e.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// Splits `Iface-member` into its parts when the title is a member title.

@@ -97,6 +97,13 @@ pub enum Event {
         /// Where.
         at: Option<Loc>,
     },
+    /// A script ran out of memory while QuickJS compiled it, before any line of it
+    /// ran: a large valid script (a bundled library) can need more than the run
+    /// allows. A stated limit, not a finding.
+    TooLarge {
+        /// The file, relative to the root.
+        path: String,
+    },
     /// A script file ran (the entry, or a file it loaded).
     Ran {
         /// The file, relative to the root.
@@ -168,26 +175,52 @@ fn frame_loc(line: &str) -> Option<Loc> {
 /// Evaluates `src` as global (sloppy-mode, as ES3 engines run scripts) code under the
 /// file name `name`, so the engine's stacks name the project's own files.
 fn eval_named<'js>(ctx: &Ctx<'js>, src: &str, name: &str) -> rquickjs::Result<Value<'js>> {
+    eval_phased(ctx, src, name, &mut false)
+}
+
+/// [`eval_named`] in two steps, compile then run; `compile_failed` says whether the
+/// exception (if any) came before the first line ran: out of memory there is the
+/// script's size, not its behaviour.
+fn eval_phased<'js>(
+    ctx: &Ctx<'js>,
+    src: &str,
+    name: &str,
+    compile_failed: &mut bool,
+) -> rquickjs::Result<Value<'js>> {
     // A NUL byte cannot cross into C; the engine would not have read past it either.
     let src = src.split('\0').next().unwrap_or("");
     let len = src.len();
     let csrc = CString::new(src)?;
     let cname = CString::new(name.replace('\0', ""))?;
     // SAFETY: the context pointer is live for 'js; JS_Eval copies nothing it keeps
-    // beyond the call but the file name atom, which it interns itself.
+    // beyond the call but the file name atom, which it interns itself. JS_EvalFunction
+    // takes ownership of the compiled function.
     unsafe {
-        let v = qjs::JS_Eval(
+        let f = qjs::JS_Eval(
             ctx.as_raw().as_ptr(),
             csrc.as_ptr(),
             len as _,
             cname.as_ptr(),
-            qjs::JS_EVAL_TYPE_GLOBAL as i32,
+            (qjs::JS_EVAL_TYPE_GLOBAL | qjs::JS_EVAL_FLAG_COMPILE_ONLY) as i32,
         );
+        if qjs::JS_IsException(f) {
+            *compile_failed = true;
+            return Err(rquickjs::Error::Exception);
+        }
+        let v = qjs::JS_EvalFunction(ctx.as_raw().as_ptr(), f);
         if qjs::JS_IsException(v) {
             return Err(rquickjs::Error::Exception);
         }
         Ok(Value::from_raw(ctx.clone(), v))
     }
+}
+
+/// Whether an exception caught after a failed compile is memory running out (QuickJS
+/// throws `null` when it cannot even make the error).
+fn out_of_memory(ev: &Event) -> bool {
+    matches!(ev, Event::Uncaught { name, message, .. }
+        if (name == "InternalError" && message.contains("out of memory"))
+            || (name.is_empty() && message == "null"))
 }
 
 /// Runs one entry (relative to the root) against the fake engine described by
@@ -274,10 +307,26 @@ pub fn run_entry(
         });
         armed.store(true, Ordering::Relaxed);
         let prepared = sources.prepare(&text);
-        let result = eval_named(&ctx, &prepared, entry);
+        let mut compile_failed = false;
+        let result = eval_phased(&ctx, &prepared, entry, &mut compile_failed);
         armed.store(false, Ordering::Relaxed);
         if result.is_err() {
             let mut ev = caught(&ctx, timed_out.load(Ordering::Relaxed));
+            let too_large = state
+                .borrow()
+                .events
+                .iter()
+                .any(|e| matches!(e, Event::TooLarge { .. }));
+            if compile_failed && out_of_memory(&ev) {
+                state.borrow_mut().events.push(Event::TooLarge {
+                    path: entry.to_string(),
+                });
+                return;
+            }
+            if too_large {
+                // A loaded file too large to compile: what it threw is that.
+                return;
+            }
             let stubbed = host.get::<_, Option<bool>>("stubbed").ok().flatten() == Some(true);
             if let Event::Uncaught { name, message, at } = &ev {
                 let on_nothing =
@@ -319,7 +368,11 @@ fn take(state: Rc<RefCell<State>>) -> Vec<Event> {
 
 /// The pending exception as an event.
 fn caught(ctx: &Ctx<'_>, timed_out: bool) -> Event {
-    let v = ctx.catch();
+    event_of(&ctx.catch(), timed_out)
+}
+
+/// A thrown value as an event.
+fn event_of(v: &Value<'_>, timed_out: bool) -> Event {
     let (name, message, stack) = match v.as_object() {
         Some(o) => {
             let get = |k: &str| -> String {
@@ -408,6 +461,17 @@ fn install<'js>(
                 }
                 Resolved::Inside(rel) => rel,
             };
+            if !src.is_script(&rel) {
+                // Data, not a script: checked for existence, never run.
+                if !src.exists(&rel) {
+                    st.borrow_mut().events.push(Event::Missing {
+                        path: p,
+                        loader: false,
+                        at: locate(&stack),
+                    });
+                }
+                return Ok(());
+            }
             let Some(text) = src.read(&rel) else {
                 st.borrow_mut().events.push(Event::Missing {
                     path: p,
@@ -428,7 +492,20 @@ fn install<'js>(
                 .events
                 .push(Event::Ran { path: rel.clone() });
             let prepared = src.prepare(&text);
-            let r = eval_named(&ctx, &prepared, &rel);
+            let mut compile_failed = false;
+            let r = eval_phased(&ctx, &prepared, &rel, &mut compile_failed);
+            if r.is_err() && compile_failed {
+                // Look at the exception, then throw it on: it must still propagate
+                // with its own place (a syntax error of the loaded file).
+                let v = ctx.catch();
+                if out_of_memory(&event_of(&v, false)) {
+                    st.borrow_mut()
+                        .events
+                        .push(Event::TooLarge { path: rel.clone() });
+                }
+                st.borrow_mut().depth -= 1;
+                return Err(ctx.throw(v));
+            }
             st.borrow_mut().depth -= 1;
             r.map(|_| ())
         },

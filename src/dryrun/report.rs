@@ -46,7 +46,7 @@ pub fn findings(
             }
             Event::Missing { path, loader, at } => {
                 let message = if *loader {
-                    format!("`{path}` does not exist in the project: this load fails at run time (paths are relative to the project root)")
+                    format!("`{path}` does not exist in the project: this load has no file to load (paths are relative to the project root)")
                 } else {
                     format!("`{path}` does not exist in the project (paths are relative to the project root)")
                 };
@@ -129,6 +129,13 @@ pub fn findings(
                     .unwrap_or_default();
                 limits.push(format!(
                     "the run of `{entry}` stopped{place} on {message}, after the script had read values the fake engine stubs (empty strings, zero, empty arrays): real data may not fail there, so it is no finding; what follows went unexercised"
+                ));
+                continue;
+            }
+            Event::TooLarge { path } => {
+                limits.push(format!(
+                    "`{path}` ran out of memory while the dry run compiled it (it allows {} MiB), before any of its lines ran: a script this large can need more than that, so it is no finding; the run of `{entry}` stopped there and what follows went unexercised",
+                    memory_limit >> 20
                 ));
                 continue;
             }

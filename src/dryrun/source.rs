@@ -24,6 +24,8 @@ pub struct Sources {
     root: PathBuf,
     overlay: HashMap<PathBuf, String>,
     directives: Vec<String>,
+    /// The engine's script extensions, lower case, with the dot.
+    extensions: Vec<String>,
 }
 
 impl Sources {
@@ -45,7 +47,21 @@ impl Sources {
             root,
             overlay,
             directives: corpus.engine.directives.clone(),
+            extensions: corpus
+                .engine
+                .script_extensions
+                .iter()
+                .map(|e| e.to_ascii_lowercase())
+                .collect(),
         }
+    }
+
+    /// Whether `rel` is a script by the engine's script extensions. Any other file a
+    /// `path` loader is given (`readCSV("data/products.csv")`) is data: running it
+    /// reported the CSV's "syntax error" instead of the script's own mistake.
+    pub fn is_script(&self, rel: &str) -> bool {
+        let name = rel.to_ascii_lowercase();
+        self.extensions.iter().any(|e| name.ends_with(e.as_str()))
     }
 
     /// The project root (canonical when it exists).

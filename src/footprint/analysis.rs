@@ -221,6 +221,16 @@ pub struct ConstructCall {
     pub chain: Vec<ChainNode>,
     /// The first argument, when it is a plain identifier: its name and variable.
     pub object: Option<(String, Option<usize>)>,
+    /// For an End: a statement after the call's, in the same statement list, leaves
+    /// that list (`return`, `throw`, `break`, `continue`): the End closes the construct
+    /// for that path only (`if (flag) { blockEnd(); return; }`).
+    pub exits: bool,
+    /// The innermost function holding the call (tree-sitter's node id, 0 for the top
+    /// level) and its name when it is a function declaration.
+    pub func: (usize, Option<String>),
+    /// Whether this is the call of a helper function standing for its Start or End
+    /// (see `check::construct`), not a call of the construct's member.
+    pub helper: bool,
     receiver_start: usize,
     object_start: Option<usize>,
 }
@@ -612,9 +622,12 @@ fn construct_call(
     if obj.kind_id() != ids.identifier || prop.kind_id() != ids.property_identifier {
         return None;
     }
-    let chain = || {
+    let chain = |is_start: bool| {
         let nodes = path.iter().map(|s| s.node).chain(std::iter::once(node));
-        chain_of(ids, nodes.map(|n| (n, n.kind_id(), n.end_position().row)))
+        let (chain, statement) =
+            chain_and_statement(ids, nodes.map(|n| (n, n.kind_id(), n.end_position().row)));
+        let func = function_of(ids, text, path.iter().map(|s| s.node));
+        (chain, !is_start && exits_after(statement), func)
     };
     let parts = CallParts {
         call: node,
@@ -626,10 +639,28 @@ fn construct_call(
 
 /// The chain of a call from its ancestors and the call itself, outermost first, each
 /// with its kind and last row.
-fn chain_of<'t>(ids: &Ids, nodes: impl Iterator<Item = (Node<'t>, u16, usize)>) -> Vec<ChainNode> {
+///
+/// Also the call's statement (the innermost node standing in a list) when that list is
+/// a nested block, which a `return` or `break` in it can leave.
+fn chain_and_statement<'t>(
+    ids: &Ids,
+    nodes: impl Iterator<Item = (Node<'t>, u16, usize)>,
+) -> (Vec<ChainNode>, Option<Node<'t>>) {
     let mut chain = Vec::new();
     let mut prev_list = false;
+    let mut statement = None;
+    // (kind of the node before, kind of the node before that)
+    let mut before = (0u16, 0u16);
     for (node, kind, end_row) in nodes {
+        if prev_list {
+            // Only a list nested in a branch or loop can be left while the function
+            // goes on: the program and a function's body hold every Start of their
+            // scope, and scanning their statements after each End would cost the
+            // square of a long flat script.
+            let (list, holder) = before;
+            let nested = list != ids.program && !ids.is_function(holder);
+            statement = nested.then_some(node);
+        }
         chain.push(ChainNode {
             id: node.id(),
             start_row: node.start_position().row,
@@ -638,8 +669,91 @@ fn chain_of<'t>(ids: &Ids, nodes: impl Iterator<Item = (Node<'t>, u16, usize)>) 
             branches: kind == ids.if_statement || kind == ids.switch_body,
         });
         prev_list = ids.is_list(kind);
+        before = (kind, before.0);
     }
-    chain
+    (chain, statement)
+}
+
+/// What [`construct_call_parts`] asks of a call's place once the call is known to be a
+/// construct's: its chain, whether its path leaves its list after it (Ends only), its
+/// function.
+type CallPlace = (Vec<ChainNode>, bool, (usize, Option<String>));
+
+/// The innermost function among `ancestors` (outermost first): its node id (0 when
+/// none) and its name when it is a function declaration.
+fn function_of<'t>(
+    ids: &Ids,
+    text: &str,
+    ancestors: impl DoubleEndedIterator<Item = Node<'t>>,
+) -> (usize, Option<String>) {
+    let mut it = ancestors.rev();
+    match it.find(|n| ids.is_function(n.kind_id())) {
+        Some(f) => {
+            let name = (f.kind_id() == ids.function_declaration)
+                .then(|| f.child_by_field_id(ids.f_name.get()))
+                .flatten()
+                .and_then(|n| text.get(n.byte_range()))
+                .map(str::to_string);
+            (f.id(), name)
+        }
+        None => (0, None),
+    }
+}
+
+/// A call of a helper function (`openBox()`) that stands for a construct's Start or
+/// End where it is called; `chain` holds the call's ancestors and the call, outermost
+/// first, `func` its innermost function.
+pub fn helper_call(
+    construct: &str,
+    is_start: bool,
+    name: &str,
+    span: (usize, usize),
+    chain: &[Node],
+    func: (usize, Option<String>),
+) -> ConstructCall {
+    let ids = ids();
+    let (chain, statement) = chain_and_statement(
+        ids,
+        chain
+            .iter()
+            .map(|n| (*n, n.kind_id(), n.end_position().row)),
+    );
+    ConstructCall {
+        construct: construct.to_string(),
+        is_start,
+        receiver: String::new(),
+        member: name.to_string(),
+        member_span: span,
+        scope: func.0,
+        chain,
+        object: None,
+        exits: !is_start && exits_after(statement),
+        func,
+        helper: true,
+        receiver_start: span.0,
+        object_start: None,
+    }
+}
+
+/// Whether the node kind is a function (its own scope).
+pub fn is_function_kind(k: u16) -> bool {
+    ids().is_function(k)
+}
+
+/// Whether a statement after `statement` in its list leaves the list: the path
+/// through `statement` goes no further there.
+fn exits_after(statement: Option<Node>) -> bool {
+    let mut n = statement.and_then(|s| s.next_named_sibling());
+    while let Some(x) = n {
+        if matches!(
+            x.kind(),
+            "return_statement" | "throw_statement" | "break_statement" | "continue_statement"
+        ) {
+            return true;
+        }
+        n = x.next_named_sibling();
+    }
+    false
 }
 
 /// What [`construct_call_parts`] needs of a call `receiver.member(...)`.
@@ -659,7 +773,7 @@ fn construct_call_parts(
     text: &str,
     corpus: &Corpus,
     parts: CallParts,
-    chain: &dyn Fn() -> Vec<ChainNode>,
+    chain: &dyn Fn(bool) -> CallPlace,
     scope: usize,
 ) -> Option<ConstructCall> {
     let member = text.get(parts.member.0..parts.member.1)?;
@@ -685,6 +799,7 @@ fn construct_call_parts(
     } else {
         None
     };
+    let (chain, exits, func) = chain(is_start);
     Some(ConstructCall {
         construct: c.id.clone(),
         is_start,
@@ -692,7 +807,10 @@ fn construct_call_parts(
         member: member.to_string(),
         member_span: parts.member,
         scope,
-        chain: chain(),
+        chain,
+        exits,
+        func,
+        helper: false,
         object: object.and_then(|o| Some((text.get(o.byte_range())?.to_string(), None))),
         receiver_start: parts.receiver.0,
         object_start: object.map(|o| o.start_byte()),
@@ -740,11 +858,13 @@ pub fn construct_calls_on_paths(
             .find(|p| ids.is_function(p.kind))
             .map_or(0, |p| p.node.id());
         // Everything was read by the walk: the chain costs no look at the tree.
-        let chain = || {
-            chain_of(
+        let chain = |is_start: bool| {
+            let (chain, statement) = chain_and_statement(
                 ids,
                 path[..n - 2].iter().map(|p| (p.node, p.kind, p.end_row)),
-            )
+            );
+            let func = function_of(ids, text, ancestors.iter().map(|p| p.node));
+            (chain, !is_start && exits_after(statement), func)
         };
         let parts = CallParts {
             call: call.node,

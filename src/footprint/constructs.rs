@@ -12,10 +12,15 @@ use super::{merge_ranges, ConstructInstance};
 /// The outcome of matching one script's construct calls.
 #[derive(Debug, Default)]
 pub struct Matched {
-    /// Paired or unclosed Starts: `(start call, end call)`, in order of the Start.
+    /// Paired or unclosed Starts: `(start call, end call)`, in order of the Start. The
+    /// End is the last one that closes the Start on some path.
     pub pairs: Vec<(usize, Option<usize>)>,
     /// Ends that close nothing.
     pub stray: Vec<usize>,
+    /// Starts that an End closes only on the path that then leaves its branch
+    /// (`if (flag) { blockEnd(); return; }`), while the path going on reaches the end
+    /// of its function with the construct open: `(start call, that End)`.
+    pub open_after: Vec<(usize, usize)>,
 }
 
 /// Whether two calls sit in different branches of one `if`/`else` or `switch`: at
@@ -25,21 +30,35 @@ fn exclusive(a: &[ChainNode], b: &[ChainNode]) -> bool {
     k >= 1 && k < a.len() && k < b.len() && a[k - 1].branches
 }
 
-/// Pairs Starts with Ends, per function scope.
+/// The statement list that holds a call's statement (its node id).
+fn block_of(chain: &[ChainNode]) -> Option<usize> {
+    let k = chain.iter().rposition(|n| n.list_child)?;
+    k.checked_sub(1).map(|j| chain[j].id)
+}
+
+/// Pairs Starts with Ends, per function scope, per path.
 ///
 /// Branches count as alternatives: a Start in the `if` and another in the `else`
 /// are both closed by the End after them, and an End in each branch closes the one
 /// Start before them. Scripts choose a style per branch; calling that unclosed
 /// would accuse correct code.
+///
+/// An End in a branch that then leaves it (`return`, `throw`, `break`, `continue`)
+/// closes the Start for that path only: the Start stays open for the path that goes
+/// on, and a later End closes it there. Pairing as if code ran straight through
+/// called that later End a stray, and *Remove this block* then deleted half the
+/// function.
 pub fn match_calls(calls: &[ConstructCall]) -> Matched {
-    let mut open: std::collections::HashMap<usize, Vec<usize>> = Default::default();
+    // (start, the End that closed it on a path that left, if any)
+    let mut open: std::collections::HashMap<usize, Vec<(usize, Option<usize>)>> =
+        Default::default();
     let mut pairs: Vec<(usize, Option<usize>)> = Vec::new();
     let mut pair_of_start: std::collections::HashMap<usize, usize> = Default::default();
     let mut closed: Vec<(usize, usize)> = Vec::new();
     let mut stray = Vec::new();
     for (i, c) in calls.iter().enumerate() {
         if c.is_start {
-            open.entry(c.scope).or_default().push(i);
+            open.entry(c.scope).or_default().push((i, None));
             pair_of_start.insert(i, pairs.len());
             pairs.push((i, None));
             continue;
@@ -47,18 +66,27 @@ pub fn match_calls(calls: &[ConstructCall]) -> Matched {
         let stack = open.entry(c.scope).or_default();
         match stack
             .iter()
-            .rposition(|&s| calls[s].construct == c.construct)
+            .rposition(|&(s, _)| calls[s].construct == c.construct)
         {
             Some(pos) => {
-                let s = stack.remove(pos);
+                let (s, _) = stack.remove(pos);
                 pairs[pair_of_start[&s]].1 = Some(i);
                 closed.push((s, i));
+                // The End's path leaves a branch the Start is not in: the path that
+                // does not take the branch still has the Start open.
+                let leaves = c.exits
+                    && block_of(&c.chain)
+                        .is_some_and(|b| !calls[s].chain.iter().any(|n| n.id == b));
+                if leaves {
+                    stack.insert(pos, (s, Some(i)));
+                }
                 // The same construct opened in another branch closes here too.
                 let mut j = stack.len();
                 while j > 0 {
                     j -= 1;
-                    let o = stack[j];
-                    if calls[o].construct == c.construct
+                    let (o, _) = stack[j];
+                    if o != s
+                        && calls[o].construct == c.construct
                         && exclusive(&calls[o].chain, &calls[s].chain)
                     {
                         stack.remove(j);
@@ -79,7 +107,17 @@ pub fn match_calls(calls: &[ConstructCall]) -> Matched {
             }
         }
     }
-    Matched { pairs, stray }
+    let mut open_after: Vec<(usize, usize)> = open
+        .into_values()
+        .flatten()
+        .filter_map(|(s, e)| e.map(|e| (s, e)))
+        .collect();
+    open_after.sort_unstable();
+    Matched {
+        pairs,
+        stray,
+        open_after,
+    }
 }
 
 /// The innermost ancestor that stands in a statement list (the call's statement).
@@ -198,13 +236,21 @@ pub fn resolved_instances(an: &Analysis) -> Vec<(ConstructInstance, bool)> {
                 }
             }
         }
+        // The object named outside the footprint (`log(t.itemCount)`, `return t;`): the
+        // footprint keeps the declaration and configuration (leaving them behind was
+        // exactly the dead code a removal must not leave), and those lines are listed
+        // as the object's other uses.
+        let mut uses: Vec<(usize, usize)> = Vec::new();
         if let Some((_, Some(b))) = &start.object {
             let covered = |row: usize| rows.iter().any(|&(a, z)| a <= row && row <= z);
-            let escapes = named_rows
-                .get(b)
-                .is_some_and(|v| v.iter().any(|&(row, _)| !covered(row)));
-            if escapes {
-                rows.truncate(1);
+            if let Some(v) = named_rows.get(b) {
+                uses = v
+                    .iter()
+                    .filter(|&&(row, _)| !covered(row))
+                    .map(|&(r, _)| (r + 1, r + 1))
+                    .collect();
+                uses.sort_unstable();
+                uses.dedup();
             }
         }
         let settled = match &start.object {
@@ -223,6 +269,7 @@ pub fn resolved_instances(an: &Analysis) -> Vec<(ConstructInstance, bool)> {
                     None => start.chain.last().map_or(0, |n| n.start_row) + 1,
                 },
                 lines,
+                uses: merge_ranges(uses),
                 start_span: start.member_span.0..start.member_span.1,
                 end_span: end.map(|c| c.member_span.0..c.member_span.1),
             },

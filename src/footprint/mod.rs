@@ -41,8 +41,13 @@ pub struct ConstructInstance {
     pub start_line: usize,
     /// 1-based line of End (of Start when unclosed).
     pub end_line: usize,
-    /// The whole footprint, 1-based inclusive line ranges, sorted, merged.
+    /// The whole footprint, 1-based inclusive line ranges, sorted, merged: the
+    /// object's declaration and configuration, Start through End.
     pub lines: Vec<(usize, usize)>,
+    /// The lines outside the footprint that still name the object (`log(t.rows)`,
+    /// `return t;`), 1-based inclusive ranges: removing the footprint alone would
+    /// leave them using a variable nothing declares.
+    pub uses: Vec<(usize, usize)>,
     /// Byte range of the Start call's member name (`tableStart`), for editors.
     #[serde(skip)]
     pub start_span: Range<usize>,
@@ -68,6 +73,102 @@ impl ConstructInstance {
     pub fn byte_spans(&self, text: &str) -> Vec<Range<usize>> {
         line_spans(text, &self.lines)
     }
+}
+
+/// What *Remove this ...* deletes for an instance, and what it cannot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Removal {
+    /// The footprint and the object's other uses that are whole statements only
+    /// reading it (`log(t.rows);`), 1-based inclusive ranges, merged.
+    pub lines: Vec<(usize, usize)>,
+    /// 1-based lines that still use the object after the removal (`return t;`,
+    /// `total += t.rows;`): the user decides.
+    pub still_used: Vec<usize>,
+}
+
+/// The lines removing `inst` deletes: its footprint, and each of its object's other
+/// uses that is a whole statement of its own lines doing nothing but reading the
+/// object (an expression statement with no assignment, naming no other variable than
+/// the object except as the function it calls). Any other use is listed as still
+/// using the object rather than guessed at.
+pub fn removal(text: &str, tree: &tree_sitter::Tree, inst: &ConstructInstance) -> Removal {
+    let mut lines = inst.lines.clone();
+    let mut still_used = Vec::new();
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    for &(a, b) in &inst.uses {
+        for line in a..=b {
+            match reading_statement(text, tree, &starts, line, inst.object.as_deref()) {
+                Some(range) => lines.push(range),
+                None => still_used.push(line),
+            }
+        }
+    }
+    Removal {
+        lines: merge_ranges(lines),
+        still_used,
+    }
+}
+
+/// The rows (1-based, inclusive) of the statement on `line` when it only reads
+/// `object` and owns its lines.
+fn reading_statement(
+    text: &str,
+    tree: &tree_sitter::Tree,
+    starts: &[usize],
+    line: usize,
+    object: Option<&str>,
+) -> Option<(usize, usize)> {
+    let object = object?;
+    let ls = *starts.get(line.checked_sub(1)?)?;
+    let le = starts.get(line).copied().unwrap_or(text.len());
+    let first = ls + text.get(ls..le)?.find(|c: char| !c.is_whitespace())?;
+    let mut n = tree.root_node().descendant_for_byte_range(first, first)?;
+    loop {
+        let p = n.parent()?;
+        if matches!(
+            p.kind(),
+            "program" | "statement_block" | "switch_case" | "switch_default"
+        ) {
+            break;
+        }
+        n = p;
+    }
+    if n.kind() != "expression_statement" {
+        return None;
+    }
+    // The statement owns its lines: nothing before it on its first line, nothing
+    // after it on its last.
+    let (s, e) = (n.start_byte(), n.end_byte());
+    let line_end = text[e..].find('\n').map_or(text.len(), |i| e + i);
+    if !text[ls..s].trim().is_empty() || !text[e..line_end].trim().is_empty() {
+        return None;
+    }
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        match x.kind() {
+            "assignment_expression"
+            | "augmented_assignment_expression"
+            | "update_expression"
+            | "function_expression"
+            | "arrow_function" => return None,
+            "identifier" => {
+                let name = text.get(x.byte_range()).unwrap_or("");
+                let callee = x.parent().is_some_and(|p| {
+                    p.kind() == "call_expression" && p.child_by_field_name("function") == Some(x)
+                });
+                if name != object && !callee {
+                    return None;
+                }
+            }
+            _ => {
+                let mut c = x.walk();
+                stack.extend(x.named_children(&mut c));
+            }
+        }
+    }
+    Some((n.start_position().row + 1, n.end_position().row + 1))
 }
 
 /// Every construct instance of a script, in order of its Start.

@@ -13,7 +13,11 @@
 //! - a documented property or method whose type is exactly one interface, reached from
 //!   a certain receiver (`layout.currentPage().frame`);
 //! - a documented global function returning an interface (`loadDoc()`), a `new X()`
-//!   expression of a documented constructor.
+//!   expression of a documented constructor;
+//! - an element `x[i]` of a certain receiver whose interface has
+//!   `Index: [index: number]: T` (`doc.pages[0]` is a `Page`);
+//! - a function the script declares and never reassigns: a `Function`, whose
+//!   prototype methods the engine check judges (`f.bind` under ES3).
 //!
 //! Parameters, the project's own functions' results, array elements, unions, `any` and
 //! `object` are never certain.
@@ -139,6 +143,9 @@ pub struct Seed {
     pub polyfills: Vec<String>,
     /// Top-level names of reachable project files.
     pub project_names: Vec<String>,
+    /// The script's construct helpers (functions that only open or only close a
+    /// construct): their calls pair across the whole file.
+    pub construct_helpers: Vec<String>,
 }
 
 /// [`Certain`], owned.
@@ -451,6 +458,7 @@ impl<'a> Analysis<'a> {
             typeof_names: self.typeof_names.iter().map(|s| s.to_string()).collect(),
             polyfills: self.polyfills.iter().cloned().collect(),
             project_names: self.project_names.iter().cloned().collect(),
+            construct_helpers: Vec::new(),
         }
     }
 
@@ -1173,6 +1181,11 @@ impl<'a> Analysis<'a> {
 
     fn binding_certain(&self, b: BindingId) -> Option<Certain<'a>> {
         let bind = &self.bindings[b];
+        if bind.kind == BindingKind::Function && !bind.narrowed && bind.assigns.is_empty() {
+            // A declared function never reassigned is a `Function`: `f.bind(o)` is
+            // judged by the engine check like `[].map` (ES5 on an ES3 engine).
+            return Some(Certain::Builtin(Proto::Function));
+        }
         if bind.narrowed
             || !matches!(bind.kind, BindingKind::Var | BindingKind::Lexical)
             || bind.assigns.is_empty()
@@ -1358,7 +1371,8 @@ impl<'a> Analysis<'a> {
     pub fn certain_in(&self, node: Node<'a>, scope: ScopeId) -> Option<Certain<'a>> {
         // Walk down to the head of the chain, then type it back up step by step, so a
         // long chain costs no stack.
-        let mut steps: Vec<(Node<'a>, bool)> = Vec::new();
+        // (property, is a call); no property: a numeric index `x[i]`.
+        let mut steps: Vec<(Option<Node<'a>>, bool)> = Vec::new();
         let mut n = node;
         let mut bare_call = false;
         let ids = query::kind_ids();
@@ -1367,13 +1381,21 @@ impl<'a> Analysis<'a> {
             if k == ids.parenthesized_expression {
                 n = n.named_child(0)?;
             } else if k == ids.member_expression {
-                steps.push((self.tail(n)?, false));
+                steps.push((Some(self.tail(n)?), false));
                 n = self.head(n)?;
+            } else if k == ids.subscript_expression {
+                // `pages[0]`, `pages[i]`: a string key names a member, not an element.
+                let index = n.child_by_field_name("index")?;
+                if index.kind_id() == ids.string || index.kind_id() == ids.template_string {
+                    return None;
+                }
+                steps.push((None, false));
+                n = n.child_by_field_id(query::fields().object)?;
             } else if k == ids.call_expression {
                 let f = self.head(n)?;
                 let fk = f.kind_id();
                 if fk == ids.member_expression {
-                    steps.push((self.tail(f)?, true));
+                    steps.push((Some(self.tail(f)?), true));
                     n = self.head(f)?;
                 } else if fk == ids.identifier {
                     n = f;
@@ -1400,6 +1422,11 @@ impl<'a> Analysis<'a> {
         while let Some((prop, is_call)) = steps.pop() {
             let Certain::Interface(iface) = t else {
                 return None;
+            };
+            let Some(prop) = prop else {
+                // `Index: [index: number]: T` keeps a collection's element certain.
+                t = type_certain(self.corpus.number_index(iface)?)?;
+                continue;
             };
             let m = self.member(iface, self.node_text(prop))?;
             let is_method = m.overloads.first().is_some_and(|s| s.is_method());

@@ -404,6 +404,7 @@ pub struct KindIds {
     pub shorthand_property_identifier: u16,
     pub method_definition: u16,
     pub number: u16,
+    pub subscript_expression: u16,
 }
 
 /// The kind ids, computed once.
@@ -429,6 +430,7 @@ pub fn kind_ids() -> &'static KindIds {
             shorthand_property_identifier: id("shorthand_property_identifier"),
             method_definition: id("method_definition"),
             number: id("number"),
+            subscript_expression: id("subscript_expression"),
         }
     })
 }

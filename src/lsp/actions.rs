@@ -99,7 +99,8 @@ pub fn remove_construct(
         if !inst.lines.iter().any(|&(a, b)| a <= line && line <= b) {
             continue;
         }
-        let edits = inst
+        let removal = crate::footprint::removal(text, tree, &inst);
+        let edits = removal
             .lines
             .iter()
             .map(|&(a, b)| {
@@ -112,7 +113,19 @@ pub fn remove_construct(
             })
             .collect();
         out.push(CodeActionOrCommand::CodeAction(CodeAction {
-            title: format!("Remove this {}", inst.construct),
+            title: match (removal.still_used.as_slice(), inst.object.as_deref()) {
+                ([], _) | (_, None) => format!("Remove this {}", inst.construct),
+                (lines, Some(o)) => format!(
+                    "Remove this {} (`{o}` is still used on line{} {})",
+                    inst.construct,
+                    if lines.len() == 1 { "" } else { "s" },
+                    lines
+                        .iter()
+                        .map(|l| l.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            },
             kind: Some(CodeActionKind::REFACTOR_REWRITE),
             edit: Some(edit(uri, edits)),
             ..Default::default()
