@@ -20,6 +20,9 @@
 //!   silently: the cache can make a run faster, never make it fail. Writes go to a
 //!   temporary file renamed into place, so a reader never sees half a file.
 //! - `GROUNDED_CACHE_DIR` set to the empty string turns the cache off.
+//! - Each edit of a corpus makes new bytes and so a new cache file: the folder keeps
+//!   the [`KEEP`] most recently written and deletes older ones, or a user writing a
+//!   corpus would fill their disk one save at a time.
 
 use std::hash::Hasher;
 use std::io::Write;
@@ -31,6 +34,9 @@ use super::model::{Corpus, CorpusError};
 /// Bumped whenever the cached form changes meaning; with the crate version it is part
 /// of every key, so a new build never reads an old build's derivation.
 const FORMAT: &str = "grounded-corpus-cache 1";
+
+/// How many cache files the folder keeps (one per distinct corpus content).
+pub const KEEP: usize = 8;
 
 /// The environment variable naming the cache folder (empty: no cache).
 pub const CACHE_DIR_ENV: &str = "GROUNDED_CACHE_DIR";
@@ -137,6 +143,31 @@ fn write(dir: &Path, name: &str, key: &[u8], corpus: &Corpus) {
     })();
     if ok.is_err() || std::fs::rename(&tmp, dir.join(name)).is_err() {
         let _ = std::fs::remove_file(&tmp);
+        return;
+    }
+    prune(dir);
+}
+
+/// Deletes all but the [`KEEP`] newest cache files of the folder (and nothing else).
+fn prune(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut files: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .filter(|e| {
+            let n = e.file_name();
+            let n = n.to_string_lossy();
+            n.starts_with("corpus-") && n.ends_with(".cache")
+        })
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    if files.len() <= KEEP {
+        return;
+    }
+    files.sort();
+    for (_, p) in &files[..files.len() - KEEP] {
+        let _ = std::fs::remove_file(p);
     }
 }
 
@@ -253,6 +284,27 @@ mod tests {
         std::fs::write(&blocked, "x").unwrap();
         let c = Corpus::load_cached_in(corpus.path(), Some(&blocked.join("sub"))).unwrap();
         assert!(c.member("Desk", "fade").is_some());
+    }
+
+    #[test]
+    fn the_folder_keeps_only_the_newest_cache_files() {
+        let corpus = corpus_dir();
+        let cache = tempfile::tempdir().unwrap();
+        std::fs::write(cache.path().join("mine.txt"), "not a cache file").unwrap();
+        let a = corpus.path().join("a.md");
+        for i in 0..KEEP + 3 {
+            std::fs::write(&a, format!("# Desk\nVersion {i}.\n")).unwrap();
+            Corpus::load_cached_in(corpus.path(), Some(cache.path())).unwrap();
+        }
+        let names: Vec<String> = std::fs::read_dir(cache.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.iter().filter(|n| n.ends_with(".cache")).count(), KEEP);
+        assert!(names.contains(&"mine.txt".to_string()), "{names:?}");
+        // The last version still loads as written.
+        let c = Corpus::load_cached_in(corpus.path(), Some(cache.path())).unwrap();
+        assert!(c.chunks[0].text.contains(&format!("Version {}", KEEP + 2)));
     }
 
     #[test]
