@@ -75,6 +75,11 @@ pub fn run(
             project.root.display()
         )));
     }
+    let names: Vec<String> = entries
+        .iter()
+        .map(|e| super::from_cwd(&project.root.join(e)))
+        .collect();
+    eprintln!("grounded: dry run of {}", names.join(", "));
     let opts = Options {
         budget_ms,
         ..Options::default()
