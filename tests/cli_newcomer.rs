@@ -397,3 +397,41 @@ fn the_corpus_cache_lives_in_the_cache_folder_and_follows_the_bytes() {
     assert_eq!(fourth.stdout, third.stdout);
     assert_eq!(fourth.stderr, third.stderr);
 }
+
+#[test]
+fn check_dry_run_of_a_folder_runs_its_top_level_scripts_or_the_configured_entry() {
+    let files = [
+        ("main.js", "loadJS(\"lib/t.js\");\nfill(new Table());\n"),
+        ("lib/t.js", "function fill(t) {\n    t.rowsPerPage = 30;\n}\n"),
+        ("other.js", "function f(t) { t.cellSpacing = 2; }\nf(new Table());\n"),
+    ];
+    // No entry named: main.js and other.js run (lib/t.js is loaded by main.js).
+    let dir = project(&files);
+    let out = grounded(&["check", "--dry-run", "--format", "json", "."], dir.path());
+    let v = json(&out);
+    let mut got: Vec<(String, u64)> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap()))
+        .collect();
+    got.sort();
+    assert_eq!(got, [("lib/t.js".to_string(), 2), ("other.js".to_string(), 1)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("dry run of main.js, other.js\n"), "{err}");
+    // With `entry` in grounded.toml: that entry only, and it says so.
+    let toml = format!("docs = {:?}\nentry = \"main.js\"\n", demo_corpus());
+    std::fs::write(dir.path().join("grounded.toml"), toml).unwrap();
+    let out = grounded(&["check", "--dry-run", "--format", "json", "."], dir.path());
+    let v = json(&out);
+    let paths: Vec<&str> = v.as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["lib/t.js"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("dry run of main.js (grounded.toml's entry)"), "{err}");
+    // From a folder above, the run's findings carry the path that opens from there.
+    let parent = dir.path().parent().unwrap();
+    let name = dir.path().file_name().unwrap().to_string_lossy().into_owned();
+    let out = grounded(&["check", "--dry-run", "--format", "json", &name], parent);
+    let v = json(&out);
+    assert_eq!(v[0]["path"], format!("{name}/lib/t.js"), "{v:#}");
+}
