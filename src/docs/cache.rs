@@ -28,12 +28,12 @@ use std::hash::Hasher;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::chunk::{read_corpus_path, SourceFile};
-use super::model::{Corpus, CorpusError};
+use super::chunk::{chunks_of, read_corpus_path, SourceFile};
+use super::model::{kind_of, Corpus, CorpusError};
 
 /// Bumped whenever the cached form changes meaning; with the crate version it is part
 /// of every key, so a new build never reads an old build's derivation.
-const FORMAT: &str = "grounded-corpus-cache 1";
+const FORMAT: &str = "grounded-corpus-cache 2";
 
 /// How many cache files the folder keeps (one per distinct corpus content).
 pub const KEEP: usize = 8;
@@ -197,6 +197,10 @@ impl Corpus {
         let key = key_bytes(&files, facts.as_ref(), &diags);
         let name = name_of(&key);
         if let Some(mut c) = read(&dir.join(&name), &key) {
+            // The chunks are not stored: the same bytes chunk the same way, and their
+            // diagnostics are already among the stored ones.
+            c.chunks = chunks_of(&files, &mut Vec::new());
+            c.kinds = c.chunks.iter().map(|ch| kind_of(&ch.title)).collect();
             // The same bytes at another path share the derivation; only the origin
             // differs.
             c.origin = origin;
@@ -319,6 +323,14 @@ mod tests {
             serde_json::to_value(&cached).unwrap()
         );
         assert_eq!(fresh.members_of("Layout").len(), cached.members_of("Layout").len());
+        assert_eq!(fresh.chunks.len(), cached.chunks.len());
+        for (a, b) in fresh.chunks.iter().zip(&cached.chunks) {
+            assert_eq!(
+                (&a.title, &a.text, &a.file, a.line, a.text_line, &a.meta),
+                (&b.title, &b.text, &b.file, b.line, b.text_line, &b.meta)
+            );
+        }
+        assert_eq!(fresh.kinds, cached.kinds);
         assert!(!cached.lookup("tableStart", 3).is_empty(), "the lazy index still builds");
     }
 }

@@ -176,9 +176,12 @@ pub fn es_year(v: u32) -> u16 {
 /// part of it.
 #[derive(Serialize, Deserialize)]
 pub struct Corpus {
-    /// Every chunk, in load order.
+    /// Every chunk, in load order. Not in the cache: chunking the bytes again costs
+    /// less than reading the chunks back (see [`super::cache`]).
+    #[serde(skip)]
     pub chunks: Vec<Chunk>,
     /// Kind of each chunk, parallel to `chunks`.
+    #[serde(skip)]
     pub kinds: Vec<ChunkKind>,
     /// Interfaces by name.
     pub interfaces: BTreeMap<String, Interface>,
