@@ -198,13 +198,14 @@ fn dedupe_dry_run(statics: &[Finding], dynamic: Vec<Finding>) -> Vec<Finding> {
 
 /// The checked files' texts, read back once each for excerpts and fix positions.
 #[derive(Default)]
-struct Texts {
-    files: HashMap<String, PathBuf>,
+pub(super) struct Texts {
+    /// Where to read each shown path from (else the shown path itself).
+    pub(super) files: HashMap<String, PathBuf>,
     read: HashMap<String, Option<String>>,
 }
 
 impl Texts {
-    fn get(&mut self, shown: &str) -> Option<&str> {
+    pub(super) fn get(&mut self, shown: &str) -> Option<&str> {
         let files = &self.files;
         self.read
             .entry(shown.to_string())
@@ -263,7 +264,11 @@ fn docs_location(corpus: &crate::docs::Corpus, related: &check::Related) -> (Str
 }
 
 /// A finding as interfaces.md's JSON object, with its fixes and docs link.
-fn finding_json(f: &Finding, texts: &mut Texts, corpus: &crate::docs::Corpus) -> serde_json::Value {
+pub(super) fn finding_json(
+    f: &Finding,
+    texts: &mut Texts,
+    corpus: &crate::docs::Corpus,
+) -> serde_json::Value {
     use serde_json::json;
     let mut v = serde_json::to_value(f).unwrap_or_else(|_| json!({}));
     let fixes: Vec<_> = match texts.get(&f.path) {

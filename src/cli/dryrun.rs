@@ -88,20 +88,25 @@ pub fn run(
     // Paths as the user names them from the current folder, as `check` prints them;
     // the texts are read back from the root-relative path first.
     let mut texts: HashMap<String, Option<String>> = HashMap::new();
+    let mut files = super::check::Texts::default();
     for f in &mut report.findings {
-        let shown = super::from_cwd(&project.root.join(&f.path));
+        let full = project.root.join(&f.path);
+        let shown = super::from_cwd(&full);
         if !texts.contains_key(&shown) {
-            texts.insert(
-                shown.clone(),
-                std::fs::read_to_string(project.root.join(&f.path)).ok(),
-            );
+            texts.insert(shown.clone(), std::fs::read_to_string(&full).ok());
         }
+        files.files.insert(shown.clone(), full);
         f.path = shown;
     }
     match format {
         Format::Json => {
-            let json = serde_json::to_string_pretty(&report.findings)?;
-            println!("{json}");
+            // The same objects as `check --format json`, fixes and docs included.
+            let out: Vec<_> = report
+                .findings
+                .iter()
+                .map(|f| super::check::finding_json(f, &mut files, &corpus))
+                .collect();
+            println!("{}", serde_json::to_string_pretty(&out)?);
         }
         _ => print_human(&texts, &report),
     }
