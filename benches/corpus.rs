@@ -113,13 +113,20 @@ fn startup(c: &mut Criterion, corpus: &std::path::Path) {
             .output()
             .unwrap();
         // One finding (noSuchMember): the run really checked against the big corpus.
-        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         out
     };
     let none = std::path::Path::new("");
     let mut g = c.benchmark_group("startup-20k");
     g.sample_size(10).measurement_time(Duration::from_secs(8));
-    g.bench_function("grounded check, first run (no cache)", |b| b.iter(|| check(none)));
+    g.bench_function("grounded check, first run (no cache)", |b| {
+        b.iter(|| check(none))
+    });
     check(cache.path());
     g.bench_function("grounded check, second run (cache warm)", |b| {
         b.iter(|| check(cache.path()))

@@ -77,20 +77,34 @@ fn two_files_of_one_name_in_two_folders_never_look_alike() {
     }
     // From a folder above, the folder argument as given is kept.
     let parent = dir.path().parent().unwrap();
-    let name = dir.path().file_name().unwrap().to_string_lossy().into_owned();
+    let name = dir
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     let arg = format!("{name}/a");
     let v = json(&grounded(&["check", "--format", "json", &arg], parent));
     assert_eq!(v[0]["path"], format!("{name}/a/typo.js"));
     // The current folder itself adds nothing; a file given is shown as given.
-    let v = json(&grounded(&["check", "--format", "json"], &dir.path().join("a")));
+    let v = json(&grounded(
+        &["check", "--format", "json"],
+        &dir.path().join("a"),
+    ));
     assert_eq!(v[0]["path"], "typo.js");
-    let v = json(&grounded(&["check", "--format", "json", "./b/typo.js"], dir.path()));
+    let v = json(&grounded(
+        &["check", "--format", "json", "./b/typo.js"],
+        dir.path(),
+    ));
     assert_eq!(v[0]["path"], "./b/typo.js");
 }
 
 #[test]
 fn a_folder_argument_names_files_from_the_current_folder() {
-    let out = grounded(&["check", "--format", "json", "examples/demo/mistakes"], &repo());
+    let out = grounded(
+        &["check", "--format", "json", "examples/demo/mistakes"],
+        &repo(),
+    );
     let v = json(&out);
     let member = v
         .as_array()
@@ -110,7 +124,10 @@ fn a_folder_argument_names_files_from_the_current_folder() {
 
 #[test]
 fn json_carries_fixes_and_the_docs_link() {
-    let out = grounded(&["check", "--format", "json", "mistakes/member.js"], &repo().join("examples/demo"));
+    let out = grounded(
+        &["check", "--format", "json", "mistakes/member.js"],
+        &repo().join("examples/demo"),
+    );
     let v = json(&out);
     let f = &v[0];
     assert_eq!(f["code"], "member");
@@ -123,23 +140,39 @@ fn json_carries_fixes_and_the_docs_link() {
     );
     // The docs link opens from here: the corpus's layout chunk.
     let docs = &f["docs"];
-    let path = repo().join("examples/demo").join(docs["path"].as_str().unwrap());
+    let path = repo()
+        .join("examples/demo")
+        .join(docs["path"].as_str().unwrap());
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
     let line = docs["line"].as_u64().unwrap() as usize;
     assert_eq!(text.lines().nth(line - 1), Some("# Layout"));
     // A finding without docs or fixes still has both keys.
-    let out = grounded(&["check", "--format", "json", "mistakes/construct.js"], &repo().join("examples/demo"));
+    let out = grounded(
+        &["check", "--format", "json", "mistakes/construct.js"],
+        &repo().join("examples/demo"),
+    );
     let v = json(&out);
-    assert!(v[0]["fixes"].is_array() && v[0].get("docs").is_some(), "{v:#}");
+    assert!(
+        v[0]["fixes"].is_array() && v[0].get("docs").is_some(),
+        "{v:#}"
+    );
 }
 
 #[test]
 fn sarif_paths_are_relative_to_srcroot_and_fixes_are_fix_objects() {
-    let out = grounded(&["check", "--format", "sarif", "examples/demo/mistakes"], &repo());
+    let out = grounded(
+        &["check", "--format", "sarif", "examples/demo/mistakes"],
+        &repo(),
+    );
     let v = json(&out);
     let run = &v["runs"][0];
-    let base = run["originalUriBaseIds"]["%SRCROOT%"]["uri"].as_str().unwrap();
-    assert!(base.starts_with("file:///") && base.ends_with('/'), "{base}");
+    let base = run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+        .as_str()
+        .unwrap();
+    assert!(
+        base.starts_with("file:///") && base.ends_with('/'),
+        "{base}"
+    );
     let cwd = std::fs::canonicalize(repo()).unwrap();
     assert_eq!(base, format!("file://{}/", cwd.to_string_lossy()));
     let results = run["results"].as_array().unwrap();
@@ -189,22 +222,31 @@ fn a_long_line_is_shown_as_a_window_around_the_finding() {
     let src: Vec<char> = lines[i].chars().collect();
     let caret: Vec<char> = lines[i + 1].chars().collect();
     let at = caret.iter().position(|&c| c == '^').unwrap();
-    let under: String = src[at..].iter().take_while(|c| c.is_alphanumeric()).collect();
+    let under: String = src[at..]
+        .iter()
+        .take_while(|c| c.is_alphanumeric())
+        .collect();
     assert_eq!(under, "tableCellEnd");
-    assert_eq!(text.matches('^').count(), "tableCellEnd".len() + "tableRowEnd".len());
+    assert_eq!(
+        text.matches('^').count(),
+        "tableCellEnd".len() + "tableRowEnd".len()
+    );
 
     // A short line is shown whole, without `…`.
     let dir = project(&[("short.js", TYPO)]);
-    let text = String::from_utf8_lossy(&grounded(&["check", "short.js"], dir.path()).stdout).into_owned();
-    assert!(text.contains("1 │ layout.tableCellEnd();") && !text.contains('…'), "{text}");
+    let text =
+        String::from_utf8_lossy(&grounded(&["check", "short.js"], dir.path()).stdout).into_owned();
+    assert!(
+        text.contains("1 │ layout.tableCellEnd();") && !text.contains('…'),
+        "{text}"
+    );
 }
 
 #[test]
 fn the_dry_run_windows_a_long_line_too() {
     let filler = "var a = 1;".repeat(20000);
-    let script = format!(
-        "{filler}function f(t) {{ t.cellSpacing = 2; }} f(new Table());{filler}\n"
-    );
+    let script =
+        format!("{filler}function f(t) {{ t.cellSpacing = 2; }} f(new Table());{filler}\n");
     let dir = project(&[("min.js", &script)]);
     let out = run(&["dry-run", "min.js"], dir.path(), &[("COLUMNS", "100")]);
     let text = String::from_utf8_lossy(&out.stdout);
@@ -265,9 +307,15 @@ fn doc_prints_a_whole_chunk_and_an_interfaces_members() {
     let out = grounded(&["doc", "Layout.tableStart"], &demo);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("Syntax: tableStart(table: Table, style?: TableStyle): void"), "{text}");
+    assert!(
+        text.contains("Syntax: tableStart(table: Table, style?: TableStyle): void"),
+        "{text}"
+    );
     // The whole chunk, not one line: its last paragraph is there too.
-    assert!(text.contains("there is no `tableCellEnd`") || text.lines().count() > 5, "{text}");
+    assert!(
+        text.contains("there is no `tableCellEnd`") || text.lines().count() > 5,
+        "{text}"
+    );
     // The global's name and the member title lead to the same chunk.
     for alias in ["layout.tableStart", "Layout-tableStart"] {
         let out = grounded(&["doc", alias], &demo);
@@ -275,21 +323,33 @@ fn doc_prints_a_whole_chunk_and_an_interfaces_members() {
     }
     let out = grounded(&["doc", "Layout"], &demo);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("accessed using the global property"), "{text}");
+    assert!(
+        text.contains("accessed using the global property"),
+        "{text}"
+    );
     assert!(text.contains("Members of Layout"), "{text}");
-    assert!(text.contains("  blockStart(block: Block, style?: BlockStyle): void"), "{text}");
+    assert!(
+        text.contains("  blockStart(block: Block, style?: BlockStyle): void"),
+        "{text}"
+    );
     // JSON: the members with their signatures.
     let v = json(&grounded(&["doc", "--format", "json", "Layout"], &demo));
     let members = v["members"].as_array().unwrap();
     let ts = members.iter().find(|m| m["name"] == "tableStart").unwrap();
-    assert_eq!(ts["signatures"][0], "tableStart(table: Table, style?: TableStyle): void");
+    assert_eq!(
+        ts["signatures"][0],
+        "tableStart(table: Table, style?: TableStyle): void"
+    );
     // A name the docs do not have: exit 1, and near names.
     let out = grounded(&["doc", "Layout.tableCellEnd"], &demo);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no `Layout.tableCellEnd`"));
     let out = grounded(&["doc", "Layuot"], &demo);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("`Layout`"), "near name");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("`Layout`"),
+        "near name"
+    );
 }
 
 #[test]
@@ -298,8 +358,16 @@ fn find_exits_1_when_nothing_matches() {
     let hit = grounded(&["find", "-F", "formatMoney"], &demo);
     assert_eq!(hit.status.code(), Some(0));
     let miss = grounded(&["find", "-F", "noSuchThingAnywhere123"], &demo);
-    assert_eq!(miss.status.code(), Some(1), "{}", String::from_utf8_lossy(&miss.stdout));
-    let miss = grounded(&["find", "--format", "json", "-F", "noSuchThingAnywhere123"], &demo);
+    assert_eq!(
+        miss.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&miss.stdout)
+    );
+    let miss = grounded(
+        &["find", "--format", "json", "-F", "noSuchThingAnywhere123"],
+        &demo,
+    );
     assert_eq!(miss.status.code(), Some(1));
     assert_eq!(json(&miss), serde_json::json!([]));
 }
@@ -323,7 +391,10 @@ fn every_command_refuses_sarif_the_same_way() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains(&format!("`{}` prints human or json; sarif is for `check`", args[0])),
+            err.contains(&format!(
+                "`{}` prints human or json; sarif is for `check`",
+                args[0]
+            )),
             "{args:?}: {err}"
         );
         assert!(out.stdout.is_empty(), "{args:?}");
@@ -331,7 +402,12 @@ fn every_command_refuses_sarif_the_same_way() {
         let mut a = args.clone();
         a.extend(["--format", "json"]);
         let out = grounded(&a, &demo);
-        assert_ne!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert_ne!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 
@@ -346,8 +422,14 @@ fn an_unknown_config_key_is_a_warning_naming_the_nearest_key() {
     let out = grounded(&["check"], dir.path());
     assert_eq!(out.status.code(), Some(0), "a warning, not an error");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("unknown key `entri`") && err.contains("did you mean `entry`?"), "{err}");
-    assert!(err.contains("unknown key `model.nmae`") && err.contains("`model.name`"), "{err}");
+    assert!(
+        err.contains("unknown key `entri`") && err.contains("did you mean `entry`?"),
+        "{err}"
+    );
+    assert!(
+        err.contains("unknown key `model.nmae`") && err.contains("`model.name`"),
+        "{err}"
+    );
     // Known keys, [agent]'s included, are not warned about.
     for known in ["base_url", "max_steps", "validate", "`docs`"] {
         assert!(!err.contains(&format!("unknown key `{known}")), "{err}");
@@ -367,7 +449,11 @@ fn the_corpus_cache_lives_in_the_cache_folder_and_follows_the_bytes() {
     let corpus = "# Desk\nThis object is accessed using the global property \"desk\".\n\n## Desk-fade\nSyntax: fade(level: number): void\n";
     std::fs::write(dir.path().join("docs/desk.md"), corpus).unwrap();
     std::fs::write(dir.path().join("grounded.toml"), "docs = \"docs\"\n").unwrap();
-    std::fs::write(dir.path().join("main.js"), "desk.fade(1);\ndesk.fadeAll(0);\n").unwrap();
+    std::fs::write(
+        dir.path().join("main.js"),
+        "desk.fade(1);\ndesk.fadeAll(0);\n",
+    )
+    .unwrap();
     let env = [("GROUNDED_CACHE_DIR", cache.path().to_str().unwrap())];
     let lines = |out: &Output| -> Vec<u64> {
         json(out)
@@ -379,14 +465,24 @@ fn the_corpus_cache_lives_in_the_cache_folder_and_follows_the_bytes() {
     };
     let first = run(&["check", "--format", "json"], dir.path(), &env);
     assert_eq!(lines(&first), [2]);
-    assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 1, "one cache file");
-    let before: Vec<_> = std::fs::read_dir(dir.path().join("docs")).unwrap().collect();
+    assert_eq!(
+        std::fs::read_dir(cache.path()).unwrap().count(),
+        1,
+        "one cache file"
+    );
+    let before: Vec<_> = std::fs::read_dir(dir.path().join("docs"))
+        .unwrap()
+        .collect();
     assert_eq!(before.len(), 1, "nothing written beside the corpus");
     let second = run(&["check", "--format", "json"], dir.path(), &env);
     assert_eq!(second.stdout, first.stdout);
     assert_eq!(second.stderr, first.stderr);
     // One byte of the corpus changes (`fade` becomes `fadf`): the answer follows it.
-    std::fs::write(dir.path().join("docs/desk.md"), corpus.replace("fade", "fadf")).unwrap();
+    std::fs::write(
+        dir.path().join("docs/desk.md"),
+        corpus.replace("fade", "fadf"),
+    )
+    .unwrap();
     let third = run(&["check", "--format", "json"], dir.path(), &env);
     assert_eq!(lines(&third), [1, 2]);
     // A cache file made unreadable garbage is rebuilt silently.
@@ -402,8 +498,14 @@ fn the_corpus_cache_lives_in_the_cache_folder_and_follows_the_bytes() {
 fn check_dry_run_of_a_folder_runs_its_top_level_scripts_or_the_configured_entry() {
     let files = [
         ("main.js", "loadJS(\"lib/t.js\");\nfill(new Table());\n"),
-        ("lib/t.js", "function fill(t) {\n    t.rowsPerPage = 30;\n}\n"),
-        ("other.js", "function f(t) { t.cellSpacing = 2; }\nf(new Table());\n"),
+        (
+            "lib/t.js",
+            "function fill(t) {\n    t.rowsPerPage = 30;\n}\n",
+        ),
+        (
+            "other.js",
+            "function f(t) { t.cellSpacing = 2; }\nf(new Table());\n",
+        ),
     ];
     // No entry named: main.js and other.js run (lib/t.js is loaded by main.js).
     let dir = project(&files);
@@ -413,10 +515,18 @@ fn check_dry_run_of_a_folder_runs_its_top_level_scripts_or_the_configured_entry(
         .as_array()
         .unwrap()
         .iter()
-        .map(|f| (f["path"].as_str().unwrap().to_string(), f["line"].as_u64().unwrap()))
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
         .collect();
     got.sort();
-    assert_eq!(got, [("lib/t.js".to_string(), 2), ("other.js".to_string(), 1)]);
+    assert_eq!(
+        got,
+        [("lib/t.js".to_string(), 2), ("other.js".to_string(), 1)]
+    );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("dry run of main.js, other.js\n"), "{err}");
     // With `entry` in grounded.toml: that entry only, and it says so.
@@ -424,13 +534,26 @@ fn check_dry_run_of_a_folder_runs_its_top_level_scripts_or_the_configured_entry(
     std::fs::write(dir.path().join("grounded.toml"), toml).unwrap();
     let out = grounded(&["check", "--dry-run", "--format", "json", "."], dir.path());
     let v = json(&out);
-    let paths: Vec<&str> = v.as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    let paths: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
     assert_eq!(paths, ["lib/t.js"]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("dry run of main.js (grounded.toml's entry)"), "{err}");
+    assert!(
+        err.contains("dry run of main.js (grounded.toml's entry)"),
+        "{err}"
+    );
     // From a folder above, the run's findings carry the path that opens from there.
     let parent = dir.path().parent().unwrap();
-    let name = dir.path().file_name().unwrap().to_string_lossy().into_owned();
+    let name = dir
+        .path()
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     let out = grounded(&["check", "--dry-run", "--format", "json", &name], parent);
     let v = json(&out);
     assert_eq!(v[0]["path"], format!("{name}/lib/t.js"), "{v:#}");

@@ -81,15 +81,27 @@ fn the_corpus_walkthrough_builds_and_checks_as_written() {
     let dir = tempfile::tempdir().unwrap();
     let mut files = Vec::new();
     for b in &blocks {
-        if let Some(name) = b.info.split_whitespace().find_map(|w| w.strip_prefix("file=")) {
+        if let Some(name) = b
+            .info
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("file="))
+        {
             let path = dir.path().join(name);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(&path, &b.text).unwrap();
             files.push(name.to_string());
         }
     }
-    for must in ["grounded.toml", "show.js", "mistakes.js", "corpus/engine.md"] {
-        assert!(files.iter().any(|f| f == must), "the walkthrough writes {must}: {files:?}");
+    for must in [
+        "grounded.toml",
+        "show.js",
+        "mistakes.js",
+        "corpus/engine.md",
+    ] {
+        assert!(
+            files.iter().any(|f| f == must),
+            "the walkthrough writes {must}: {files:?}"
+        );
     }
     let expected = blocks
         .iter()
@@ -98,22 +110,43 @@ fn the_corpus_walkthrough_builds_and_checks_as_written() {
 
     // The corpus loads without a diagnostic: the guide's own corpus is well formed.
     let out = grounded(&["corpus", "--format", "json"], dir.path());
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["diagnostics"], serde_json::json!([]), "{v:#}");
-    assert!(v["constructs"].as_array().unwrap().iter().any(|c| c["id"] == "cue"), "{v:#}");
+    assert!(
+        v["constructs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["id"] == "cue"),
+        "{v:#}"
+    );
     assert_eq!(v["globals"]["desk"], "Desk");
 
     // The right script is silent on its own.
     let out = grounded(&["check", "show.js"], dir.path());
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("no findings"));
 
     // `grounded check` in the project finds exactly what the page shows, and exits 1.
     let out = grounded(&["check"], dir.path());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert_eq!(heads(&stdout), heads(&expected.text), "real output:\n{stdout}");
+    assert_eq!(
+        heads(&stdout),
+        heads(&expected.text),
+        "real output:\n{stdout}"
+    );
     assert!(!heads(&expected.text).is_empty());
     // And each message the page quotes says what the tool's says: the same start and
     // the same names in backticks (the page may shorten a message, never change it).
@@ -122,29 +155,46 @@ fn the_corpus_walkthrough_builds_and_checks_as_written() {
             continue;
         };
         let names: Vec<&str> = line.split('`').skip(1).step_by(2).collect();
-        let real = stdout
-            .lines()
-            .find(|l| {
-                l.starts_with(&format!("{head}]: ")) && names.iter().all(|n| l.contains(&format!("`{n}`")))
-            });
-        assert!(real.is_some(), "the page quotes `{line}`; the tool says:\n{stdout}");
-        assert!(real.unwrap().starts_with(line.trim_end_matches(|c| c != '`')), "{line}");
+        let real = stdout.lines().find(|l| {
+            l.starts_with(&format!("{head}]: "))
+                && names.iter().all(|n| l.contains(&format!("`{n}`")))
+        });
+        assert!(
+            real.is_some(),
+            "the page quotes `{line}`; the tool says:\n{stdout}"
+        );
+        assert!(
+            real.unwrap()
+                .starts_with(line.trim_end_matches(|c| c != '`')),
+            "{line}"
+        );
     }
 }
 
 #[test]
 fn the_guides_link_each_other_and_the_readme_links_them() {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    for page in ["docs/corpus.md", "docs/cli.md", "docs/config.md", "docs/syntax-rules.md"] {
+    for page in [
+        "docs/corpus.md",
+        "docs/cli.md",
+        "docs/config.md",
+        "docs/syntax-rules.md",
+    ] {
         assert!(repo().join(page).is_file(), "{page} exists");
         assert!(readme.contains(page), "README links {page}");
     }
-    assert!(!readme.contains("shared/specs"), "the README points inside the repository");
+    assert!(
+        !readme.contains("shared/specs"),
+        "the README points inside the repository"
+    );
     assert!(readme.contains("cargo install --path ."));
     assert!(repo().join("LICENSE").is_file());
     let help = grounded(&["--help"], &repo());
     let help = String::from_utf8_lossy(&help.stdout);
-    assert!(help.contains("docs/cli.md") && !help.contains("interfaces.md"), "{help}");
+    assert!(
+        help.contains("docs/cli.md") && !help.contains("interfaces.md"),
+        "{help}"
+    );
 }
 
 #[test]
@@ -160,7 +210,17 @@ fn the_readme_commands_do_what_the_readme_says() {
     let v: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     let paths: Vec<&str> = v.iter().map(|f| f["path"].as_str().unwrap()).collect();
     assert_eq!(v.len(), 9, "{paths:?}");
-    for f in ["member", "object", "function", "syntax", "option", "constructor", "engine", "file", "construct"] {
+    for f in [
+        "member",
+        "object",
+        "function",
+        "syntax",
+        "option",
+        "constructor",
+        "engine",
+        "file",
+        "construct",
+    ] {
         let p = format!("examples/demo/mistakes/{f}.js");
         assert!(paths.contains(&p.as_str()), "{p} in {paths:?}");
         assert!(repo.join(&p).is_file());
@@ -169,7 +229,10 @@ fn the_readme_commands_do_what_the_readme_says() {
 
     // "`check --dry-run` catches it".
     assert!(readme.contains("grounded check --dry-run examples/demo"));
-    let out = grounded(&["check", "--dry-run", "--format", "json", "examples/demo"], &repo);
+    let out = grounded(
+        &["check", "--dry-run", "--format", "json", "examples/demo"],
+        &repo,
+    );
     assert_eq!(out.status.code(), Some(1));
     let v: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     let dynamic: Vec<_> = v
@@ -185,7 +248,11 @@ fn the_readme_commands_do_what_the_readme_says() {
         "which entries ran: {stderr}"
     );
     // The correct scripts stay correct with the run.
-    assert!(v.iter().all(|f| f["path"].as_str().unwrap().contains("/mistakes/")), "{v:#?}");
+    assert!(
+        v.iter()
+            .all(|f| f["path"].as_str().unwrap().contains("/mistakes/")),
+        "{v:#?}"
+    );
 
     // The docs commands of the README answer.
     for (args, needle) in [
@@ -197,6 +264,9 @@ fn the_readme_commands_do_what_the_readme_says() {
         assert!(readme.contains(&shown), "README shows `{shown}`");
         let out = grounded(&args, &repo);
         assert_eq!(out.status.code(), Some(0), "{shown}");
-        assert!(String::from_utf8_lossy(&out.stdout).contains(needle), "{shown}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains(needle),
+            "{shown}"
+        );
     }
 }

@@ -441,7 +441,11 @@ fn describe(code: Code) -> &'static str {
 fn artifact(path: &str) -> serde_json::Value {
     let p = path.replace('\\', "/");
     if Path::new(path).is_absolute() {
-        let p = if p.starts_with('/') { p } else { format!("/{p}") };
+        let p = if p.starts_with('/') {
+            p
+        } else {
+            format!("/{p}")
+        };
         serde_json::json!({"uri": format!("file://{}", uri_escape(&p))})
     } else {
         serde_json::json!({"uri": uri_escape(&p), "uriBaseId": "%SRCROOT%"})
@@ -463,7 +467,11 @@ fn uri_escape(p: &str) -> String {
 
 /// The findings as a SARIF 2.1.0 log: paths relative to `%SRCROOT%`, fixes as SARIF
 /// fix objects, the docs link as a related location.
-fn sarif(findings: &[Finding], texts: &mut Texts, corpus: &crate::docs::Corpus) -> serde_json::Value {
+fn sarif(
+    findings: &[Finding],
+    texts: &mut Texts,
+    corpus: &crate::docs::Corpus,
+) -> serde_json::Value {
     use serde_json::json;
     let codes = [
         Code::Member,

@@ -146,11 +146,12 @@ fn resolve<'a>(corpus: &'a Corpus, name: &str) -> Option<DocHit<'a>> {
         });
     }
     // A guide or any other chunk, by its title.
-    let chunk = corpus
-        .chunks
-        .iter()
-        .find(|c| c.title == name)
-        .or_else(|| corpus.chunks.iter().find(|c| c.title.eq_ignore_ascii_case(name)))?;
+    let chunk = corpus.chunks.iter().find(|c| c.title == name).or_else(|| {
+        corpus
+            .chunks
+            .iter()
+            .find(|c| c.title.eq_ignore_ascii_case(name))
+    })?;
     Some(DocHit {
         chunk: Some(chunk),
         interface: None,
@@ -169,7 +170,12 @@ pub fn doc(docs: Option<&Path>, name: &str, format: Format) -> Result<i32, Fail>
             .iter()
             .map(|c| c.title.as_str())
             .chain(corpus.globals.keys().map(String::as_str))
-            .map(|t| (strsim::levenshtein(&t.to_lowercase(), &name.to_lowercase()), t))
+            .map(|t| {
+                (
+                    strsim::levenshtein(&t.to_lowercase(), &name.to_lowercase()),
+                    t,
+                )
+            })
             .filter(|(d, _)| *d <= 2.max(name.len() / 4))
             .collect();
         near.sort();
@@ -225,7 +231,10 @@ pub fn doc(docs: Option<&Path>, name: &str, format: Format) -> Result<i32, Fail>
         None => {
             // An `[extra]` member or an interface known only from its member chunks.
             if let Some((_, m)) = hit.member {
-                println!("{}.{}: declared in facts.toml, no chunk documents it", m.interface, m.name);
+                println!(
+                    "{}.{}: declared in facts.toml, no chunk documents it",
+                    m.interface, m.name
+                );
             } else if let Some(i) = hit.interface {
                 println!("{i}: no chunk of its own; its members are documented");
             }

@@ -157,9 +157,5 @@ fn print_finding(f: &Finding, text: Option<&str>) {
         super::excerpt::width(),
     );
     println!("{:>5} | {}", f.line, w.text);
-    println!(
-        "      | {}{}",
-        " ".repeat(w.caret_at),
-        "^".repeat(w.carets)
-    );
+    println!("      | {}{}", " ".repeat(w.caret_at), "^".repeat(w.carets));
 }

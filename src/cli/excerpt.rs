@@ -82,9 +82,17 @@ mod tests {
 
     #[test]
     fn a_long_line_is_cut_around_the_finding() {
-        let line = format!("{}layout.tableCellEnd();{}", "x".repeat(5000), "y".repeat(5000));
+        let line = format!(
+            "{}layout.tableCellEnd();{}",
+            "x".repeat(5000),
+            "y".repeat(5000)
+        );
         let w = window(&line, 5007, 5019, 60);
-        assert!(w.text.starts_with('…') && w.text.ends_with('…'), "{}", w.text);
+        assert!(
+            w.text.starts_with('…') && w.text.ends_with('…'),
+            "{}",
+            w.text
+        );
         assert!(w.text.chars().count() <= 62);
         let shown: String = w.text.chars().skip(w.caret_at).take(w.carets).collect();
         assert_eq!(shown, "tableCellEnd");

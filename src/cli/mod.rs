@@ -66,7 +66,9 @@ enum Command {
         docs: Option<PathBuf>,
     },
     /// Check scripts, folders and Markdown files against the docs.
-    #[command(after_help = "Exit status: 0 nothing at error severity, 1 findings at error severity, 2 usage, configuration or corpus error (or no script found). Output formats and their fields: docs/cli.md.")]
+    #[command(
+        after_help = "Exit status: 0 nothing at error severity, 1 findings at error severity, 2 usage, configuration or corpus error (or no script found). Output formats and their fields: docs/cli.md."
+    )]
     Check {
         /// The corpus (overrides grounded.toml).
         #[arg(long)]
@@ -129,7 +131,9 @@ enum Command {
         entry: Option<PathBuf>,
     },
     /// A documented name's whole chunk: `Layout`, `Layout.tableStart`, `loadJS`.
-    #[command(after_help = "An interface also lists its members (inherited ones included) with their signatures. Exit 1 when the docs have no such name. See docs/cli.md.")]
+    #[command(
+        after_help = "An interface also lists its members (inherited ones included) with their signatures. Exit 1 when the docs have no such name. See docs/cli.md."
+    )]
     Doc {
         /// The corpus (overrides grounded.toml).
         #[arg(long)]
@@ -153,7 +157,9 @@ enum Command {
         file: PathBuf,
     },
     /// Project search: contents, file names, footprints, concept words.
-    #[command(after_help = "Exit status: 0 something matched, 1 nothing matched (as grep), 2 usage error.")]
+    #[command(
+        after_help = "Exit status: 0 something matched, 1 nothing matched (as grep), 2 usage error."
+    )]
     Find {
         /// The corpus (overrides grounded.toml).
         #[arg(long)]

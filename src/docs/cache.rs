@@ -254,10 +254,15 @@ mod tests {
         }
         std::fs::write(&file, &bytes).unwrap();
         let second = Corpus::load_cached_in(corpus.path(), Some(cache.path())).unwrap();
-        assert!(second.member("Desk", "fadx").is_some(), "served from the cache");
+        assert!(
+            second.member("Desk", "fadx").is_some(),
+            "served from the cache"
+        );
         // One byte of the corpus changed: the doctored cache never answers for it.
         let a = corpus.path().join("a.md");
-        let t = std::fs::read_to_string(&a).unwrap().replace("level", "lever");
+        let t = std::fs::read_to_string(&a)
+            .unwrap()
+            .replace("level", "lever");
         std::fs::write(&a, t).unwrap();
         let third = Corpus::load_cached_in(corpus.path(), Some(cache.path())).unwrap();
         assert!(third.member("Desk", "fade").is_some());
@@ -272,7 +277,11 @@ mod tests {
         let cache = tempfile::tempdir().unwrap();
         Corpus::load_cached_in(corpus.path(), Some(cache.path())).unwrap();
         let file = cache_file(cache.path());
-        for broken in [&b""[..], &b"\xff\xff\xff\xff\xff\xff\xff\xff"[..], &b"garbage"[..]] {
+        for broken in [
+            &b""[..],
+            &b"\xff\xff\xff\xff\xff\xff\xff\xff"[..],
+            &b"garbage"[..],
+        ] {
             std::fs::write(&file, broken).unwrap();
             let c = Corpus::load_cached_in(corpus.path(), Some(cache.path())).unwrap();
             assert!(c.member("Desk", "fade").is_some());
@@ -322,7 +331,10 @@ mod tests {
             serde_json::to_value(&fresh).unwrap(),
             serde_json::to_value(&cached).unwrap()
         );
-        assert_eq!(fresh.members_of("Layout").len(), cached.members_of("Layout").len());
+        assert_eq!(
+            fresh.members_of("Layout").len(),
+            cached.members_of("Layout").len()
+        );
         assert_eq!(fresh.chunks.len(), cached.chunks.len());
         for (a, b) in fresh.chunks.iter().zip(&cached.chunks) {
             assert_eq!(
@@ -331,6 +343,9 @@ mod tests {
             );
         }
         assert_eq!(fresh.kinds, cached.kinds);
-        assert!(!cached.lookup("tableStart", 3).is_empty(), "the lazy index still builds");
+        assert!(
+            !cached.lookup("tableStart", 3).is_empty(),
+            "the lazy index still builds"
+        );
     }
 }
