@@ -14,7 +14,8 @@ use crate::docs::{bundled, Corpus};
 /// The name of a project's configuration file.
 pub const CONFIG_FILE: &str = "grounded.toml";
 
-/// `grounded.toml`.
+/// `grounded.toml`. A key added here (or to its tables) goes into [`KNOWN_KEYS`] too,
+/// or users are warned that nothing reads it.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct Config {
@@ -24,6 +25,21 @@ pub struct Config {
     pub entry: Option<String>,
     /// The agent's model.
     pub model: Option<ModelConfig>,
+    /// The agent's settings.
+    pub agent: Option<AgentSection>,
+}
+
+/// `[agent]` of `grounded.toml`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct AgentSection {
+    /// The most model steps of one turn.
+    pub max_steps: Option<usize>,
+    /// A command measured before and after a turn's writes; it runs only when the user
+    /// also asks for it (`--validate`), never on the project file's word alone.
+    pub validate: Option<String>,
+    /// Seconds one model request may take.
+    pub timeout_secs: Option<u64>,
 }
 
 /// `[model]` of `grounded.toml`.
@@ -58,7 +74,7 @@ pub struct Project {
 pub const KNOWN_KEYS: &[(&str, &[&str])] = &[
     ("", &["docs", "entry", "model", "agent"]),
     ("model", &["base_url", "name", "api_key_env"]),
-    ("agent", &["max_steps", "validate"]),
+    ("agent", &["max_steps", "validate", "timeout_secs"]),
 ];
 
 /// Warnings for the keys of a `grounded.toml` text that no part of grounded reads,

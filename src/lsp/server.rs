@@ -58,6 +58,8 @@ pub struct State {
     pub(super) can_show_progress: AtomicBool,
     /// Numbers the progress tokens of dry runs.
     pub(super) runs: AtomicU64,
+    /// The agent's running turn (one per workspace).
+    pub(super) agent: super::agent::AgentSlot,
 }
 
 /// The server: a handle on the shared state.
@@ -126,6 +128,7 @@ impl Backend {
                 can_register_watchers: AtomicBool::new(false),
                 can_show_progress: AtomicBool::new(false),
                 runs: AtomicU64::new(0),
+                agent: Default::default(),
             }),
         }
     }
@@ -255,6 +258,10 @@ impl LanguageServer for Backend {
                         ..Default::default()
                     },
                 )),
+                execute_command_provider: Some(ExecuteCommandOptions {
+                    commands: vec![super::agent::ASK.into(), super::agent::CANCEL.into()],
+                    work_done_progress_options: Default::default(),
+                }),
                 ..Default::default()
             },
             offset_encoding: None,
@@ -321,5 +328,9 @@ impl LanguageServer for Backend {
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         self.actions_for(params).await
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<Value>> {
+        self.agent_command(params).await
     }
 }
