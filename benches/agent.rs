@@ -17,7 +17,7 @@ use grounded::agent::{
     run_turn, AgentConfig, ChatModel, Dispatcher, FsWorkspace, Registry, Reply, Status, ToolCall,
     ToolCtx, Transcript, Turn, TurnRequest,
 };
-use grounded::docs::Corpus;
+use grounded::docs::{Corpus, Library};
 use serde_json::{json, Value};
 
 /// Answers from a list, instantly.
@@ -97,7 +97,7 @@ fn script(steps: usize) -> Vec<Reply> {
     v
 }
 
-fn turn(corpus: &Corpus, root: &Path, steps: usize, transcript: &Path) -> Status {
+fn turn(corpus: &Library, root: &Path, steps: usize, transcript: &Path) -> Status {
     let model = Scripted {
         replies: script(steps),
         next: AtomicUsize::new(0),
@@ -134,7 +134,7 @@ fn turn(corpus: &Corpus, root: &Path, steps: usize, transcript: &Path) -> Status
 
 fn bench(c: &mut Criterion) {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let corpus = Corpus::load(&manifest.join("corpus/demo")).unwrap();
+    let corpus = Library::from(Corpus::load(&manifest.join("corpus/demo")).unwrap());
     let _ = corpus.lookup("warm", 1);
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("demo");

@@ -11,7 +11,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use grounded::docs::Corpus;
+use grounded::docs::{Corpus, Library};
 
 const WORDS: &[&str] = &[
     "table", "block", "page", "frame", "style", "color", "border", "width", "height", "margin",
@@ -147,7 +147,7 @@ fn startup(c: &mut Criterion, corpus: &std::path::Path) {
 fn bench(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     generate(dir.path(), 400, 50);
-    let corpus = Corpus::load(dir.path()).unwrap();
+    let corpus = Library::from(Corpus::load(dir.path()).unwrap());
     assert!(corpus.counts().1 >= 20_000, "{:?}", corpus.counts());
     startup(c, dir.path());
 
@@ -155,14 +155,14 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10).measurement_time(Duration::from_secs(8));
     g.bench_function("cold load + full-text index", |b| {
         b.iter(|| {
-            let c = Corpus::load(dir.path()).unwrap();
+            let c = Library::from(Corpus::load(dir.path()).unwrap());
             black_box(c.search_index());
             c
         })
     });
     g.bench_function("cold load + full-text index + phrasebook", |b| {
         b.iter(|| {
-            let c = Corpus::load(dir.path()).unwrap();
+            let c = Library::from(Corpus::load(dir.path()).unwrap());
             black_box(c.search_index());
             black_box(c.phrasebook().len());
             c

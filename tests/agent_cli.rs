@@ -783,7 +783,9 @@ fn rag_lookup_composes_from_retrieved_chunks_with_a_second_model_call() {
         .as_str()
         .unwrap()
         .to_string();
-    assert!(result.starts_with("Open it with tableStart"), "{result}");
+    // The phrasebook's hint comes first (issue 13: on every lookup result), then the answer.
+    assert!(result.starts_with("Terminology hint"), "{result}");
+    assert!(result.contains("\n\nOpen it with tableStart"), "{result}");
     assert!(result.contains("sources:"), "{result}");
     assert!(r.stderr.contains("researching tables"), "{}", r.stderr);
 }

@@ -2,7 +2,7 @@
 
 use std::process::Command;
 
-use grounded::docs::{bundled, topic::RouteKind};
+use grounded::docs::{bundled, topic::RouteKind, Library};
 
 fn grounded(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_grounded"))
@@ -42,7 +42,7 @@ fn bundled_corpus_has_the_domain() {
 
 #[test]
 fn topic_routes_table_goal_to_the_table_construct() {
-    let c = bundled::demo().unwrap();
+    let c = Library::from(bundled::demo().unwrap());
     let a = c.resolve_topic("display the data in a table", 5);
     assert!(a.strict);
     assert_eq!(a.matches[0].route.kind, RouteKind::Construct);
@@ -56,7 +56,7 @@ fn topic_routes_table_goal_to_the_table_construct() {
 
 #[test]
 fn topic_single_shared_word_is_weak() {
-    let c = bundled::demo().unwrap();
+    let c = Library::from(bundled::demo().unwrap());
     let a = c.resolve_topic("footer with page numbers", 5);
     // Strict only if the route explains two or more words, never from a single one.
     assert!(!a.strict || a.matches[0].explained.len() >= 2, "{a}");
@@ -69,7 +69,7 @@ fn topic_single_shared_word_is_weak() {
 
 #[test]
 fn lookup_returns_the_member_chunk_first() {
-    let c = bundled::demo().unwrap();
+    let c = Library::from(bundled::demo().unwrap());
     let hits = c.lookup("tableStart", 5);
     assert_eq!(hits[0].title, "Layout-tableStart");
     // By part: `start` finds the same chunk, and every hit literally contains the term.

@@ -53,10 +53,45 @@ pub struct AgentConfig {
     pub validate_timeout: Duration,
     /// Characters of one tool result the model receives at most.
     pub max_result_chars: usize,
+    /// Tools whose run counts as "a knowledge lookup ran this turn" for the write rule.
+    pub knowledge_tools: Vec<String>,
+    /// Read-only tools: collapsed when dispatched together on the same normalised query.
+    pub read_only_tools: Vec<String>,
+    /// Tools that write domain code and so need a knowledge lookup first (unless every
+    /// constructor they use was provided by the prompt's fragments).
+    pub domain_write_tools: Vec<String>,
+    /// Calls over which an A/B alternation is a loop.
+    pub stuck_alternation_steps: usize,
+    /// Same call, same error, this many times: a loop.
+    pub stuck_error_repeats: usize,
+    /// The verify gate's own limit.
+    pub verify_pushes: usize,
+    /// The bail gate's own limit.
+    pub bail_pushes: usize,
+    /// The claim gate's own limit (a second false claim needs the reserve).
+    pub claim_pushes: usize,
+    /// The checklist gate's own limit.
+    pub checklist_pushes: usize,
+    /// How many queries `search_queries` asks for; `-1` lets the model decide within
+    /// `max_queries`; `0` skips the step.
+    pub search_queries: i32,
+    /// The de-nouning rewriter of retrieval queries ("creation of a table" → "create
+    /// table"); ships disabled.
+    pub denoun: bool,
+    /// Phrasebook routes in the hint prepended to every lookup result.
+    pub hint_routes: usize,
+    /// Items a `plan` may have.
+    pub plan_max_items: usize,
+    /// Steps of one plan item's worker turn.
+    pub worker_max_steps: usize,
+    /// The persistent lookup cache (`None`: none). The CLI puts it in the user's cache
+    /// folder; never inside the project, which may be shared.
+    pub lookup_cache: Option<PathBuf>,
 }
 
 impl Default for AgentConfig {
     fn default() -> Self {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
         AgentConfig {
             max_steps: 24,
             request_timeout: Duration::from_secs(120),
@@ -74,11 +109,56 @@ impl Default for AgentConfig {
             validate: None,
             validate_timeout: Duration::from_secs(300),
             max_result_chars: 24_000,
+            knowledge_tools: s(&["rag_lookup", "lookup_docs", "resolve_topic"]),
+            read_only_tools: s(&[
+                "rag_lookup",
+                "lookup_docs",
+                "resolve_topic",
+                "read_file",
+                "list_files",
+                "find_in_files",
+                "find_construct",
+                "check_symbols",
+                "dry_run",
+            ]),
+            domain_write_tools: s(&["write_file", "edit_file"]),
+            stuck_alternation_steps: 6,
+            stuck_error_repeats: 3,
+            verify_pushes: 2,
+            bail_pushes: 2,
+            claim_pushes: 1,
+            checklist_pushes: 1,
+            search_queries: -1,
+            denoun: false,
+            hint_routes: 3,
+            plan_max_items: 6,
+            worker_max_steps: 12,
+            lookup_cache: None,
         }
     }
 }
 
 impl AgentConfig {
+    /// Whether `tool` is charged against the live lookup budget.
+    pub fn charged(&self, tool: &str) -> bool {
+        self.charged_tools.iter().any(|t| t == tool)
+    }
+
+    /// Whether `tool` counts as a knowledge lookup.
+    pub fn knowledge(&self, tool: &str) -> bool {
+        self.knowledge_tools.iter().any(|t| t == tool)
+    }
+
+    /// Whether `tool` only reads.
+    pub fn read_only(&self, tool: &str) -> bool {
+        self.read_only_tools.iter().any(|t| t == tool)
+    }
+
+    /// Whether `tool` writes domain code.
+    pub fn domain_write(&self, tool: &str) -> bool {
+        self.domain_write_tools.iter().any(|t| t == tool)
+    }
+
     /// The defaults, with the project's `[agent]` section applied. `allow_validate` is
     /// the user's own consent to run the project's validate command.
     pub fn for_project(project: &Project, allow_validate: bool) -> AgentConfig {
@@ -239,6 +319,19 @@ pub fn resolve_endpoint(project: &Project, user: &UserModel) -> Result<Endpoint,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn defaults_are_the_measured_figures() {
+        let c = AgentConfig::default();
+        assert_eq!(c.breaker_limit, 4);
+        assert_eq!(c.live_lookup_budget, 12);
+        assert_eq!(c.per_query_live, 2);
+        assert!(c.charged("rag_lookup"));
+        assert!(!c.charged("lookup_docs"));
+        assert_eq!(c.fuzzy_threshold, 0.8);
+        assert_eq!((c.gate_budget, c.reserve_final), (3, 2));
+        assert!(!c.denoun);
+    }
 
     #[test]
     fn loopback_hosts() {

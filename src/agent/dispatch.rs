@@ -58,12 +58,39 @@ pub struct ToolResult {
     pub served: Served,
 }
 
+/// What a guard decides about a call before it runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Before {
+    /// Let it run (or ask the next guard).
+    Run,
+    /// Answer it without running it: `(content, served)`.
+    Answer(String, Served),
+    /// Give it the result of the call at this index of the same batch (in-flight
+    /// collapse: parallel duplicates run once; `served: collapsed`).
+    Share(usize),
+}
+
 /// A guard layer consulted before and after each call (issue 13's guardrails).
 pub trait Guard: Send {
     /// Answers the call without running it (`Some((content, served))`), or lets it run.
     fn before(&mut self, call: &ToolCall, args: &Value) -> Option<(String, Served)>;
     /// Sees every result (including those it answered itself), and may rewrite it.
     fn after(&mut self, call: &ToolCall, result: &mut ToolResult);
+    /// A new batch (one model response) starts: calls of earlier batches are done.
+    fn begin_batch(&mut self) {}
+    /// Like [`Guard::before`], knowing the call's index in its batch, so it may share an
+    /// earlier call's result: a dedupe on completion never sees calls in flight together.
+    fn before_at(&mut self, _index: usize, call: &ToolCall, args: &Value) -> Before {
+        match self.before(call, args) {
+            Some((content, served)) => Before::Answer(content, served),
+            None => Before::Run,
+        }
+    }
+    /// A message that steers the turn to its final answer (tools withheld next step),
+    /// once, after a loop was caught.
+    fn steer(&mut self) -> Option<String> {
+        None
+    }
 }
 
 /// Runs batches of tool calls.
@@ -75,6 +102,7 @@ pub struct Dispatcher<'r> {
 enum Slot {
     Done(ToolResult),
     Run(Value),
+    Share(usize),
 }
 
 impl<'r> Dispatcher<'r> {
@@ -91,6 +119,11 @@ impl<'r> Dispatcher<'r> {
         self.guards.push(g);
     }
 
+    /// The first guard's steering message, if a loop was caught since the last ask.
+    pub fn steer(&mut self) -> Option<String> {
+        self.guards.iter_mut().find_map(|g| g.steer())
+    }
+
     /// Whether a call writes (unknown tools count as reads: they are refused anyway).
     pub fn writes(&self, name: &str) -> bool {
         self.registry.get(name).is_some_and(|t| t.writes())
@@ -99,19 +132,29 @@ impl<'r> Dispatcher<'r> {
     /// Runs `calls` and returns one result per call, in order, and writes a
     /// `tool_result` event for each.
     pub fn run_batch(&mut self, calls: &[ToolCall], ctx: &ToolCtx) -> Vec<ToolResult> {
+        for g in &mut self.guards {
+            g.begin_batch();
+        }
         let mut slots: Vec<Slot> = Vec::with_capacity(calls.len());
-        for call in calls {
-            slots.push(self.prepare(call));
+        for (i, call) in calls.iter().enumerate() {
+            slots.push(self.prepare(i, call));
         }
         // Runs of consecutive reads go together; a write waits for the reads before it
         // and runs alone, so a read after a write sees the write.
         let mut results: Vec<Option<ToolResult>> = vec![None; calls.len()];
         let mut i = 0;
         while i < calls.len() {
-            if let Slot::Done(r) = &slots[i] {
-                results[i] = Some(r.clone());
-                i += 1;
-                continue;
+            match &slots[i] {
+                Slot::Done(r) => {
+                    results[i] = Some(r.clone());
+                    i += 1;
+                    continue;
+                }
+                Slot::Share(_) => {
+                    i += 1;
+                    continue;
+                }
+                Slot::Run(_) => {}
             }
             if self.writes(&calls[i].name) {
                 if let Slot::Run(args) = &slots[i] {
@@ -129,6 +172,8 @@ impl<'r> Dispatcher<'r> {
                     Slot::Done(r) => results[j] = Some(r.clone()),
                     Slot::Run(_) if self.writes(&calls[j].name) => break,
                     Slot::Run(_) => group.push(j),
+                    // Filled from the call it shares once the group has run.
+                    Slot::Share(_) => {}
                 }
                 j += 1;
             }
@@ -147,7 +192,7 @@ impl<'r> Dispatcher<'r> {
                             let call = &calls[k];
                             let args = match &slots[k] {
                                 Slot::Run(a) => a,
-                                Slot::Done(_) => unreachable!("only runnable slots"),
+                                _ => unreachable!("only runnable slots"),
                             };
                             s.spawn(move || run_one(registry, call, args, ctx))
                         })
@@ -171,6 +216,17 @@ impl<'r> Dispatcher<'r> {
             }
             i = j;
         }
+        // A shared call gets the answer of the call it waited for, under its own id.
+        for (k, slot) in slots.iter().enumerate() {
+            if let Slot::Share(onto) = slot {
+                results[k] = results.get(*onto).cloned().flatten().map(|r| ToolResult {
+                    id: calls[k].id.clone(),
+                    name: calls[k].name.clone(),
+                    content: r.content,
+                    served: Served::Collapsed,
+                });
+            }
+        }
         let mut out = Vec::with_capacity(calls.len());
         for (call, r) in calls.iter().zip(results) {
             let mut r = r.unwrap_or_else(|| ToolResult {
@@ -191,7 +247,7 @@ impl<'r> Dispatcher<'r> {
         out
     }
 
-    fn prepare(&mut self, call: &ToolCall) -> Slot {
+    fn prepare(&mut self, index: usize, call: &ToolCall) -> Slot {
         let refused = |content: String| {
             Slot::Done(ToolResult {
                 id: call.id.clone(),
@@ -222,13 +278,18 @@ impl<'r> Dispatcher<'r> {
             }
         };
         for g in &mut self.guards {
-            if let Some((content, served)) = g.before(call, &args) {
-                return Slot::Done(ToolResult {
-                    id: call.id.clone(),
-                    name: call.name.clone(),
-                    content,
-                    served,
-                });
+            match g.before_at(index, call, &args) {
+                Before::Run => {}
+                Before::Answer(content, served) => {
+                    return Slot::Done(ToolResult {
+                        id: call.id.clone(),
+                        name: call.name.clone(),
+                        content,
+                        served,
+                    })
+                }
+                Before::Share(onto) if onto < index => return Slot::Share(onto),
+                Before::Share(_) => {}
             }
         }
         Slot::Run(args)
@@ -263,7 +324,7 @@ mod tests {
     use crate::agent::edits::{Edits, FsWorkspace};
     use crate::agent::tools::{Silent, Tool, ToolOutput};
     use crate::agent::transcript::Transcript;
-    use crate::docs::Corpus;
+    use crate::docs::{Corpus, Library};
 
     /// A read-only tool that hands a token to its partner and waits for the partner's:
     /// it can only succeed when both run at the same time.
@@ -308,7 +369,8 @@ mod tests {
             tx: tx_b,
             rx: Mutex::new(rx_a),
         }));
-        let corpus = Corpus::from_texts(&[("x.md", "# Thing\n\nA thing.\n")]).unwrap();
+        let corpus =
+            Library::from(Corpus::from_texts(&[("x.md", "# Thing\n\nA thing.\n")]).unwrap());
         let dir = tempfile::tempdir().unwrap();
         let edits = Edits::default();
         let config = AgentConfig::default();

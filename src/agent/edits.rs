@@ -297,6 +297,8 @@ struct EditState {
     attempted: usize,
     landed: usize,
     refused: usize,
+    /// The plan's items and what their workers landed (the checklist gate reads them).
+    plan: Vec<super::gates::PlanItem>,
 }
 
 /// Counts of the turn's writes.
@@ -325,6 +327,32 @@ impl Edits {
     /// The stamp of the version of `rel` the model saw, if it read it this turn.
     pub fn read_stamp(&self, rel: &str) -> Option<FileStamp> {
         self.lock().read.get(rel).copied()
+    }
+
+    /// The bytes of each written file before the turn's first write to it (`None`:
+    /// the turn created it).
+    pub fn snapshots(&self) -> BTreeMap<String, Option<Vec<u8>>> {
+        self.lock().snapshots.clone()
+    }
+
+    /// Takes over a plan worker's snapshots, so the composing turn's account of what
+    /// changed (and its undo) covers the files its workers wrote. A file this turn
+    /// already holds keeps its own, older snapshot.
+    pub fn adopt(&self, snaps: BTreeMap<String, Option<Vec<u8>>>) {
+        let mut s = self.lock();
+        for (rel, before) in snaps {
+            s.snapshots.entry(rel).or_insert(before);
+        }
+    }
+
+    /// The plan's items so far, with what each worker landed.
+    pub fn plan(&self) -> Vec<super::gates::PlanItem> {
+        self.lock().plan.clone()
+    }
+
+    /// Records one plan item's outcome.
+    pub fn add_plan_item(&self, item: super::gates::PlanItem) {
+        self.lock().plan.push(item);
     }
 
     /// The turn's write counts.

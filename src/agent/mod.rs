@@ -9,14 +9,22 @@
 //!
 //! Seams for the guardrails (issue 13): [`dispatch::Guard`] around every tool call,
 //! [`turn::Gate`] at the finish step, the figures in [`config::AgentConfig`], the fixed
-//! texts in [`wording`].
+//! texts in [`wording`]. The guardrails themselves: [`guard`] (the dispatcher's policy),
+//! [`cache`], [`gates`], [`audit`], [`queries`], [`plan`], wired by [`guardrails`].
 
+pub mod audit;
+pub mod cache;
 pub mod config;
 pub mod dispatch;
 pub mod edits;
+pub mod gates;
+pub mod guard;
+pub mod guardrails;
 pub mod measure;
 pub mod model;
+pub mod plan;
 pub mod prompt;
+pub mod queries;
 pub mod tools;
 pub mod transcript;
 pub mod turn;

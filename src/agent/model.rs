@@ -39,6 +39,18 @@ pub struct Reply {
 pub trait ChatModel: Sync {
     /// Sends `messages` offering `tools` (none: tools withheld) and returns the answer.
     fn chat(&self, messages: &[Value], tools: &[Value]) -> Result<Reply, String>;
+    /// Like [`ChatModel::chat`], asking the model to call the tool `name` (OpenAI's
+    /// `tool_choice`). A model that cannot be forced answers as it would anyway; the
+    /// caller handles a reply without that call.
+    fn chat_forcing(
+        &self,
+        messages: &[Value],
+        tools: &[Value],
+        name: &str,
+    ) -> Result<Reply, String> {
+        let _ = name;
+        self.chat(messages, tools)
+    }
 }
 
 /// The OpenAI-compatible HTTP endpoint.
@@ -129,6 +141,30 @@ fn first_line(s: &str) -> String {
 
 impl ChatModel for HttpModel {
     fn chat(&self, messages: &[Value], tools: &[Value]) -> Result<Reply, String> {
+        self.chat_choice(messages, tools, json!("auto"))
+    }
+
+    fn chat_forcing(
+        &self,
+        messages: &[Value],
+        tools: &[Value],
+        name: &str,
+    ) -> Result<Reply, String> {
+        self.chat_choice(
+            messages,
+            tools,
+            json!({"type": "function", "function": {"name": name}}),
+        )
+    }
+}
+
+impl HttpModel {
+    fn chat_choice(
+        &self,
+        messages: &[Value],
+        tools: &[Value],
+        choice: Value,
+    ) -> Result<Reply, String> {
         let mut body = json!({
             "model": self.endpoint.model,
             "messages": messages,
@@ -136,7 +172,7 @@ impl ChatModel for HttpModel {
         });
         if !tools.is_empty() {
             body["tools"] = Value::Array(tools.to_vec());
-            body["tool_choice"] = json!("auto");
+            body["tool_choice"] = choice;
         }
         let mut wait = self.backoff;
         let mut last = String::new();

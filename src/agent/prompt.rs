@@ -68,6 +68,17 @@ pub fn system_prompt(corpus: &Corpus) -> String {
             listed(c)
         ));
     }
+    let frags = super::audit::fragments(corpus);
+    if !frags.is_empty() {
+        // One fragment per construct family: what it names is provided, so a write
+        // using only these constructors needs no lookup first (guard's write rule).
+        s.push_str("Construct families (everything named here is documented):\n");
+        for f in &frags {
+            s.push_str("- ");
+            s.push_str(&f.text);
+            s.push('\n');
+        }
+    }
     s.push('\n');
     s.push_str(wording::SYSTEM_RULES);
     s

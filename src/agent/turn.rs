@@ -15,16 +15,18 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::config::AgentConfig;
-use super::dispatch::{Dispatcher, Guard};
+use super::dispatch::{Dispatcher, Guard, Served, ToolResult};
 use super::edits::{Edits, Workspace, WriteCounts};
+use super::gates::{Decision, GateRunner};
 use super::measure;
-use super::model::{ChatModel, Reply};
+use super::model::{ChatModel, Reply, ToolCall};
 use super::prompt::system_prompt;
+use super::queries;
 use super::tools::{Progress, Registry, ToolCtx};
 use super::transcript::Transcript;
 use super::wording;
 use crate::check;
-use crate::docs::Corpus;
+use crate::docs::Library;
 
 /// How a turn ended (interfaces.md, `final.status`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -52,33 +54,7 @@ impl Status {
     }
 }
 
-/// What the file system shows when the model offers a final answer: the facts a
-/// finish gate judges the answer against.
-#[derive(Debug, Clone, Default)]
-pub struct TurnFacts {
-    /// The user's request.
-    pub request: String,
-    /// Files whose bytes differ from before the turn (relative paths).
-    pub changed: Vec<String>,
-    /// Write counts.
-    pub writes: WriteCounts,
-    /// Checker findings (errors) outstanding on the files the turn wrote,
-    /// `path:line:col code: message`.
-    pub outstanding: Vec<String>,
-    /// The plan's items, if the turn made one.
-    pub plan: Vec<String>,
-    /// The model steps so far.
-    pub steps: usize,
-}
-
-/// A finish gate: `Some(text)` keeps the draft from the user and sends `text` back to
-/// the model as a user-role message (and a `push` event to the transcript).
-pub trait Gate: Send {
-    /// The gate's name in the transcript (`verify`, `bail`, `claim`, `checklist`).
-    fn name(&self) -> &'static str;
-    /// Judges a draft answer.
-    fn gate(&mut self, answer: &str, turn: &TurnFacts) -> Option<String>;
-}
+pub use super::gates::{Gate, TurnFacts};
 
 /// The request and what it is about.
 #[derive(Debug, Clone, Default)]
@@ -92,7 +68,7 @@ pub struct TurnRequest {
 /// Everything one turn uses.
 pub struct Turn<'a> {
     /// The engine's docs.
-    pub corpus: &'a Corpus,
+    pub corpus: &'a Library,
     /// The project root (made canonical by [`run_turn`]).
     pub root: PathBuf,
     /// Folders left out of search and measurement (a corpus inside the project).
@@ -136,6 +112,9 @@ pub struct Outcome {
     pub writes: WriteCounts,
     /// Model steps taken.
     pub steps: usize,
+    /// The bytes of each written file before the turn wrote it (`None`: created), for a
+    /// plan's composer to take over from its worker.
+    pub snapshots: std::collections::BTreeMap<String, Option<Vec<u8>>>,
 }
 
 /// Whether the request asks for a change to files.
@@ -192,7 +171,7 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
     for g in turn.guards {
         dispatcher.guard(g);
     }
-    let mut gates = turn.gates;
+    let mut gates = GateRunner::new(turn.config.clone(), turn.gates);
     let mut user = request.text.clone();
     if let Some(c) = &request.context {
         user.push_str("\n\n");
@@ -206,25 +185,49 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
     let mut error = None;
     let mut cancelled = false;
     let mut step = 0;
+    // A loop caught by a guard: the next step has tools withheld and must answer.
+    let mut steered = false;
+    // The forced `search_queries` step: the first request offers it and asks for it.
+    let mut ask_queries = turn.config.search_queries != 0 && names.contains(&"rag_lookup");
     loop {
         if turn.cancel.load(Ordering::SeqCst) {
             cancelled = true;
             break;
         }
-        let forced = step >= turn.config.max_steps;
+        let limit = step >= turn.config.max_steps;
+        let forced = limit || steered;
         step += 1;
-        if forced {
+        if limit && !steered {
             messages.push(json!({"role": "user", "content": wording::STEP_LIMIT}));
         }
-        let offered: &[Value] = if forced { &[] } else { &tools };
+        let with_queries = ask_queries && !forced;
+        ask_queries = false;
+        let mut offered_now: Vec<Value> = Vec::new();
+        let mut names_now: Vec<&str> = Vec::new();
+        if !forced {
+            offered_now = tools.clone();
+            names_now = names.clone();
+        }
+        if with_queries {
+            offered_now.push(queries::schema(
+                turn.config.search_queries,
+                turn.config.max_queries,
+            ));
+            names_now.push(queries::TOOL);
+        }
         turn.transcript.event(
             "request",
-            json!({"step": step, "messages": messages,
-                   "tools": if forced { Vec::new() } else { names.clone() }}),
+            json!({"step": step, "messages": messages, "tools": names_now}),
         );
         turn.progress
             .say(&format!("asking the model (step {step})"));
-        let reply = match turn.model.chat(&messages, offered) {
+        let sent = if with_queries {
+            turn.model
+                .chat_forcing(&messages, &offered_now, queries::TOOL)
+        } else {
+            turn.model.chat(&messages, &offered_now)
+        };
+        let reply = match sent {
             Ok(r) => r,
             Err(e) => {
                 error = Some(e);
@@ -241,22 +244,39 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
             // The facts cost a check of every changed file: only gates read them.
             if !forced && !gates.is_empty() {
                 let facts = facts(&ctx, &request.text, step);
-                let pushed = gates
-                    .iter_mut()
-                    .find_map(|g| g.gate(&reply.content, &facts).map(|t| (g.name(), t)));
-                if let Some((gate, text)) = pushed {
-                    turn.transcript
-                        .event("push", json!({"gate": gate, "text": text}));
-                    messages.push(assistant_message(&reply));
-                    messages.push(json!({"role": "user", "content": text}));
-                    continue;
+                match gates.judge(&reply.content, &facts) {
+                    Decision::Push { gate, text } => {
+                        turn.transcript
+                            .event("push", json!({"gate": gate, "text": text}));
+                        messages.push(assistant_message(&reply));
+                        messages.push(json!({"role": "user", "content": text}));
+                        continue;
+                    }
+                    // A verbatim repeat of a pushed draft: pushing again gets it again.
+                    Decision::EndRepeat | Decision::Send => {}
                 }
             }
             answer = Some(reply.content);
             break;
         }
         messages.push(assistant_message(&reply));
-        let results = dispatcher.run_batch(&reply.tool_calls, &ctx);
+        // The `search_queries` call is answered here: its queries go back as guidance,
+        // not fanned out by code, so the model orders its searches and stops early.
+        let (planned, rest): (Vec<ToolCall>, Vec<ToolCall>) = reply
+            .tool_calls
+            .iter()
+            .cloned()
+            .partition(|c| c.name == queries::TOOL && with_queries);
+        let mut results: Vec<ToolResult> = planned
+            .iter()
+            .map(|c| answer_queries(&ctx, c, &request.text))
+            .collect();
+        if !rest.is_empty() {
+            results.extend(dispatcher.run_batch(&rest, &ctx));
+        }
+        // Keep the model's order of calls in the messages that answer them.
+        let order: Vec<&str> = reply.tool_calls.iter().map(|c| c.id.as_str()).collect();
+        results.sort_by_key(|r| order.iter().position(|id| *id == r.id));
         if reply.from_text {
             // The server has no tool-calling template: results go back as plain text.
             let text: Vec<String> = results
@@ -269,6 +289,10 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
                 messages.push(json!({"role": "tool", "tool_call_id": r.id, "name": r.name,
                                      "content": r.content}));
             }
+        }
+        if let Some(text) = dispatcher.steer() {
+            messages.push(json!({"role": "user", "content": text}));
+            steered = true;
         }
     }
 
@@ -342,6 +366,32 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
         error,
         writes,
         steps: step,
+        snapshots: edits.snapshots(),
+    }
+}
+
+/// Answers the forced `search_queries` call: the planned queries as guidance (each
+/// `about` label becomes a progress line), or why none could be used.
+fn answer_queries(ctx: &ToolCtx, call: &ToolCall, request: &str) -> ToolResult {
+    let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+    let (content, served) = match queries::parse(&args, request, ctx.config.max_queries) {
+        Ok(qs) => {
+            for q in &qs {
+                ctx.progress.say(&q.about);
+            }
+            (queries::guidance(&qs), Served::Live)
+        }
+        Err(e) => (e, Served::Refused),
+    };
+    ctx.transcript.event(
+        "tool_result",
+        json!({"id": call.id, "name": call.name, "served": served.as_str(), "content": content}),
+    );
+    ToolResult {
+        id: call.id.clone(),
+        name: call.name.clone(),
+        content,
+        served,
     }
 }
 
@@ -369,12 +419,14 @@ fn facts(ctx: &ToolCtx, request: &str, steps: usize) -> TurnFacts {
             }
         }
     }
+    let writes = ctx.edits.counts();
     TurnFacts {
         request: request.to_string(),
+        asks_change: writes.attempted > 0 || asks_change(request),
         changed,
-        writes: ctx.edits.counts(),
+        writes,
         outstanding,
-        plan: Vec::new(),
+        plan: ctx.edits.plan(),
         steps,
     }
 }

@@ -7,6 +7,12 @@
 //!
 //! Nothing here names a particular engine: engine facts come from the corpus
 //! (`prompt.rs`).
+//!
+//! The guardrails' texts (issue 13) follow the loop's. They name an action or an exact
+//! symbol, never a phrase a model could paste into a search box: a nudge that said, in
+//! words, to "look up the real members" was run verbatim as a query twelve times.
+//! Placeholders are written `{name}` and filled by [`fill`]; nothing here states engine
+//! behaviour, only what the docs and the file system show.
 
 /// Shown when no `[model]` is configured anywhere.
 pub const NO_MODEL: &str = "no model configured: set base_url and name in [model] of grounded.toml (or pass --base-url and --model; the editor setting grounded.agent.baseUrl)";
@@ -98,5 +104,157 @@ pub const D_RESOLVE_TOPIC: &str = "Map a goal in your words (\"a footer with pag
 pub const D_FIND_CONSTRUCT: &str = "List the construct instances (Start/End pairs) of a script with their footprints (declaration, configuration and Start..End lines), or of every script when no path is given.";
 /// Description of `check_symbols`.
 pub const D_CHECK_SYMBOLS: &str = "Run the checker on a code snippet (`code`) or a project file (`path`): invented members, option keys, constructors, syntax the engine's level lacks, missing files.";
+/// Description of `plan`. Workers once reported what their files "exposed" and the
+/// composer wired the next file to a function never written: the report carries what
+/// each file defines, read from the file.
+pub const D_PLAN: &str = "Split a request with several independent parts into items (at most 6); each item runs as its own worker turn, and its report comes back with the files it changed and what each defines (functions, globals, constructs), read from the files. Use it only for requests with two or more parts.";
 /// Description of `dry_run`.
 pub const D_DRY_RUN: &str = "Run the project (or one entry script) against a fake engine generated from the docs and report what it touched that the docs lack.";
+
+/// Opens every injected correction. Without it the model took its blocked draft for
+/// something the user had read, and apologised to the user for a message they never saw.
+pub const ENVELOPE: &str = "[automated pre-send check - NOT a message from the user]";
+
+/// Closes every injected correction. Each clause answers a move models made: apologising,
+/// talking about the check or the draft, asking permission to continue, and — once, after
+/// a push against giving up — shrinking a working file and apologising in a comment.
+pub const SILENCE_TRAILER: &str = "Do not apologise. Do not mention this check or your previous draft: the user never saw it. Do not ask for permission; act. Never satisfy this check by deleting or stripping code that already passed its checks: fix forward.";
+
+/// The claim gate's first push. The model reported "Updated template.js" after writing
+/// three other files: it had narrated its plan in the past tense.
+pub const CLAIM_FALSE: &str = "Your answer says {files} changed, but the file system shows no change to {files} this turn. Files that did change this turn: {changed}. Either make that change now with edit_file or write_file, or state plainly that it was not made.";
+
+/// The claim gate's second push, escalated. A first correction was answered with the same
+/// claim in new words; the second names the facts without room for narration.
+pub const CLAIM_ESCALATED: &str = "Second correction. Writes landed this turn: {landed}. The file system shows no change to {files}. Make the change now, or say truthfully that nothing changed in {files}.";
+
+/// The verify gate. Told its APIs did not exist, the model wrote the user an essay and
+/// finished with the invented calls on disk. The clauses pre-empt its three moves: doubt
+/// the docs, re-run the lookup that produced the name, annotate and move on.
+pub const VERIFY_FINDINGS: &str = "The checker reports findings on files you wrote this turn:\n{findings}\nThe documentation is complete: a name it does not have does not exist. You wrote it because a similar name exists. Do not re-run the lookup that produced it, and do not leave a comment and move on: replace each name with a real member listed in the finding, or leave out what has no real member and say so in the answer.";
+
+/// The bail gate. Drafts that ended "you may need to add..." while findings, plan items or
+/// the requested change were still open left the user with the work the turn was for.
+pub const BAIL_REMAINS: &str = "The draft hands the remaining work to the user, but it is still open: {remains}. Do that work now with the tools, then answer.";
+
+/// The checklist gate. A plan of three items shipped with one never started, and the
+/// answer summarised only the two that ran.
+pub const CHECKLIST_OPEN: &str = "These items of the plan have no landed change and no answer: {items}. Do each now, or say for each one why it was not done.";
+
+/// What every lookup returns once the knowledge budget is spent. The model, cut off, told
+/// the user "the documentation does not cover this": the docs did, the budget ran out.
+pub const BUDGET_SPENT: &str = "Search budget spent: {used} knowledge lookups ran this turn, the most allowed. No further lookup will run in this turn; searching again in any wording returns this same message. Stop searching and write the answer or the code now from the results above. If something is still missing, say that the search budget ran out — never that the documentation lacks it.";
+
+/// What an identical query gets once it ran live its allowed number of times and nothing
+/// is cached for it (flagged answers are never cached). Re-running a lookup fetched the
+/// same poison seven rounds in a row.
+pub const QUERY_EXHAUSTED: &str = "This exact lookup already ran {count} times this turn; its results are above and will not change. Use them, or call lookup_docs with one exact symbol.";
+
+/// The identical-call breaker's stub. One turn ran the same lookup twelve times with
+/// identical arguments while its results said it had already asked; saying "you are
+/// looping" did nothing, so the call is not run and the turn is steered to its answer.
+pub const BREAKER_STUB: &str = "Not run: {tool} was called with these exact arguments {count} times this turn; the result would be the one above. Write your final answer now from what you have.";
+
+/// Sent after the breaker stubbed a call, with tools withheld for the next step: the
+/// turn heads for its final answer instead of asking a fifth time.
+pub const BREAKER_FINAL: &str = "A repeated call was stopped: no tool will run in the next step. Write your final answer now from the results above; say what is done and what is not.";
+
+/// The stuck detector's steer for an A/B alternation. Two calls taking turns slip past an
+/// identical-call counter; the turn is told which loop it is in and sent to its answer.
+pub const STUCK_ALTERNATION: &str = "Loop detected: the last {steps} calls alternated between {a} and {b} with the same arguments. Neither will tell you more. Write your final answer now from what you have; say what is done and what is not.";
+
+/// The stuck detector's steer for a call that keeps failing the same way.
+pub const STUCK_REPEATED_ERROR: &str = "Loop detected: {tool} failed {count} times with the same error: {error}. Repeating it will fail again. Write your final answer now; say what is done and what is not.";
+
+/// The refusal of a domain write before any knowledge lookup ran, unless everything the
+/// write uses was handed to the model in its prompt. The exemption exists because the
+/// mandatory lookup once forced three of five lookups to re-confirm names already listed.
+pub const WRITE_NEEDS_LOOKUP: &str = "Refused: this write uses {symbols}, which the prompt did not provide, and no knowledge lookup ran this turn. Call lookup_docs with {first} first, then write.";
+
+/// Heads the corrections a self-auditing `rag_lookup` appends to its composed answer. For
+/// seven rounds an agent copied `layout.tableCellEnd` from a retrieval answer it trusted.
+pub const RAG_CORRECTIONS: &str = "CORRECTIONS (checked against the documentation; the answer above names things that do not exist — do not use them):";
+
+/// Heads the real members listed after the corrections.
+pub const RAG_REAL_MEMBERS: &str = "Real members of {interface}: {members}";
+
+/// Heads the phrasebook hint prepended to every lookup result, found or not: a gap is
+/// when the real names matter most.
+pub const TERMINOLOGY_HINT: &str = "Terminology hint (the corpus's own words for this goal):";
+
+/// The instruction that comes with the forced `search_queries` call. One phrasing is a
+/// single point of failure: worded unlike the corpus, retrieval came back empty and the
+/// agent concluded the knowledge base was empty.
+pub const SEARCH_QUERIES_ASK: &str = "Before any lookup, call search_queries with {count} different angles on the request: a focused how-to, a broad query of the core nouns, and one that seeks an example. Never repeat the request verbatim. Use one query only for a trivial factual lookup. Give each query a short `about` label the user will see.";
+
+/// The adaptive tail under the planned queries: they are guidance, not a fan-out, so the
+/// agent still orders its searches and stops early.
+pub const SEARCH_QUERIES_TAIL: &str = "These are planned searches, not results. Run them in order with rag_lookup or lookup_docs and stop as soon as the results answer the request; search again only for a gap you can name.";
+
+/// Fills `{name}` placeholders; unknown ones stay as written so a missing value shows.
+pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = template.to_string();
+    for (k, v) in values {
+        out = out.replace(&format!("{{{k}}}"), v);
+    }
+    out
+}
+
+/// A correction as the model receives it: the envelope, the body, the silence trailer.
+pub fn correction(body: &str) -> String {
+    format!("{ENVELOPE}\n{body}\n\n{SILENCE_TRAILER}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: &[&str] = &[
+        CLAIM_FALSE,
+        CLAIM_ESCALATED,
+        VERIFY_FINDINGS,
+        BAIL_REMAINS,
+        CHECKLIST_OPEN,
+        BUDGET_SPENT,
+        QUERY_EXHAUSTED,
+        BREAKER_STUB,
+        STUCK_ALTERNATION,
+        STUCK_REPEATED_ERROR,
+        WRITE_NEEDS_LOOKUP,
+        BREAKER_FINAL,
+    ];
+
+    #[test]
+    fn corrections_open_with_the_envelope_and_close_with_the_trailer() {
+        let c = correction("body");
+        assert!(c.starts_with(ENVELOPE));
+        assert!(c.ends_with(SILENCE_TRAILER));
+        assert!(c.contains("\nbody\n"));
+    }
+
+    #[test]
+    fn fill_replaces_known_and_keeps_unknown() {
+        let s = fill("{a} and {b}", &[("a", "x")]);
+        assert_eq!(s, "x and {b}");
+    }
+
+    #[test]
+    fn nudges_are_not_runnable_phrases() {
+        // A nudge that told the model, in words, to look up the real members was run as
+        // a search query: no text may carry such a phrase.
+        for t in ALL {
+            let l = t.to_lowercase();
+            assert!(!l.contains("look up the"), "{t}");
+            assert!(!l.contains("search for"), "{t}");
+        }
+    }
+
+    #[test]
+    fn budget_message_blames_the_budget_not_the_docs() {
+        let l = BUDGET_SPENT.to_lowercase();
+        assert!(l.contains("no further lookup will run"));
+        assert!(l.contains("any wording"));
+        assert!(l.contains("search budget ran out"));
+        assert!(l.contains("never that the documentation lacks it"));
+    }
+}

@@ -6,55 +6,117 @@
 
 use serde::Serialize;
 
-/// The family that found it (interfaces.md's `code`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Code {
-    /// A member the receiver's interface does not have.
-    Member,
-    /// A receiver declared nowhere.
-    Object,
-    /// A bare call defined nowhere.
-    Function,
-    /// Syntax above the engine's level, or a parse error.
-    Syntax,
-    /// An options key the parameter's interface lacks.
-    Option,
-    /// `new X()` of nothing.
-    Constructor,
-    /// A built-in the engine's level lacks.
-    Engine,
-    /// A `path` argument naming no file.
-    File,
-    /// Start without End, End without Start.
-    Construct,
-    /// What the fake-engine run found.
-    DryRun,
+/// One row of [`CODES`]: everything an output says about a family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CodeInfo {
+    /// The family.
+    pub code: Code,
+    /// The code as written in JSON, SARIF `ruleId` and diagnostics.
+    pub name: &'static str,
+    /// The severity every finding of the family gets.
+    pub severity: Severity,
+    /// One line: what the family finds (the enum variant's documentation).
+    pub summary: &'static str,
+    /// The SARIF rule's `shortDescription`.
+    pub sarif: &'static str,
+    /// Where interfaces.md promises the family to users.
+    pub anchor: &'static str,
+}
+
+// Why one macro row per family: the name, severity and SARIF text used to be listed in
+// five places (the enum, `as_str`, `severity`, the SARIF rules, their order), and a new
+// family that missed one went out with an empty SARIF rule. Now the variant and its row
+// are the same line, and the SARIF rule order is the table's order.
+macro_rules! code_table {
+    ($($variant:ident => ($name:literal, $severity:ident, $summary:literal, $sarif:literal, $anchor:literal),)*) => {
+        /// The family that found it (interfaces.md's `code`); one row of [`CODES`] each.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code {
+            $(#[doc = $summary] $variant,)*
+        }
+
+        /// The table of finding codes, in SARIF rule order (`ruleIndex` indexes it).
+        pub const CODES: &[CodeInfo] = &[
+            $(CodeInfo {
+                code: Code::$variant,
+                name: $name,
+                severity: Severity::$severity,
+                summary: $summary,
+                sarif: $sarif,
+                anchor: $anchor,
+            },)*
+        ];
+    };
+}
+
+code_table! {
+    Member => ("member", Error,
+        "A member the receiver's interface does not have.",
+        "A member that the receiver's interface does not have",
+        "interfaces.md#check---format-json"),
+    Object => ("object", Error,
+        "A receiver declared nowhere.",
+        "A receiver that is declared nowhere",
+        "interfaces.md#check---format-json"),
+    Function => ("function", Error,
+        "A bare call defined nowhere.",
+        "A bare call of a function defined nowhere",
+        "interfaces.md#check---format-json"),
+    Syntax => ("syntax", Error,
+        "Syntax above the engine's level, or a parse error.",
+        "Syntax above the engine's ECMAScript level, or a parse error",
+        "interfaces.md#check---format-json"),
+    Option => ("option", Error,
+        "An options key the parameter's interface lacks.",
+        "An object-literal key that the parameter's interface does not have",
+        "interfaces.md#check---format-json"),
+    Constructor => ("constructor", Error,
+        "`new X()` of nothing.",
+        "new X() of a constructor that neither the docs nor the language define",
+        "interfaces.md#check---format-json"),
+    Engine => ("engine", Error,
+        "A built-in the engine's level lacks.",
+        "A built-in that the engine's ECMAScript level lacks",
+        "interfaces.md#check---format-json"),
+    File => ("file", Error,
+        "A `path` argument naming no file.",
+        "A path argument naming a file that does not exist",
+        "interfaces.md#check---format-json"),
+    Construct => ("construct", Warning,
+        "Start without End, End without Start.",
+        "A construct's Start with no matching End, or an End with no Start",
+        "interfaces.md#check---format-json"),
+    DryRun => ("dry-run", Error,
+        "What the fake-engine run found.",
+        "What the fake-engine run found",
+        "interfaces.md#dry-run---format-json"),
 }
 
 impl Code {
-    /// The code as written in JSON and diagnostics.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Code::Member => "member",
-            Code::Object => "object",
-            Code::Function => "function",
-            Code::Syntax => "syntax",
-            Code::Option => "option",
-            Code::Constructor => "constructor",
-            Code::Engine => "engine",
-            Code::File => "file",
-            Code::Construct => "construct",
-            Code::DryRun => "dry-run",
-        }
+    /// The family's row of [`CODES`].
+    pub fn info(self) -> &'static CodeInfo {
+        &CODES[self.index()]
     }
 
-    /// The severity of the family: every family is an error but `construct`.
+    /// The family's position in [`CODES`] (the SARIF `ruleIndex`).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The code as written in JSON and diagnostics.
+    pub fn as_str(self) -> &'static str {
+        self.info().name
+    }
+
+    /// The severity of the family, as the table gives it.
     pub fn severity(self) -> Severity {
-        match self {
-            Code::Construct => Severity::Warning,
-            _ => Severity::Error,
-        }
+        self.info().severity
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }
 
@@ -185,5 +247,24 @@ impl Finding {
             fixes: Vec::new(),
             related: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Code::index` is the variant's discriminant: a row out of order would give a
+    /// finding another family's name and SARIF rule.
+    #[test]
+    fn every_row_sits_at_its_variant_and_names_are_unique() {
+        for (i, row) in CODES.iter().enumerate() {
+            assert_eq!(row.code.index(), i, "{}", row.name);
+            assert_eq!(row.code.info().name, row.name);
+        }
+        let mut names: Vec<_> = CODES.iter().map(|r| r.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), CODES.len());
     }
 }

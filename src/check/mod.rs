@@ -34,7 +34,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use finding::{Code, Finding, Fix, Related, Severity, Span};
+pub use finding::{Code, CodeInfo, Finding, Fix, Related, Severity, Span, CODES};
 pub use project::{FileFacts, ProjectIndex};
 
 use tree_sitter::Node;

@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex};
 
 use super::Fail;
 use crate::agent::{
-    self, AgentConfig, FsWorkspace, HttpModel, Progress, Registry, Status, Transcript, Turn,
-    TurnRequest, UserModel,
+    self, AgentConfig, FsWorkspace, HttpModel, Progress, Status, Transcript, Turn, TurnRequest,
+    UserModel,
 };
 use crate::project::Project;
 
@@ -71,14 +71,15 @@ pub fn run(a: Args) -> Result<i32, Fail> {
     // `--root` is the folder the agent may touch; the project's settings come from the
     // nearest grounded.toml at or above it.
     let project = Project::discover(&root, &root).map_err(Fail)?;
-    let corpus = project.load_corpus(a.docs, true).map_err(Fail)?;
+    let corpus = crate::docs::Library::from(project.load_corpus(a.docs, true).map_err(Fail)?);
     let user = UserModel {
         base_url: a.base_url,
         model: a.model,
         api_key_env: None,
     };
     let endpoint = agent::config::resolve_endpoint(&project, &user).map_err(Fail)?;
-    let config = AgentConfig::for_project(&project, a.validate);
+    let mut config = AgentConfig::for_project(&project, a.validate);
+    config.lookup_cache = agent::cache::user_cache_path();
     if a.validate && config.validate.is_none() {
         eprintln!(
             "grounded agent: --validate given but grounded.toml has no [agent] validate command"
@@ -94,6 +95,7 @@ pub fn run(a: Args) -> Result<i32, Fail> {
         frame: Mutex::new(0),
     };
     let exclude: Vec<PathBuf> = project.docs_path(a.docs).into_iter().collect();
+    let (guards, gates) = agent::guardrails::standard(&config, &corpus);
     let turn = Turn {
         corpus: &corpus,
         root: root.clone(),
@@ -105,9 +107,9 @@ pub fn run(a: Args) -> Result<i32, Fail> {
         transcript: &transcript,
         progress: &progress,
         cancel: Arc::new(AtomicBool::new(false)),
-        registry: Registry::standard(),
-        guards: Vec::new(),
-        gates: Vec::new(),
+        registry: agent::plan::registry(),
+        guards,
+        gates,
     };
     let out = agent::run_turn(
         turn,

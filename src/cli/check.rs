@@ -14,7 +14,7 @@ use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, termcolor};
 
 use super::{project_and_corpus, Fail, Format};
-use crate::check::{self, Code, Finding, Fix, Severity};
+use crate::check::{self, Finding, Fix, Severity, CODES};
 
 /// `grounded check [--docs P] [--format F] [--dry-run] PATHS...`
 pub fn run(
@@ -418,23 +418,6 @@ fn long_line(
     writeln!(out)
 }
 
-fn describe(code: Code) -> &'static str {
-    match code {
-        Code::Member => "A member that the receiver's interface does not have",
-        Code::Object => "A receiver that is declared nowhere",
-        Code::Function => "A bare call of a function defined nowhere",
-        Code::Syntax => "Syntax above the engine's ECMAScript level, or a parse error",
-        Code::Option => "An object-literal key that the parameter's interface does not have",
-        Code::Constructor => {
-            "new X() of a constructor that neither the docs nor the language define"
-        }
-        Code::Engine => "A built-in that the engine's ECMAScript level lacks",
-        Code::File => "A path argument naming a file that does not exist",
-        Code::Construct => "A construct's Start with no matching End, or an End with no Start",
-        Code::DryRun => "What the fake-engine run found",
-    }
-}
-
 /// A SARIF artifact location: a relative path against `%SRCROOT%` (the current folder,
 /// declared in `originalUriBaseIds`), an absolute one as a `file:` URI. Without the base
 /// id, CI annotations resolved paths against nothing and missed their files.
@@ -473,25 +456,13 @@ fn sarif(
     corpus: &crate::docs::Corpus,
 ) -> serde_json::Value {
     use serde_json::json;
-    let codes = [
-        Code::Member,
-        Code::Object,
-        Code::Function,
-        Code::Syntax,
-        Code::Option,
-        Code::Constructor,
-        Code::Engine,
-        Code::File,
-        Code::Construct,
-        Code::DryRun,
-    ];
-    let rules: Vec<_> = codes
+    let rules: Vec<_> = CODES
         .iter()
         .map(|c| {
             json!({
-                "id": c.as_str(),
-                "shortDescription": {"text": describe(*c)},
-                "defaultConfiguration": {"level": match c.severity() {
+                "id": c.name,
+                "shortDescription": {"text": c.sarif},
+                "defaultConfiguration": {"level": match c.severity {
                     Severity::Error => "error",
                     Severity::Warning => "warning",
                 }},
@@ -503,7 +474,7 @@ fn sarif(
         .map(|f| {
             let mut r = json!({
                 "ruleId": f.code.as_str(),
-                "ruleIndex": codes.iter().position(|c| *c == f.code).unwrap_or(0),
+                "ruleIndex": f.code.index(),
                 "level": match f.severity {
                     Severity::Error => "error",
                     Severity::Warning => "warning",

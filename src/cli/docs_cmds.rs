@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::docs::Corpus;
+use crate::docs::{Corpus, Library};
 
 use super::{plain_format, project_and_corpus, Fail, Format};
 
@@ -10,7 +10,7 @@ use super::{plain_format, project_and_corpus, Fail, Format};
 pub fn lookup(docs: Option<&Path>, term: &str, limit: usize, format: Format) -> Result<i32, Fail> {
     let format = plain_format("lookup", format)?;
     let (_, corpus) = project_and_corpus(Path::new("."), docs)?;
-    let hits = corpus.lookup(term, limit);
+    let hits = Library::from(corpus).lookup(term, limit);
     if format == Format::Json {
         println!("{}", serde_json::to_string_pretty(&hits)?);
         return Ok(0);
@@ -28,7 +28,7 @@ pub fn lookup(docs: Option<&Path>, term: &str, limit: usize, format: Format) -> 
 pub fn topic(docs: Option<&Path>, goal: &str, format: Format) -> Result<i32, Fail> {
     let format = plain_format("topic", format)?;
     let (_, corpus) = project_and_corpus(Path::new("."), docs)?;
-    let answer = corpus.resolve_topic(goal, 5);
+    let answer = Library::from(corpus).resolve_topic(goal, 5);
     if format == Format::Json {
         println!("{}", serde_json::to_string_pretty(&answer)?);
     } else {

@@ -1,5 +1,6 @@
-//! `docs`: the corpus — chunks to member index, globals, constructors, constructs,
-//! full-text lookup and the topic phrasebook.
+//! `docs`: the corpus — chunks to member index, globals, constructors, constructs
+//! (`model`) — and, above it, the indexes built over it: full-text lookup (`search`) and
+//! the topic phrasebook (`topic`), held with the corpus by [`Library`].
 //!
 //! Invariant: this layer depends on nothing else of the crate but [`crate::es`] (the
 //! language's built-in names). It knows no engine: everything comes from the corpus.
@@ -9,6 +10,7 @@ pub mod cache;
 pub mod chunk;
 pub mod diag;
 pub mod facts;
+pub mod library;
 pub mod model;
 pub mod search;
 pub mod signature;
@@ -16,6 +18,7 @@ pub mod topic;
 
 pub use chunk::{Chunk, SourceFile};
 pub use diag::LoadDiagnostic;
+pub use library::Library;
 pub use model::{
     ChunkId, ChunkKind, Construct, Constructor, Corpus, CorpusError, Engine, Interface, Member,
     MemberKind, SkippedPair,
@@ -40,15 +43,5 @@ impl Corpus {
             }
         }
         Corpus::from_sources(sources, facts, Vec::new(), "<memory>")
-    }
-
-    /// Full-text search: the chunks that contain every word of `term`, best first.
-    pub fn lookup(&self, term: &str, limit: usize) -> Vec<search::Hit> {
-        self.search_index().lookup(term, limit)
-    }
-
-    /// The phrasebook's answer to a goal in the user's words.
-    pub fn resolve_topic(&self, goal: &str, limit: usize) -> topic::TopicAnswer {
-        self.phrasebook().resolve(goal, limit)
     }
 }

@@ -172,7 +172,7 @@ pub fn es_year(v: u32) -> u16 {
 }
 
 /// The documentation of one engine, loaded and derived. Serializable for the load
-/// cache ([`super::cache`]); the lazily built search index and phrasebook are not
+/// cache ([`super::cache`]); the search index and phrasebook (in `Library`) are not
 /// part of it.
 #[derive(Serialize, Deserialize)]
 pub struct Corpus {
@@ -208,10 +208,6 @@ pub struct Corpus {
     pub origin: String,
     /// Each interface's ancestors, nearest first, itself excluded, cycles broken.
     ancestors: BTreeMap<String, Vec<String>>,
-    #[serde(skip)]
-    search: OnceLock<super::search::SearchIndex>,
-    #[serde(skip)]
-    topics: OnceLock<super::topic::Phrasebook>,
 }
 
 /// A map keyed by pairs, written as a list of entries: JSON keys are strings only.
@@ -341,8 +337,6 @@ impl Corpus {
             diagnostics: diags,
             origin: origin.to_string(),
             ancestors: BTreeMap::new(),
-            search: OnceLock::new(),
-            topics: OnceLock::new(),
         };
         c.read_chunks();
         c.resolve_types();
@@ -934,18 +928,6 @@ impl Corpus {
             self.globals.len(),
             self.constructs.len(),
         )
-    }
-
-    /// The full-text index, built on first use.
-    pub fn search_index(&self) -> &super::search::SearchIndex {
-        self.search
-            .get_or_init(|| super::search::SearchIndex::build(&self.chunks))
-    }
-
-    /// The phrasebook, mined on first use.
-    pub fn phrasebook(&self) -> &super::topic::Phrasebook {
-        self.topics
-            .get_or_init(|| super::topic::Phrasebook::mine(self))
     }
 }
 

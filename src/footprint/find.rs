@@ -666,7 +666,10 @@ pub fn expand_concepts(corpus: &Corpus, pattern: &str) -> Option<ConceptExpansio
         }
     }
     if symbols.is_empty() {
-        let answer = corpus.resolve_topic(pattern, 3);
+        // Mined here rather than cached: the phrasebook is an index above the corpus
+        // model (`docs::Library`), and `find` reaches this fallback at most once per
+        // search, only when neither the pattern nor a construct alias matched.
+        let answer = crate::docs::topic::Phrasebook::mine(corpus).resolve(pattern, 3);
         if answer.strict {
             if let Some(m) = answer.matches.first() {
                 via.push(format!("topic route `{}`", m.route.name));

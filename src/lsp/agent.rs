@@ -19,8 +19,7 @@ use tower_lsp_server::ls_types::*;
 
 use super::server::{read, Backend, State, CLIENT_TIMEOUT};
 use crate::agent::{
-    self, AgentConfig, HttpModel, Progress, Registry, Transcript, Turn, TurnRequest, UserModel,
-    Workspace,
+    self, AgentConfig, HttpModel, Progress, Transcript, Turn, TurnRequest, UserModel, Workspace,
 };
 use crate::js::LineIndex;
 use crate::project::Project;
@@ -353,7 +352,7 @@ impl Backend {
         let context = context_of(&arg);
         let progress = self.begin_progress("grounded agent").await;
         let state = self.state.clone();
-        let corpus = self.corpus();
+        let corpus = self.library();
         let rt = tokio::runtime::Handle::current();
         let exclude: Vec<PathBuf> = read(&self.state.corpus_dir).into_iter().collect();
         let request = request.to_string();
@@ -391,6 +390,8 @@ impl Backend {
                 progress,
             };
             let transcript = Transcript::none();
+            // The editor's turn gets the same guardrails as the command line's.
+            let (guards, gates) = agent::guardrails::standard(&config, &corpus);
             let turn = Turn {
                 corpus: &corpus,
                 root: project.root.clone(),
@@ -402,9 +403,9 @@ impl Backend {
                 transcript: &transcript,
                 progress: &prog,
                 cancel,
-                registry: Registry::standard(),
-                guards: Vec::new(),
-                gates: Vec::new(),
+                registry: agent::plan::registry(),
+                guards,
+                gates,
             };
             let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 agent::run_turn(

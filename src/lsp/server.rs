@@ -21,7 +21,7 @@ use super::dry_run::DryFindings;
 use super::store::Entry;
 use super::workspace::workspace_root;
 use crate::check::ProjectIndex;
-use crate::docs::Corpus;
+use crate::docs::{Corpus, Library};
 use crate::project::Project;
 
 /// How long the server waits for the client to answer a request it sent (configuration,
@@ -40,7 +40,9 @@ pub struct State {
     pub(super) cli_docs: Option<PathBuf>,
     pub(super) docs: DashMap<String, Entry>,
     pub(super) dry: DryFindings,
-    pub(super) corpus: RwLock<Arc<Corpus>>,
+    /// The corpus with its lazily built indexes (the agent's lookups reuse them across
+    /// turns; replaced whole on reload).
+    pub(super) corpus: RwLock<Arc<Library>>,
     /// The corpus folder on disk (related information links), `None` for the bundled one.
     pub(super) corpus_dir: RwLock<Option<PathBuf>>,
     /// Replaced, never mutated in place while shared: a buffer's session holds the one it
@@ -115,7 +117,7 @@ impl Backend {
                 cli_docs,
                 docs: DashMap::new(),
                 dry: DashMap::new(),
-                corpus: RwLock::new(corpus),
+                corpus: RwLock::new(Arc::new(Library::new(corpus))),
                 corpus_dir: RwLock::new(None),
                 index: RwLock::new(Arc::new(ProjectIndex::default())),
                 root: RwLock::new(None),
@@ -135,6 +137,11 @@ impl Backend {
 
     /// The corpus now (replaced on reload, never mutated).
     pub(super) fn corpus(&self) -> Arc<Corpus> {
+        read(&self.state.corpus).corpus().clone()
+    }
+
+    /// The corpus now with its indexes, for the agent's lookups.
+    pub(super) fn library(&self) -> Arc<Library> {
         read(&self.state.corpus)
     }
 

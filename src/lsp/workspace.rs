@@ -15,7 +15,7 @@ use tower_lsp_server::ls_types::*;
 use super::document::Kind;
 use super::server::{guard, read, write, Backend, CLIENT_TIMEOUT};
 use crate::check::ProjectIndex;
-use crate::docs::Corpus;
+use crate::docs::{Corpus, Library};
 use crate::project::{Project, CONFIG_FILE};
 
 /// The workspace folder the client opened (its first), else its deprecated root URI.
@@ -147,7 +147,7 @@ impl Backend {
                         e.doc.dirty = true;
                     }
                 }
-                write(&this.state.corpus, corpus);
+                write(&this.state.corpus, Arc::new(Library::new(corpus)));
                 write(&this.state.corpus_dir, dir);
                 write(&this.state.index, Arc::new(index));
                 Ok(())

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use serde_json::{json, Value};
 
 use super::{arg_str, arg_usize, cap, Registry, Tool, ToolCtx, ToolOutput};
+use crate::agent::audit;
+use crate::agent::cache::{corpus_hash, LookupStore};
 use crate::agent::edits::confine;
 use crate::agent::wording as w;
 use crate::check;
@@ -99,13 +101,23 @@ impl Tool for LookupDocs {
         let limit = arg_usize(args, "limit").unwrap_or(5).clamp(1, 20);
         let hits = ctx.corpus.lookup(term, limit);
         if hits.is_empty() {
-            return ToolOutput::ok(format!("no chunk of the documentation contains `{term}`"));
+            return ToolOutput::ok(audit::with_hint(
+                ctx.corpus,
+                term,
+                &format!("no chunk of the documentation contains `{term}`"),
+                ctx.config.hint_routes,
+            ));
         }
         let mut out = String::new();
         for h in hits {
             out.push_str(&chunk_text(ctx, h.chunk, 3000));
         }
-        ToolOutput::ok(cap(out, ctx.config.max_result_chars))
+        // The phrasebook's hint comes first, asked for or not: a gap is when the real
+        // names matter most.
+        ToolOutput::ok(cap(
+            audit::with_hint(ctx.corpus, term, &out, ctx.config.hint_routes),
+            ctx.config.max_result_chars,
+        ))
     }
 }
 
@@ -154,35 +166,86 @@ impl Tool for RagLookup {
             "researching {}",
             arg_str(args, "about").unwrap_or(q)
         ));
-        let ids = retrieve(ctx, q, 6);
-        if ids.is_empty() {
-            return ToolOutput::ok(format!(
-                "no chunk of the documentation matches `{q}`; try resolve_topic or lookup_docs with an engine term"
-            ));
-        }
-        let excerpts: String = ids.iter().map(|&id| chunk_text(ctx, id, 1500)).collect();
-        let sources: Vec<String> = ids
-            .iter()
-            .map(|&id| ctx.corpus.chunk(id).title.clone())
-            .collect();
-        let Some(model) = ctx.model else {
-            return ToolOutput::ok(cap(excerpts, ctx.config.max_result_chars));
+        let query = if ctx.config.denoun {
+            audit::denoun(ctx.corpus, q)
+        } else {
+            q.to_string()
         };
-        let messages = vec![
-            json!({"role": "system", "content": w::RAG_COMPOSE}),
-            json!({"role": "user", "content": format!("{excerpts}\nQuestion: {q}")}),
-        ];
-        match model.chat(&messages, &[]) {
-            Ok(r) => ToolOutput::ok(cap(
+        let hint = |text: &str| {
+            ToolOutput::ok(audit::with_hint(
+                ctx.corpus,
+                &query,
+                text,
+                ctx.config.hint_routes,
+            ))
+        };
+        let mut store = ctx
+            .config
+            .lookup_cache
+            .as_ref()
+            .map(|p| LookupStore::open(p, &corpus_hash(ctx.corpus)));
+        if let Some(hit) = store.as_ref().and_then(|s| s.get(&query)) {
+            return hint(hit);
+        }
+        let (out, composed) = compose(&query, ctx);
+        if out.refused {
+            return out;
+        }
+        // The composing step can invent: its answer goes through the write path's
+        // symbol audit, and comes back with its corrections and the real members.
+        let found = audit::audit(ctx.corpus, &out.content);
+        let text = audit::annotate(&out.content, &found);
+        if let (Some(s), true) = (store.as_mut(), composed) {
+            // A cache that cannot be written is no cache; the answer still goes back.
+            let _ = s.put(&query, &text, found.flagged());
+        }
+        hint(&text)
+    }
+}
+
+/// Retrieval, then the model composes an answer from the chunks; `true` when a model
+/// composed it (only those answers are worth keeping on disk).
+fn compose(q: &str, ctx: &ToolCtx) -> (ToolOutput, bool) {
+    let ids = retrieve(ctx, q, 6);
+    if ids.is_empty() {
+        return (
+                ToolOutput::ok(format!(
+                    "no chunk of the documentation matches `{q}`; try resolve_topic or lookup_docs with an engine term"
+                )),
+                false,
+            );
+    }
+    let excerpts: String = ids.iter().map(|&id| chunk_text(ctx, id, 1500)).collect();
+    let sources: Vec<String> = ids
+        .iter()
+        .map(|&id| ctx.corpus.chunk(id).title.clone())
+        .collect();
+    let Some(model) = ctx.model else {
+        return (
+            ToolOutput::ok(cap(excerpts, ctx.config.max_result_chars)),
+            false,
+        );
+    };
+    let messages = vec![
+        json!({"role": "system", "content": w::RAG_COMPOSE}),
+        json!({"role": "user", "content": format!("{excerpts}\nQuestion: {q}")}),
+    ];
+    match model.chat(&messages, &[]) {
+        Ok(r) => (
+            ToolOutput::ok(cap(
                 format!("{}\n\nsources: {}", r.content.trim(), sources.join("; ")),
                 ctx.config.max_result_chars,
             )),
-            // The composing step failed; the chunks themselves still answer.
-            Err(e) => ToolOutput::ok(cap(
+            true,
+        ),
+        // The composing step failed; the chunks themselves still answer.
+        Err(e) => (
+            ToolOutput::ok(cap(
                 format!("(the composing step failed: {e})\n{excerpts}"),
                 ctx.config.max_result_chars,
             )),
-        }
+            false,
+        ),
     }
 }
 

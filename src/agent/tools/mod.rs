@@ -10,7 +10,7 @@ use super::config::AgentConfig;
 use super::edits::{Edits, Workspace};
 use super::model::ChatModel;
 use super::transcript::Transcript;
-use crate::docs::Corpus;
+use crate::docs::Library;
 
 pub mod base;
 pub mod domain;
@@ -32,7 +32,7 @@ impl Progress for Silent {
 /// What a tool may use: the corpus, the project, the turn's edit state.
 pub struct ToolCtx<'a> {
     /// The engine's docs.
-    pub corpus: &'a Corpus,
+    pub corpus: &'a Library,
     /// The project root, canonical.
     pub root: &'a Path,
     /// Folders left out of project search and measurement (the corpus inside the
