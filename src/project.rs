@@ -14,7 +14,8 @@ use crate::docs::{bundled, Corpus};
 /// The name of a project's configuration file.
 pub const CONFIG_FILE: &str = "grounded.toml";
 
-/// `grounded.toml`.
+/// `grounded.toml`. A key added here (or to its tables) goes into [`KNOWN_KEYS`] too,
+/// or users are warned that nothing reads it.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct Config {
@@ -62,6 +63,74 @@ pub struct Project {
     pub config: Config,
     /// Whether a `grounded.toml` was found.
     pub has_config: bool,
+    /// What in `grounded.toml` was not understood (unknown keys), one line each.
+    pub warnings: Vec<String>,
+}
+
+/// The keys `grounded.toml` knows, by table (`""` is the top level). `[model]` and
+/// `[agent]` belong to the agent; they are listed here so that a typo in them is said
+/// as well: `entri = "main.js"` once passed without a word and the dry run silently
+/// ran every script instead of the entry.
+pub const KNOWN_KEYS: &[(&str, &[&str])] = &[
+    ("", &["docs", "entry", "model", "agent"]),
+    ("model", &["base_url", "name", "api_key_env"]),
+    ("agent", &["max_steps", "validate", "timeout_secs"]),
+];
+
+/// Warnings for the keys of a `grounded.toml` text that no part of grounded reads,
+/// each naming the nearest known key. A text that does not parse gives none (the
+/// parse error is said instead).
+pub fn unknown_keys(text: &str) -> Vec<String> {
+    let Ok(table) = text.parse::<toml::Table>() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let known_in = |t: &str| {
+        KNOWN_KEYS
+            .iter()
+            .find(|(name, _)| *name == t)
+            .map(|(_, keys)| *keys)
+    };
+    let mut check = |prefix: &str, table: &toml::Table, known: &[&str]| {
+        for key in table.keys() {
+            if known.contains(&key.as_str()) {
+                continue;
+            }
+            let every: Vec<String> = KNOWN_KEYS
+                .iter()
+                .flat_map(|(t, keys)| {
+                    keys.iter().map(move |k| {
+                        if t.is_empty() {
+                            k.to_string()
+                        } else {
+                            format!("{t}.{k}")
+                        }
+                    })
+                })
+                .collect();
+            let near = known
+                .iter()
+                .map(|k| (strsim::damerau_levenshtein(key, k), k.to_string()))
+                .chain(every.iter().map(|k| {
+                    let last = k.rsplit('.').next().unwrap_or(k);
+                    (strsim::damerau_levenshtein(key, last), k.clone())
+                }))
+                .min();
+            let name = format!("{prefix}{key}");
+            let hint = match near {
+                Some((d, k)) if d <= 2.max(key.len() / 3) => format!("; did you mean `{k}`?"),
+                _ => format!("; known keys here: {}", known.join(", ")),
+            };
+            out.push(format!("unknown key `{name}` (nothing reads it){hint}"));
+        }
+    };
+    check("", &table, known_in("").unwrap_or(&[]));
+    for (t, known) in KNOWN_KEYS.iter().filter(|(t, _)| !t.is_empty()) {
+        if let Some(toml::Value::Table(sub)) = table.get(*t) {
+            check(&format!("{t}."), sub, known);
+        }
+    }
+    out
 }
 
 /// The folder of the nearest `grounded.toml` at or above `start` (a file or folder).
@@ -94,16 +163,22 @@ impl Project {
                     .map_err(|e| format!("{}: {e}", path.display()))?;
                 let config: Config = toml::from_str(&text)
                     .map_err(|e| format!("{}: {}", path.display(), e.message()))?;
+                let warnings = unknown_keys(&text)
+                    .into_iter()
+                    .map(|w| format!("{}: {w}", path.display()))
+                    .collect();
                 Ok(Project {
                     root,
                     config,
                     has_config: true,
+                    warnings,
                 })
             }
             None => Ok(Project {
                 root: std::fs::canonicalize(fallback).unwrap_or_else(|_| fallback.to_path_buf()),
                 config: Config::default(),
                 has_config: false,
+                warnings: Vec::new(),
             }),
         }
     }
@@ -121,7 +196,7 @@ impl Project {
     /// `announce` is set.
     pub fn load_corpus(&self, cli_docs: Option<&Path>, announce: bool) -> Result<Corpus, String> {
         match self.docs_path(cli_docs) {
-            Some(p) => Corpus::load(&p).map_err(|e| e.to_string()),
+            Some(p) => Corpus::load_cached(&p).map_err(|e| e.to_string()),
             None => {
                 if announce {
                     eprintln!("grounded: no --docs and no `docs` in grounded.toml; using the bundled demo engine's corpus");

@@ -17,7 +17,7 @@ fn grounded(args: &[&str], dir: &std::path::Path) -> Output {
 }
 
 #[test]
-fn json_paths_are_as_given_or_relative_to_the_folder() {
+fn json_paths_are_as_given_or_joined_to_the_folder() {
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let out = grounded(
         &[
@@ -43,7 +43,11 @@ fn json_paths_are_as_given_or_relative_to_the_folder() {
         .iter()
         .map(|f| f["path"].as_str().unwrap())
         .collect();
-    assert!(paths.contains(&"member.js"), "{paths:?}");
+    // A file found in a folder argument: the folder as given, joined with the rest.
+    assert!(
+        paths.contains(&"examples/demo/mistakes/member.js"),
+        "{paths:?}"
+    );
     assert!(
         paths.windows(2).all(|w| w[0] <= w[1]),
         "file order: {paths:?}"
@@ -55,8 +59,10 @@ fn json_paths_are_as_given_or_relative_to_the_folder() {
         [
             "code",
             "column",
+            "docs",
             "end_column",
             "end_line",
+            "fixes",
             "line",
             "message",
             "path",
@@ -81,7 +87,7 @@ fn sarif_is_version_2_1_0_with_one_result_a_finding() {
     assert_eq!(region["startColumn"], 8);
     assert_eq!(
         member["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
-        "member.js"
+        "mistakes/member.js"
     );
     assert_eq!(out.status.code(), Some(1));
 }

@@ -50,8 +50,10 @@ fn json(out: &Output) -> Vec<Value> {
 
 #[test]
 fn the_demo_project_is_clean_and_exits_0() {
+    // The demo names no entry (so that a folder's run reaches every planted mistake):
+    // its main script is named here.
     let out = bin()
-        .args(["dry-run", "--format", "json"])
+        .args(["dry-run", "--format", "json", "main.js"])
         .current_dir(demo_dir())
         .output()
         .unwrap();
@@ -121,6 +123,9 @@ fn the_entry_comes_from_grounded_toml() {
         (fs[0]["line"].as_u64(), fs[0]["column"].as_u64()),
         (Some(3), Some(7))
     );
+    // It says which entries ran: the configured one alone.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("dry run of start.js\n"), "{err}");
 }
 
 #[test]

@@ -1,13 +1,20 @@
 ;;; grounded.el --- grounded language server for Emacs via eglot  -*- lexical-binding: t; -*-
 
 ;; Add to your init file (Emacs 29+ ships eglot; older: M-x package-install RET eglot):
+;;   (setq grounded-command '("/abs/path/grounded" "serve"))   ; optional
 ;;   (load "/path/to/editors/emacs/grounded.el")
+;;   (add-hook 'js-mode-hook #'eglot-ensure)
+;;
+;; `grounded-command' and `grounded-settings' are read when eglot starts the server,
+;; not when this file loads, so setting them before or after the `load' both work
+;; (the README once set them after the load, and the server kept the defaults).
 ;;
 ;; Nothing here depends on progress reports or code-action resolve (eglot 1.9 has
 ;; neither): diagnostics are pushed, and every code action carries its edit.
 
 ;;; Code:
 
+(require 'cl-lib)
 (require 'eglot)
 
 (defgroup grounded nil
@@ -29,8 +36,26 @@ Keys: :docs (corpus path), :debounceMs, :dryRun (:enabled :budgetMs :idleMs)."
 (cl-defmethod eglot-initialization-options ((_server grounded-server))
   grounded-settings)
 
+(defun grounded--contact (&optional _interactive)
+  "The server's contact, read from `grounded-command' when eglot starts it."
+  (cons 'grounded-server grounded-command))
+
 (add-to-list 'eglot-server-programs
-             `((js-mode js-ts-mode javascript-mode) . (grounded-server . ,grounded-command)))
+             '((js-mode js-ts-mode javascript-mode) . grounded--contact))
+
+(defun grounded--configure (server)
+  "Answer workspace/configuration (section \"grounded\") from `grounded-settings'.
+Run when SERVER is created, so the settings of that moment count. The alist form is
+the one eglot 1.9 reads; later versions read it too."
+  (when (cl-typep server 'grounded-server)
+    (let ((current (default-value 'eglot-workspace-configuration)))
+      ;; A user's own function form is left alone: it answers for every server.
+      (when (listp current)
+        (setq-default eglot-workspace-configuration
+                      (cons (cons :grounded grounded-settings)
+                            (assq-delete-all :grounded (copy-sequence current))))))))
+
+(add-hook 'eglot-server-initialized-hook #'grounded--configure)
 
 ;; M-x grounded-ask: prompts for a request and sends it, with the file and the region
 ;; (or the current line), to grounded.askAgent. The server answers at once (eglot would
@@ -60,11 +85,6 @@ Keys: :docs (corpus path), :debounceMs, :dryRun (:enabled :budgetMs :idleMs)."
                          :arguments (if grounded--last-turn
                                         (vector (list :turn grounded--last-turn))
                                       []))))
-
-;; workspace/configuration is answered from this (section "grounded"). The alist form
-;; is the one eglot 1.9 reads; later versions read it too.
-(setq-default eglot-workspace-configuration
-              `((:grounded . ,grounded-settings)))
 
 (provide 'grounded)
 ;;; grounded.el ends here

@@ -169,9 +169,12 @@ fn main() {
     )
     .expect("an HTTP client");
     let transcript = Transcript::to_file(&transcript_path).expect("a transcript file");
+    let library = grounded::docs::Library::from(
+        Corpus::load(&manifest.join("corpus/demo")).expect("the demo corpus loads"),
+    );
     let (guards, gates) = guardrails::standard(&config, &corpus);
     let turn = Turn {
-        corpus: &corpus,
+        corpus: &library,
         root: root.clone(),
         exclude: Vec::new(),
         entry: Some("main.js".into()),

@@ -82,24 +82,45 @@ pub struct Unreadable {
     pub reason: String,
 }
 
+/// One file a [`check_paths`] run checked.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// The path as shown (see [`check_paths`]).
+    pub shown: String,
+    /// The path to read it back from.
+    pub file: PathBuf,
+    /// Whether it held any script: a script file, or a Markdown file with a fenced
+    /// `js` block. A run that checked Markdown prose alone checked nothing.
+    pub script: bool,
+}
+
+/// What a [`check_paths`] run did.
+#[derive(Debug, Clone, Default)]
+pub struct PathsReport {
+    /// The findings, in the order the files were checked.
+    pub findings: Vec<Finding>,
+    /// Files that could not be read.
+    pub unreadable: Vec<Unreadable>,
+    /// Every file read and checked.
+    pub checked: Vec<Checked>,
+}
+
 /// Checks files and folders (folders: every script by the engine's script extensions,
 /// and every `.md` file). `root` is the project root (loads and `path` arguments are
-/// relative to it). Findings name a file as given on the command line, or relative to
-/// the folder given; they come in file then position order.
-pub fn check_paths(
-    corpus: &Corpus,
-    root: &Path,
-    paths: &[PathBuf],
-) -> (Vec<Finding>, Vec<Unreadable>) {
+/// relative to it). Findings name a file as the user would from the current folder: a
+/// file argument as given, a file found in a folder argument as the folder joined with
+/// its path inside it ([`project::shown_in`]); two `typo.js` in two folders taught that
+/// a path relative to its own folder argument names nothing the user can open.
+pub fn check_paths(corpus: &Corpus, root: &Path, paths: &[PathBuf]) -> PathsReport {
     let project = ProjectIndex::scan(corpus, root);
     let mut files: Vec<(String, PathBuf)> = Vec::new();
     for p in paths {
         if p.is_dir() {
             for f in project::script_files(corpus, p, true) {
-                let shown = f
-                    .strip_prefix(p)
-                    .map(|r| project::normalize(&r.to_string_lossy()))
-                    .unwrap_or_else(|_| f.to_string_lossy().into_owned());
+                let shown = match f.strip_prefix(p) {
+                    Ok(r) => project::shown_in(p, r),
+                    Err(_) => f.to_string_lossy().into_owned(),
+                };
                 files.push((shown, f));
             }
         } else {
@@ -107,8 +128,7 @@ pub fn check_paths(
         }
     }
     let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    let mut bad = Vec::new();
+    let mut report = PathsReport::default();
     for (shown, file) in files {
         let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
         if !seen.insert(key) {
@@ -118,7 +138,7 @@ pub fn check_paths(
             Ok(bytes) => match String::from_utf8(bytes) {
                 Ok(t) => t,
                 Err(_) => {
-                    bad.push(Unreadable {
+                    report.unreadable.push(Unreadable {
                         path: shown,
                         reason: "not UTF-8 text".into(),
                     });
@@ -126,7 +146,7 @@ pub fn check_paths(
                 }
             },
             Err(e) => {
-                bad.push(Unreadable {
+                report.unreadable.push(Unreadable {
                     path: shown,
                     reason: e.to_string(),
                 });
@@ -135,12 +155,19 @@ pub fn check_paths(
         };
         let rel = project::relative(root, &file);
         let script = js::script_text(&shown, &text, &corpus.engine.directives);
+        let is_script =
+            !js::is_markdown(&shown) || script.bytes().any(|b| !b.is_ascii_whitespace());
         let tree = js::parse(&script);
-        out.extend(check_script(
+        report.findings.extend(check_script(
             corpus, &project, &shown, &rel, &text, &script, &tree,
         ));
+        report.checked.push(Checked {
+            shown,
+            file,
+            script: is_script,
+        });
     }
-    (out, bad)
+    report
 }
 
 /// The families' shared state for one script.

@@ -163,6 +163,20 @@ pub fn normalize(p: &str) -> String {
     parts.join("/")
 }
 
+/// A file found at `inside` under the folder argument `folder`, as the user would name
+/// it from the current folder: the folder as given joined with the rest (`examples/demo`
+/// and `mistakes/member.js` give `examples/demo/mistakes/member.js`). The current folder
+/// itself (`.`, the default) adds nothing, as ripgrep prints it.
+pub fn shown_in(folder: &Path, inside: &Path) -> String {
+    let inside = inside.to_string_lossy().replace('\\', "/");
+    let folder = folder.to_string_lossy().replace('\\', "/");
+    match folder.trim_end_matches('/') {
+        "." => inside,
+        "" if folder.is_empty() => inside,
+        f => format!("{f}/{inside}"),
+    }
+}
+
 /// What one file can see of its project: the top-level declarations of every script and
 /// what each script loads. Built from disk, updated from open buffers.
 #[derive(Debug, Clone, Default)]

@@ -34,26 +34,42 @@ pub fn run(
         }
     }
     let (project, corpus) = project_and_corpus(&paths[0], docs)?;
-    let (mut findings, unreadable) = check::check_paths(&corpus, &project.root, &paths);
-    for u in &unreadable {
+    let checked = check::check_paths(&corpus, &project.root, &paths);
+    for u in &checked.unreadable {
         eprintln!("grounded: {}: skipped, {}", u.path, u.reason);
     }
+    // "no findings" after checking nothing once read as a clean project: a folder of
+    // `.jsx` files under an engine whose docs did not list `.jsx` looked perfect.
+    if !checked.checked.iter().any(|c| c.script) && checked.unreadable.is_empty() {
+        let under: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        return Err(Fail(format!(
+            "no scripts found under {}: the engine's script extensions are {} (and Markdown files' fenced js blocks)",
+            under.join(", "),
+            corpus.engine.script_extensions.join(" ")
+        )));
+    }
+    let mut texts = Texts::default();
+    for c in &checked.checked {
+        texts.files.insert(c.shown.clone(), c.file.clone());
+    }
+    let mut findings = checked.findings;
 
-    // `--dry-run` merges what the fake-engine run of the project finds. Script files
-    // named on the command line are the run's entries; otherwise the project's own
-    // (grounded.toml's `entry`, else every top-level script).
     if dry_run {
-        let named: Vec<PathBuf> = paths
-            .iter()
-            .filter(|p| p.is_file() && !crate::js::is_markdown(&p.to_string_lossy()))
-            .filter_map(|p| std::fs::canonicalize(p).ok())
-            .filter_map(|p| p.strip_prefix(&project.root).ok().map(Path::to_path_buf))
-            .collect();
-        let entries = if named.is_empty() {
-            crate::dryrun::project_entries(&corpus, &project)
+        let entries = dry_run_entries(&corpus, &project, &paths);
+        if entries.is_empty() {
+            eprintln!("grounded: dry run: no script to run (every script is loaded by another)");
         } else {
-            named
-        };
+            let how = if project.config.entry.is_some() && entries_from_config(&paths) {
+                " (grounded.toml's entry)"
+            } else {
+                ""
+            };
+            let names: Vec<String> = entries
+                .iter()
+                .map(|e| shown_from_root(&project.root, e, &checked.checked))
+                .collect();
+            eprintln!("grounded: dry run of {}{how}", names.join(", "));
+        }
         let report = crate::dryrun::run_project(
             &corpus,
             &project.root,
@@ -61,7 +77,20 @@ pub fn run(
             &HashMap::new(),
             &crate::dryrun::Options::default(),
         );
-        let fresh = dedupe_dry_run(&findings, report.findings);
+        let dynamic: Vec<Finding> = report
+            .findings
+            .into_iter()
+            .map(|mut f| {
+                let shown = shown_from_root(&project.root, Path::new(&f.path), &checked.checked);
+                texts
+                    .files
+                    .entry(shown.clone())
+                    .or_insert_with(|| project.root.join(&f.path));
+                f.path = shown;
+                f
+            })
+            .collect();
+        let fresh = dedupe_dry_run(&findings, dynamic);
         findings.extend(fresh);
         for l in report.limits {
             eprintln!("grounded: dry run: {l}");
@@ -72,45 +101,220 @@ pub fn run(
         (a.path.as_str(), a.span.start, a.code).cmp(&(b.path.as_str(), b.span.start, b.code))
     });
     match format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&findings)?),
-        Format::Sarif => println!("{}", serde_json::to_string_pretty(&sarif(&findings))?),
-        Format::Human => human(&findings, &paths, &project.root)?,
+        Format::Json => {
+            let out: Vec<_> = findings
+                .iter()
+                .map(|f| finding_json(f, &mut texts, &corpus))
+                .collect();
+            println!("{}", serde_json::to_string_pretty(&out)?);
+        }
+        Format::Sarif => println!(
+            "{}",
+            serde_json::to_string_pretty(&sarif(&findings, &mut texts, &corpus))?
+        ),
+        Format::Human => human(&findings, &mut texts, &corpus)?,
     }
     let failed = findings.iter().any(|f| f.severity == Severity::Error);
     Ok(if failed { 1 } else { 0 })
 }
 
+/// Whether the dry run's entries include `grounded.toml`'s (a folder was named).
+fn entries_from_config(paths: &[PathBuf]) -> bool {
+    paths.iter().any(|p| p.is_dir())
+}
+
+/// The dry run's entries, relative to the project root. Script files named on the
+/// command line run as given; a folder brings `grounded.toml`'s `entry` when it names
+/// one, else every script inside the folder that no other script of the project loads.
+/// The README once promised that `check --dry-run examples/demo` reports
+/// `mistakes/dynamic.js`, while the run started at the entry alone.
+fn dry_run_entries(
+    corpus: &crate::docs::Corpus,
+    project: &crate::project::Project,
+    paths: &[PathBuf],
+) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut folders = Vec::new();
+    for p in paths {
+        let Ok(abs) = std::fs::canonicalize(p) else {
+            continue;
+        };
+        if p.is_dir() {
+            folders.push(abs);
+        } else if !crate::js::is_markdown(&p.to_string_lossy()) {
+            if let Ok(rel) = abs.strip_prefix(&project.root) {
+                out.push(rel.to_path_buf());
+            }
+        }
+    }
+    if !folders.is_empty() {
+        let found = match &project.config.entry {
+            Some(e) => vec![PathBuf::from(e)],
+            None => crate::dryrun::project_entries(corpus, project)
+                .into_iter()
+                .filter(|e| {
+                    let abs = project.root.join(e);
+                    folders.iter().any(|f| abs.starts_with(f))
+                })
+                .collect(),
+        };
+        for e in found {
+            if !out.contains(&e) {
+                out.push(e);
+            }
+        }
+    }
+    out
+}
+
+/// A file named by its path relative to the project root, as the user would name it:
+/// the name a checked file was shown under, else relative to the current folder.
+fn shown_from_root(root: &Path, rel: &Path, checked: &[check::Checked]) -> String {
+    let abs = root.join(rel);
+    let key = std::fs::canonicalize(&abs).ok();
+    if let Some(k) = &key {
+        for c in checked {
+            if std::fs::canonicalize(&c.file).ok().as_ref() == Some(k) {
+                return c.shown.clone();
+            }
+        }
+    }
+    super::from_cwd(&abs)
+}
+
 /// The dry run's findings that the static check has not already made. The run meets
 /// the same invented member or missing file the static check saw on a certain
-/// receiver; saying it twice would teach users to skim. Paths differ in form (as given,
-/// or relative to the root), so a finding is the same when one path ends with the other
-/// and the position is equal.
+/// receiver; saying it twice would teach users to skim.
 fn dedupe_dry_run(statics: &[Finding], dynamic: Vec<Finding>) -> Vec<Finding> {
-    let same_file =
-        |a: &str, b: &str| a == b || a.ends_with(&format!("/{b}")) || b.ends_with(&format!("/{a}"));
     dynamic
         .into_iter()
         .filter(|d| {
             !statics
                 .iter()
-                .any(|s| s.line == d.line && s.column == d.column && same_file(&s.path, &d.path))
+                .any(|s| s.line == d.line && s.column == d.column && s.path == d.path)
         })
         .collect()
 }
 
-/// Reads a file shown as `shown` back for its excerpt: as given, or under one of the
-/// folders given, or under the project root.
-fn read_back(shown: &str, paths: &[PathBuf], root: &Path) -> Option<String> {
-    let mut candidates = vec![PathBuf::from(shown)];
-    candidates.extend(paths.iter().filter(|p| p.is_dir()).map(|p| p.join(shown)));
-    candidates.push(root.join(shown));
-    candidates
-        .into_iter()
-        .find(|p| p.is_file())
-        .and_then(|p| std::fs::read_to_string(p).ok())
+/// The checked files' texts, read back once each for excerpts and fix positions.
+#[derive(Default)]
+pub(super) struct Texts {
+    /// Where to read each shown path from (else the shown path itself).
+    pub(super) files: HashMap<String, PathBuf>,
+    read: HashMap<String, Option<String>>,
 }
 
-fn human(findings: &[Finding], paths: &[PathBuf], root: &Path) -> Result<(), Fail> {
+impl Texts {
+    pub(super) fn get(&mut self, shown: &str) -> Option<&str> {
+        let files = &self.files;
+        self.read
+            .entry(shown.to_string())
+            .or_insert_with(|| {
+                let p = files
+                    .get(shown)
+                    .cloned()
+                    .unwrap_or_else(|| PathBuf::from(shown));
+                std::fs::read_to_string(p).ok()
+            })
+            .as_deref()
+    }
+}
+
+/// One edit of a fix, in the file's own 1-based lines and character columns.
+struct Edit {
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    text: String,
+}
+
+/// A fix's title and edits, positions taken from the file's text.
+fn fix_edits(fix: &Fix, idx: &crate::js::LineIndex) -> (String, Vec<Edit>) {
+    let (title, span, text) = match fix {
+        Fix::Replace { title, span, text } => (title, span, text.as_str()),
+        Fix::Delete { title, span, .. } => (title, span, ""),
+    };
+    let (line, column) = idx.line_col(span.start);
+    let (end_line, end_column) = idx.line_col(span.end);
+    (
+        title.clone(),
+        vec![Edit {
+            line,
+            column,
+            end_line,
+            end_column,
+            text: text.to_string(),
+        }],
+    )
+}
+
+/// Where the docs say more, as a path that opens from the current folder when the
+/// corpus is on disk (the bundled corpus has no folder: its file name alone).
+fn docs_location(corpus: &crate::docs::Corpus, related: &check::Related) -> (String, usize) {
+    let origin = Path::new(&corpus.origin);
+    let path = if origin.is_dir() {
+        super::from_cwd(&origin.join(&related.file))
+    } else if origin.is_file() {
+        super::from_cwd(origin)
+    } else {
+        related.file.clone()
+    };
+    (path, related.line)
+}
+
+/// A finding as interfaces.md's JSON object, with its fixes and docs link.
+pub(super) fn finding_json(
+    f: &Finding,
+    texts: &mut Texts,
+    corpus: &crate::docs::Corpus,
+) -> serde_json::Value {
+    use serde_json::json;
+    let mut v = serde_json::to_value(f).unwrap_or_else(|_| json!({}));
+    let fixes: Vec<_> = match texts.get(&f.path) {
+        Some(text) => {
+            let idx = crate::js::LineIndex::new(text);
+            f.fixes
+                .iter()
+                .map(|fix| {
+                    let (title, edits) = fix_edits(fix, &idx);
+                    let edits: Vec<_> = edits
+                        .into_iter()
+                        .map(|e| {
+                            json!({"line": e.line, "column": e.column, "end_line": e.end_line,
+                                   "end_column": e.end_column, "text": e.text})
+                        })
+                        .collect();
+                    json!({"title": title, "edits": edits})
+                })
+                .collect()
+        }
+        None => Vec::new(),
+    };
+    v["fixes"] = json!(fixes);
+    v["docs"] = match &f.related {
+        Some(r) => {
+            let (path, line) = docs_location(corpus, r);
+            json!({"path": path, "line": line})
+        }
+        None => serde_json::Value::Null,
+    };
+    v
+}
+
+/// Whether any line the finding covers is too long for a screen line.
+fn too_long(f: &Finding, text: &str, width: usize) -> bool {
+    text.lines()
+        .skip(f.line.saturating_sub(1))
+        .take(f.end_line.saturating_sub(f.line) + 1)
+        .any(|l| l.len() > width && l.chars().count() > width)
+}
+
+fn human(
+    findings: &[Finding],
+    texts: &mut Texts,
+    corpus: &crate::docs::Corpus,
+) -> Result<(), Fail> {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let choice = if !no_color && std::io::stdout().is_terminal() {
         termcolor::ColorChoice::Auto
@@ -119,14 +323,31 @@ fn human(findings: &[Finding], paths: &[PathBuf], root: &Path) -> Result<(), Fai
     };
     let stdout = termcolor::StandardStream::stdout(choice);
     let config = term::Config::default();
+    let width = super::excerpt::width();
     let mut files = SimpleFiles::new();
     let mut ids: BTreeMap<String, usize> = BTreeMap::new();
     for f in findings {
-        let id = *ids.entry(f.path.clone()).or_insert_with(|| {
-            let text = read_back(&f.path, paths, root).unwrap_or_default();
-            files.add(f.path.clone(), text)
-        });
-        let source_len = files.get(id).map(|s| s.source().len()).unwrap_or(0);
+        let mut notes = Vec::new();
+        for fix in &f.fixes {
+            match fix {
+                Fix::Replace { title, .. } => notes.push(format!("fix: {title}")),
+                Fix::Delete { title, .. } => notes.push(format!("fix: {title}")),
+            }
+        }
+        if let Some(r) = &f.related {
+            let (path, line) = docs_location(corpus, r);
+            notes.push(format!("docs: {} at {path}:{line}", r.message));
+        }
+        let text = texts.get(&f.path).unwrap_or_default();
+        if too_long(f, text, width) {
+            let mut lock = stdout.lock();
+            long_line(&mut lock, f, text, width, &notes).map_err(|e| Fail(e.to_string()))?;
+            continue;
+        }
+        let id = *ids
+            .entry(f.path.clone())
+            .or_insert_with(|| files.add(f.path.clone(), text.to_string()));
+        let source_len = text.len();
         let mut diag = match f.severity {
             Severity::Error => Diagnostic::error(),
             Severity::Warning => Diagnostic::warning(),
@@ -137,16 +358,6 @@ fn human(findings: &[Finding], paths: &[PathBuf], root: &Path) -> Result<(), Fai
             diag = diag.with_labels(vec![Label::primary(id, f.span.start..f.span.end)]);
         } else {
             diag = diag.with_notes(vec![format!("at {}:{}:{}", f.path, f.line, f.column)]);
-        }
-        let mut notes = Vec::new();
-        for fix in &f.fixes {
-            match fix {
-                Fix::Replace { title, .. } => notes.push(format!("fix: {title}")),
-                Fix::Delete { title, .. } => notes.push(format!("fix: {title}")),
-            }
-        }
-        if let Some(r) = &f.related {
-            notes.push(format!("docs: {} at {}:{}", r.message, r.file, r.line));
         }
         diag = diag.with_notes(notes);
         let mut lock = stdout.lock();
@@ -166,8 +377,84 @@ fn human(findings: &[Finding], paths: &[PathBuf], root: &Path) -> Result<(), Fai
     Ok(())
 }
 
-/// The findings as a SARIF 2.1.0 log.
-pub fn sarif(findings: &[Finding]) -> serde_json::Value {
+/// A finding on a line too long for the screen, in the excerpt's layout but with a
+/// window of the line ([`super::excerpt`]).
+fn long_line(
+    out: &mut impl std::io::Write,
+    f: &Finding,
+    text: &str,
+    width: usize,
+    notes: &[String],
+) -> std::io::Result<()> {
+    let sev = match f.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    let line = text.lines().nth(f.line.saturating_sub(1)).unwrap_or("");
+    let end = if f.end_line == f.line {
+        f.end_column.saturating_sub(1)
+    } else {
+        usize::MAX
+    };
+    let w = super::excerpt::window(line, f.column.saturating_sub(1), end, width);
+    let gutter = f.line.to_string().len();
+    let pad = " ".repeat(gutter + 1);
+    writeln!(out, "{sev}[{}]: {}", f.code.as_str(), f.message)?;
+    writeln!(out, "{pad}┌─ {}:{}:{}", f.path, f.line, f.column)?;
+    writeln!(out, "{pad}│")?;
+    writeln!(out, "{} │ {}", f.line, w.text)?;
+    writeln!(
+        out,
+        "{pad}│ {}{}",
+        " ".repeat(w.caret_at),
+        "^".repeat(w.carets)
+    )?;
+    if !notes.is_empty() {
+        writeln!(out, "{pad}│")?;
+        for n in notes {
+            writeln!(out, "{pad}= {n}")?;
+        }
+    }
+    writeln!(out)
+}
+
+/// A SARIF artifact location: a relative path against `%SRCROOT%` (the current folder,
+/// declared in `originalUriBaseIds`), an absolute one as a `file:` URI. Without the base
+/// id, CI annotations resolved paths against nothing and missed their files.
+fn artifact(path: &str) -> serde_json::Value {
+    let p = path.replace('\\', "/");
+    if Path::new(path).is_absolute() {
+        let p = if p.starts_with('/') {
+            p
+        } else {
+            format!("/{p}")
+        };
+        serde_json::json!({"uri": format!("file://{}", uri_escape(&p))})
+    } else {
+        serde_json::json!({"uri": uri_escape(&p), "uriBaseId": "%SRCROOT%"})
+    }
+}
+
+/// Percent-encodes what a URI path cannot hold as is (spaces, `#`, `?`, non-ASCII).
+fn uri_escape(p: &str) -> String {
+    let mut out = String::with_capacity(p.len());
+    for b in p.bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~:@!$&'()*+,;=".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The findings as a SARIF 2.1.0 log: paths relative to `%SRCROOT%`, fixes as SARIF
+/// fix objects, the docs link as a related location.
+fn sarif(
+    findings: &[Finding],
+    texts: &mut Texts,
+    corpus: &crate::docs::Corpus,
+) -> serde_json::Value {
     use serde_json::json;
     let rules: Vec<_> = CODES
         .iter()
@@ -195,7 +482,7 @@ pub fn sarif(findings: &[Finding]) -> serde_json::Value {
                 "message": {"text": f.message},
                 "locations": [{
                     "physicalLocation": {
-                        "artifactLocation": {"uri": f.path.replace('\\', "/")},
+                        "artifactLocation": artifact(&f.path),
                         "region": {
                             "startLine": f.line,
                             "startColumn": f.column,
@@ -206,18 +493,59 @@ pub fn sarif(findings: &[Finding]) -> serde_json::Value {
                 }],
             });
             if let Some(rel) = &f.related {
+                let (path, line) = docs_location(corpus, rel);
                 r["relatedLocations"] = json!([{
                     "id": 0,
                     "message": {"text": rel.message},
                     "physicalLocation": {
-                        "artifactLocation": {"uri": rel.file},
-                        "region": {"startLine": rel.line},
+                        "artifactLocation": artifact(&path),
+                        "region": {"startLine": line},
                     }
                 }]);
+            }
+            if let (false, Some(text)) = (f.fixes.is_empty(), texts.get(&f.path)) {
+                let idx = crate::js::LineIndex::new(text);
+                let fixes: Vec<_> = f
+                    .fixes
+                    .iter()
+                    .map(|fix| {
+                        let (title, edits) = fix_edits(fix, &idx);
+                        let replacements: Vec<_> = edits
+                            .into_iter()
+                            .map(|e| {
+                                json!({
+                                    "deletedRegion": {
+                                        "startLine": e.line,
+                                        "startColumn": e.column,
+                                        "endLine": e.end_line,
+                                        "endColumn": e.end_column,
+                                    },
+                                    "insertedContent": {"text": e.text},
+                                })
+                            })
+                            .collect();
+                        json!({
+                            "description": {"text": title},
+                            "artifactChanges": [{
+                                "artifactLocation": artifact(&f.path),
+                                "replacements": replacements,
+                            }],
+                        })
+                    })
+                    .collect();
+                r["fixes"] = json!(fixes);
             }
             r
         })
         .collect();
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let mut root = cwd.to_string_lossy().replace('\\', "/");
+    if !root.ends_with('/') {
+        root.push('/');
+    }
+    if !root.starts_with('/') {
+        root.insert(0, '/');
+    }
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -227,6 +555,10 @@ pub fn sarif(findings: &[Finding]) -> serde_json::Value {
                 "version": env!("CARGO_PKG_VERSION"),
                 "rules": rules,
             }},
+            "originalUriBaseIds": {
+                "%SRCROOT%": {"uri": format!("file://{}", uri_escape(&root))},
+            },
+            "columnKind": "unicodeCodePoints",
             "results": results,
         }]
     })

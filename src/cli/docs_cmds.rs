@@ -2,12 +2,13 @@
 
 use std::path::Path;
 
-use crate::docs::Library;
+use crate::docs::{Corpus, Library};
 
-use super::{project_and_corpus, Fail, Format};
+use super::{plain_format, project_and_corpus, Fail, Format};
 
 /// `grounded lookup TERM`
 pub fn lookup(docs: Option<&Path>, term: &str, limit: usize, format: Format) -> Result<i32, Fail> {
+    let format = plain_format("lookup", format)?;
     let (_, corpus) = project_and_corpus(Path::new("."), docs)?;
     let hits = Library::from(corpus).lookup(term, limit);
     if format == Format::Json {
@@ -25,6 +26,7 @@ pub fn lookup(docs: Option<&Path>, term: &str, limit: usize, format: Format) -> 
 
 /// `grounded topic "GOAL"`
 pub fn topic(docs: Option<&Path>, goal: &str, format: Format) -> Result<i32, Fail> {
+    let format = plain_format("topic", format)?;
     let (_, corpus) = project_and_corpus(Path::new("."), docs)?;
     let answer = Library::from(corpus).resolve_topic(goal, 5);
     if format == Format::Json {
@@ -37,6 +39,7 @@ pub fn topic(docs: Option<&Path>, goal: &str, format: Format) -> Result<i32, Fai
 
 /// `grounded corpus`
 pub fn corpus(docs: Option<&Path>, format: Format) -> Result<i32, Fail> {
+    let format = plain_format("corpus", format)?;
     let (_, corpus) = project_and_corpus(Path::new("."), docs)?;
     let (interfaces, members, globals, constructs) = corpus.counts();
     if format == Format::Json {
@@ -93,6 +96,168 @@ pub fn corpus(docs: Option<&Path>, format: Format) -> Result<i32, Fail> {
     }
     for d in &corpus.diagnostics {
         println!("diagnostic {d}");
+    }
+    Ok(0)
+}
+
+/// What `grounded doc NAME` found: a chunk, and for an interface its members.
+struct DocHit<'a> {
+    chunk: Option<&'a crate::docs::Chunk>,
+    /// The interface the name is (an interface, or a global's interface).
+    interface: Option<&'a str>,
+    /// The member the name is, with the interface it was asked on.
+    member: Option<(&'a str, &'a crate::docs::Member)>,
+}
+
+/// Resolves a name the way a script or a reader writes it.
+fn resolve<'a>(corpus: &'a Corpus, name: &str) -> Option<DocHit<'a>> {
+    let name = name.trim();
+    let iface_of = |n: &str| -> Option<&'a str> {
+        if let Some((k, _)) = corpus.interfaces.get_key_value(n) {
+            return Some(k.as_str());
+        }
+        corpus.global_interface(n)
+    };
+    let split = name
+        .split_once('.')
+        .or_else(|| crate::docs::model::split_member_title(name));
+    if let Some((owner, member)) = split {
+        if let Some(iface) = iface_of(owner) {
+            if let Some(m) = corpus.member(iface, member) {
+                return Some(DocHit {
+                    chunk: m.chunk.map(|id| corpus.chunk(id)),
+                    interface: None,
+                    member: Some((iface, m)),
+                });
+            }
+        }
+    } else if let Some(iface) = iface_of(name) {
+        let chunk = corpus.interfaces.get(iface).and_then(|i| i.chunk);
+        return Some(DocHit {
+            chunk: chunk.map(|id| corpus.chunk(id)),
+            interface: Some(iface),
+            member: None,
+        });
+    } else if let Some(m) = corpus.global_member(name) {
+        return Some(DocHit {
+            chunk: m.chunk.map(|id| corpus.chunk(id)),
+            interface: None,
+            member: Some((crate::docs::model::GLOBAL_INTERFACE, m)),
+        });
+    }
+    // A guide or any other chunk, by its title.
+    let chunk = corpus.chunks.iter().find(|c| c.title == name).or_else(|| {
+        corpus
+            .chunks
+            .iter()
+            .find(|c| c.title.eq_ignore_ascii_case(name))
+    })?;
+    Some(DocHit {
+        chunk: Some(chunk),
+        interface: None,
+        member: None,
+    })
+}
+
+/// `grounded doc NAME`: the docs on the command line. `lookup` showed one line of a
+/// chunk; reading a whole member's text meant opening the corpus file by hand.
+pub fn doc(docs: Option<&Path>, name: &str, format: Format) -> Result<i32, Fail> {
+    let format = plain_format("doc", format)?;
+    let (_, corpus) = project_and_corpus(Path::new("."), docs)?;
+    let Some(hit) = resolve(&corpus, name) else {
+        let mut near: Vec<(usize, &str)> = corpus
+            .chunks
+            .iter()
+            .map(|c| c.title.as_str())
+            .chain(corpus.globals.keys().map(String::as_str))
+            .map(|t| {
+                (
+                    strsim::levenshtein(&t.to_lowercase(), &name.to_lowercase()),
+                    t,
+                )
+            })
+            .filter(|(d, _)| *d <= 2.max(name.len() / 4))
+            .collect();
+        near.sort();
+        near.dedup_by(|a, b| a.1 == b.1);
+        let hint = if near.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<String> = near.iter().take(5).map(|(_, t)| format!("`{t}`")).collect();
+            format!("; near: {}", names.join(", "))
+        };
+        eprintln!("grounded: the docs document no `{name}`{hint}");
+        return Ok(1);
+    };
+    let members: Vec<&crate::docs::Member> = hit
+        .interface
+        .map(|i| corpus.members_of(i))
+        .unwrap_or_default();
+    if format == Format::Json {
+        let sigs = |m: &crate::docs::Member| -> Vec<String> {
+            m.overloads.iter().map(|s| s.text.clone()).collect()
+        };
+        let v = serde_json::json!({
+            "title": hit.chunk.map(|c| c.title.clone()),
+            "file": hit.chunk.map(|c| c.file.clone()),
+            "line": hit.chunk.map(|c| c.line),
+            "text": hit.chunk.map(|c| c.text.clone()),
+            "interface": hit.interface.or(hit.member.map(|(i, _)| i)),
+            "member": hit.member.map(|(_, m)| serde_json::json!({
+                "name": m.name,
+                "interface": m.interface,
+                "signatures": sigs(m),
+            })),
+            "members": members.iter().map(|m| serde_json::json!({
+                "name": m.name,
+                "interface": m.interface,
+                "signatures": sigs(m),
+            })).collect::<Vec<_>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(0);
+    }
+    match hit.chunk {
+        Some(c) => {
+            println!("{}  ({}:{})", c.title, c.file, c.line);
+            if let Some((asked, m)) = hit.member {
+                if asked != m.interface {
+                    println!("(inherited by {asked} from {})", m.interface);
+                }
+            }
+            println!();
+            println!("{}", c.text.trim_end());
+        }
+        None => {
+            // An `[extra]` member or an interface known only from its member chunks.
+            if let Some((_, m)) = hit.member {
+                println!(
+                    "{}.{}: declared in facts.toml, no chunk documents it",
+                    m.interface, m.name
+                );
+            } else if let Some(i) = hit.interface {
+                println!("{i}: no chunk of its own; its members are documented");
+            }
+        }
+    }
+    if let Some(iface) = hit.interface {
+        println!();
+        println!("Members of {iface} ({}):", members.len());
+        for m in &members {
+            let from = if m.interface == iface {
+                String::new()
+            } else {
+                format!("  (from {})", m.interface)
+            };
+            match m.overloads.first() {
+                Some(_) => {
+                    for s in &m.overloads {
+                        println!("  {}{from}", s.text);
+                    }
+                }
+                None => println!("  {}{from}", m.name),
+            }
+        }
     }
     Ok(0)
 }

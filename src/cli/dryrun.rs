@@ -19,12 +19,7 @@ pub fn run(
     budget_ms: u64,
     entry: Option<&Path>,
 ) -> Result<i32, Fail> {
-    if format == Format::Sarif {
-        return Err(Fail(
-            "`dry-run` prints human or json, not sarif (use `check --dry-run --format sarif`)"
-                .into(),
-        ));
-    }
+    let format = super::plain_format("dry-run", format)?;
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let start = match entry {
         Some(e) => {
@@ -80,17 +75,40 @@ pub fn run(
             project.root.display()
         )));
     }
+    let names: Vec<String> = entries
+        .iter()
+        .map(|e| super::from_cwd(&project.root.join(e)))
+        .collect();
+    eprintln!("grounded: dry run of {}", names.join(", "));
     let opts = Options {
         budget_ms,
         ..Options::default()
     };
-    let report = dryrun::run_project(&corpus, &project.root, &entries, &HashMap::new(), &opts);
+    let mut report = dryrun::run_project(&corpus, &project.root, &entries, &HashMap::new(), &opts);
+    // Paths as the user names them from the current folder, as `check` prints them;
+    // the texts are read back from the root-relative path first.
+    let mut texts: HashMap<String, Option<String>> = HashMap::new();
+    let mut files = super::check::Texts::default();
+    for f in &mut report.findings {
+        let full = project.root.join(&f.path);
+        let shown = super::from_cwd(&full);
+        if !texts.contains_key(&shown) {
+            texts.insert(shown.clone(), std::fs::read_to_string(&full).ok());
+        }
+        files.files.insert(shown.clone(), full);
+        f.path = shown;
+    }
     match format {
         Format::Json => {
-            let json = serde_json::to_string_pretty(&report.findings)?;
-            println!("{json}");
+            // The same objects as `check --format json`, fixes and docs included.
+            let out: Vec<_> = report
+                .findings
+                .iter()
+                .map(|f| super::check::finding_json(f, &mut files, &corpus))
+                .collect();
+            println!("{}", serde_json::to_string_pretty(&out)?);
         }
-        _ => print_human(&project.root, &report),
+        _ => print_human(&texts, &report),
     }
     let errors = report
         .findings
@@ -99,13 +117,10 @@ pub fn run(
     Ok(if errors { 1 } else { 0 })
 }
 
-fn print_human(root: &Path, report: &dryrun::Report) {
-    let mut texts: HashMap<String, Option<String>> = HashMap::new();
+fn print_human(texts: &HashMap<String, Option<String>>, report: &dryrun::Report) {
     for f in &report.findings {
-        let text = texts
-            .entry(f.path.clone())
-            .or_insert_with(|| std::fs::read_to_string(root.join(&f.path)).ok());
-        print_finding(f, text.as_deref());
+        let text = texts.get(&f.path).and_then(|t| t.as_deref());
+        print_finding(f, text);
     }
     let n = report.findings.len();
     println!("dry run: {n} finding{}", if n == 1 { "" } else { "s" });
@@ -130,15 +145,17 @@ fn print_finding(f: &Finding, text: Option<&str>) {
     let Some(line) = text.and_then(|t| t.lines().nth(f.line.saturating_sub(1))) else {
         return;
     };
-    let width = if f.end_line == f.line {
-        f.end_column.saturating_sub(f.column).max(1)
+    let end = if f.end_line == f.line {
+        f.end_column.saturating_sub(1)
     } else {
-        1
+        f.column
     };
-    println!("{:>5} | {line}", f.line);
-    println!(
-        "      | {}{}",
-        " ".repeat(f.column.saturating_sub(1)),
-        "^".repeat(width)
+    let w = super::excerpt::window(
+        line,
+        f.column.saturating_sub(1),
+        end,
+        super::excerpt::width(),
     );
+    println!("{:>5} | {}", f.line, w.text);
+    println!("      | {}{}", " ".repeat(w.caret_at), "^".repeat(w.carets));
 }

@@ -2,14 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{project_and_corpus, Fail, Format};
+use super::{plain_format, project_and_corpus, Fail, Format};
 use crate::footprint::{self, FindOptions};
 
 /// `grounded constructs FILE`
 pub fn constructs(docs: Option<&Path>, format: Format, file: &Path) -> Result<i32, Fail> {
-    if format == Format::Sarif {
-        return Err(Fail("`constructs` writes human or json, not sarif".into()));
-    }
+    let format = plain_format("constructs", format)?;
     let text =
         std::fs::read_to_string(file).map_err(|e| Fail(format!("{}: {e}", file.display())))?;
     let (_, corpus) = project_and_corpus(file, docs)?;
@@ -78,9 +76,7 @@ pub fn find(
     pattern: &str,
     paths: &[PathBuf],
 ) -> Result<i32, Fail> {
-    if format == Format::Sarif {
-        return Err(Fail("`find` writes human or json, not sarif".into()));
-    }
+    let format = plain_format("find", format)?;
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let mut abs = Vec::with_capacity(paths.len());
     for p in paths {
@@ -101,6 +97,8 @@ pub fn find(
         ..FindOptions::default()
     };
     let result = footprint::find_in_files(&corpus, &project.root, pattern, &opts).map_err(Fail)?;
+    // Like grep and ripgrep: a script's `if grounded find ...` must be able to tell.
+    let status = if result.hits().next().is_some() { 0 } else { 1 };
     if format == Format::Json {
         let hits: Vec<_> = result.hits().collect();
         println!("{}", serde_json::to_string_pretty(&hits)?);
@@ -114,8 +112,8 @@ pub fn find(
                 c.symbols.join(", ")
             );
         }
-        return Ok(0);
+        return Ok(status);
     }
     print!("{}", result.render_human());
-    Ok(0)
+    Ok(status)
 }

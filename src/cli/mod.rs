@@ -15,25 +15,43 @@ mod agent;
 mod check;
 mod docs_cmds;
 mod dryrun;
+mod excerpt;
 mod find;
 mod serve;
+
+/// Where `--help` sends people: the guides in the repository's `docs/` folder. They
+/// once cited "interfaces.md", a file outside the repository a user cannot open.
+const DOCS_HELP: &str = "Documentation (in the grounded repository): docs/cli.md (commands, JSON and SARIF output, exit codes), docs/corpus.md (writing your engine's corpus), docs/config.md (grounded.toml, editor settings), docs/syntax-rules.md (the syntax rules' names).";
 
 /// Output formats of the reporting commands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// For people: excerpts, carets, colour unless NO_COLOR.
     Human,
-    /// For scripts: the JSON of interfaces.md.
+    /// For scripts: the JSON array of docs/cli.md.
     Json,
     /// SARIF 2.1.0, for CI code scanning (check only).
     Sarif,
+}
+
+/// The format of a command that prints human or JSON output. Every such command
+/// refuses `sarif` the same way: `lookup` once printed human text for it while
+/// `dry-run` refused it, so a CI script could not tell what it got.
+pub fn plain_format(command: &str, format: Format) -> Result<Format, Fail> {
+    match format {
+        Format::Sarif => Err(Fail(format!(
+            "`{command}` prints human or json; sarif is for `check` (see docs/cli.md)"
+        ))),
+        f => Ok(f),
+    }
 }
 
 #[derive(Debug, Parser)]
 #[command(
     name = "grounded",
     version,
-    about = "Grounds engine scripts in the engine's own documentation"
+    about = "Grounds engine scripts in the engine's own documentation",
+    after_help = DOCS_HELP
 )]
 struct Cli {
     #[command(subcommand)]
@@ -49,6 +67,9 @@ enum Command {
         docs: Option<PathBuf>,
     },
     /// Check scripts, folders and Markdown files against the docs.
+    #[command(
+        after_help = "Exit status: 0 nothing at error severity, 1 findings at error severity, 2 usage, configuration or corpus error (or no script found). Output formats and their fields: docs/cli.md."
+    )]
     Check {
         /// The corpus (overrides grounded.toml).
         #[arg(long)]
@@ -110,6 +131,21 @@ enum Command {
         /// The entry script (default: grounded.toml's entry, else every top-level script).
         entry: Option<PathBuf>,
     },
+    /// A documented name's whole chunk: `Layout`, `Layout.tableStart`, `loadJS`.
+    #[command(
+        after_help = "An interface also lists its members (inherited ones included) with their signatures. Exit 1 when the docs have no such name. See docs/cli.md."
+    )]
+    Doc {
+        /// The corpus (overrides grounded.toml).
+        #[arg(long)]
+        docs: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "human")]
+        format: Format,
+        /// `Interface`, `Interface.member`, `Interface-member`, a global (`layout`,
+        /// `layout.tableStart`), a global function, or a guide's title.
+        name: String,
+    },
     /// Every construct instance of a script, with its footprint.
     Constructs {
         /// The corpus (overrides grounded.toml).
@@ -122,6 +158,9 @@ enum Command {
         file: PathBuf,
     },
     /// Project search: contents, file names, footprints, concept words.
+    #[command(
+        after_help = "Exit status: 0 something matched, 1 nothing matched (as grep), 2 usage error."
+    )]
     Find {
         /// The corpus (overrides grounded.toml).
         #[arg(long)]
@@ -187,8 +226,39 @@ pub fn project_and_corpus(start: &Path, docs: Option<&Path>) -> Result<(Project,
         cwd
     };
     let project = Project::discover(start, &fallback).map_err(Fail)?;
+    for w in &project.warnings {
+        eprintln!("grounded: warning: {w}");
+    }
     let corpus = project.load_corpus(docs, true).map_err(Fail)?;
     Ok((project, corpus))
+}
+
+/// `path` as the user would name it from the current folder: relative when it lies at
+/// or under it (`../` steps when it lies beside it), else absolute. Findings printed
+/// relative to a project root that is not the current folder did not open.
+pub fn from_cwd(path: &Path) -> String {
+    let Ok(cwd) = std::env::current_dir().and_then(std::fs::canonicalize) else {
+        return path.to_string_lossy().into_owned();
+    };
+    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| cwd.join(path));
+    let common = cwd
+        .components()
+        .zip(abs.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    // Only the root in common: an absolute path says it better than `../../..`.
+    if common <= 1 {
+        return abs.to_string_lossy().into_owned();
+    }
+    let ups = cwd.components().count() - common;
+    let mut out = PathBuf::new();
+    for _ in 0..ups {
+        out.push("..");
+    }
+    for c in abs.components().skip(common) {
+        out.push(c);
+    }
+    out.to_string_lossy().replace('\\', "/")
 }
 
 /// Runs the command line; returns the exit status.
@@ -210,6 +280,7 @@ pub fn main() -> i32 {
         } => docs_cmds::lookup(docs.as_deref(), &term, limit, format),
         Command::Topic { docs, format, goal } => docs_cmds::topic(docs.as_deref(), &goal, format),
         Command::Corpus { docs, format } => docs_cmds::corpus(docs.as_deref(), format),
+        Command::Doc { docs, format, name } => docs_cmds::doc(docs.as_deref(), &name, format),
         Command::Check {
             docs,
             format,

@@ -21,7 +21,7 @@ pub struct SourceFile {
 }
 
 /// One chunk of documentation: a title and its text, with where it came from.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Chunk {
     /// The chunk's title (heading text, or the JSONL `title`).
     pub title: String,

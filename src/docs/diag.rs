@@ -4,7 +4,7 @@ use std::fmt;
 
 /// Something in the corpus that the loader skipped, repaired or could not interpret.
 /// The load goes on: a diagnostic never stops the rest of the corpus from loading.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LoadDiagnostic {
     /// The corpus file, relative to the corpus root.
     pub file: String,

@@ -6,6 +6,7 @@
 //! language's built-in names). It knows no engine: everything comes from the corpus.
 
 pub mod bundled;
+pub mod cache;
 pub mod chunk;
 pub mod diag;
 pub mod facts;

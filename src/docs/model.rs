@@ -9,7 +9,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use regex::Regex;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::chunk::{chunks_of, read_corpus_path, Chunk, SourceFile};
 use super::diag::LoadDiagnostic;
@@ -20,7 +20,7 @@ use super::signature::{self, is_identifier, Signature, Type};
 pub type ChunkId = usize;
 
 /// What a chunk is, by its title.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ChunkKind {
     /// Title is an identifier: an interface.
     Interface,
@@ -33,7 +33,7 @@ pub enum ChunkKind {
 }
 
 /// Whether a member is a method or a property.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum MemberKind {
     /// Called: `name(...)`.
     Method,
@@ -44,7 +44,7 @@ pub enum MemberKind {
 }
 
 /// A documented member of an interface.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Member {
     /// The member's name.
     pub name: String,
@@ -76,7 +76,7 @@ impl Member {
 }
 
 /// A documented interface.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Interface {
     /// The interface's name.
     pub name: String,
@@ -96,7 +96,7 @@ pub struct Interface {
 }
 
 /// `Constructor: new X(...)` in an interface chunk.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Constructor {
     /// The name scripts write after `new`.
     pub name: String,
@@ -109,7 +109,7 @@ pub struct Constructor {
 }
 
 /// A construct: a Start/End pair whose Start takes a documented interface.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Construct {
     /// `table` for `tableStart`.
     pub id: String,
@@ -132,7 +132,7 @@ pub struct Construct {
 }
 
 /// A Start/End pair that is not a construct, and why.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SkippedPair {
     /// The interface.
     pub interface: String,
@@ -145,7 +145,7 @@ pub struct SkippedPair {
 }
 
 /// The engine chunk's facts.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Engine {
     /// ECMAScript edition as a year: 3 → 1999, 5 → 2009, 6 → 2015, 2017 → 2017.
     pub es_year: u16,
@@ -193,11 +193,17 @@ pub fn es_year(v: u32) -> u16 {
     }
 }
 
-/// The documentation of one engine, loaded and derived.
+/// The documentation of one engine, loaded and derived. Serializable for the load
+/// cache ([`super::cache`]); the search index and phrasebook (in `Library`) are not
+/// part of it.
+#[derive(Serialize, Deserialize)]
 pub struct Corpus {
-    /// Every chunk, in load order.
+    /// Every chunk, in load order. Not in the cache: chunking the bytes again costs
+    /// less than reading the chunks back (see [`super::cache`]).
+    #[serde(skip)]
     pub chunks: Vec<Chunk>,
     /// Kind of each chunk, parallel to `chunks`.
+    #[serde(skip)]
     pub kinds: Vec<ChunkKind>,
     /// Interfaces by name.
     pub interfaces: BTreeMap<String, Interface>,
@@ -216,6 +222,7 @@ pub struct Corpus {
     /// Global functions declared by `[extra]`.
     pub extra_functions: BTreeSet<String>,
     /// `(interface, member)` → reason, from `absent` facts.
+    #[serde(with = "pair_keys")]
     pub absent: BTreeMap<(String, String), String>,
     /// Everything the loader reported.
     pub diagnostics: Vec<LoadDiagnostic>,
@@ -223,6 +230,24 @@ pub struct Corpus {
     pub origin: String,
     /// Each interface's ancestors, nearest first, itself excluded, cycles broken.
     ancestors: BTreeMap<String, Vec<String>>,
+}
+
+/// A map keyed by pairs, written as a list of entries: JSON keys are strings only.
+mod pair_keys {
+    use std::collections::BTreeMap;
+
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    type Map = BTreeMap<(String, String), String>;
+
+    pub fn serialize<S: Serializer>(m: &Map, s: S) -> Result<S::Ok, S::Error> {
+        m.iter().collect::<Vec<_>>().serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Map, D::Error> {
+        let v: Vec<((String, String), String)> = Vec::deserialize(d)?;
+        Ok(v.into_iter().collect())
+    }
 }
 
 impl std::fmt::Debug for Corpus {

@@ -4,10 +4,10 @@
 //! Type names are kept as written here; resolving them against the documented interfaces
 //! happens once the whole corpus is read (an interface may be documented after its use).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A type as the docs write it, resolved against the corpus.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Type {
     /// `void`
     Void,
@@ -94,7 +94,7 @@ impl std::fmt::Display for Type {
 }
 
 /// One parameter of a method.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Param {
     /// The parameter's name.
     pub name: String,
@@ -107,7 +107,7 @@ pub struct Param {
 }
 
 /// One overload of a member: a method's parameters and return, or a property's type.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Signature {
     /// The line as the docs wrote it (trimmed).
     pub text: String,

@@ -311,6 +311,7 @@ impl Backend {
                 root: root.clone(),
                 config: Default::default(),
                 has_config: false,
+                warnings: Vec::new(),
             });
         let settings = read(&self.state.settings);
         let user = UserModel {

@@ -97,13 +97,20 @@ impl Backend {
             guard("reload", || {
                 if let Some(root) = this.root() {
                     match Project::discover(&root, &root) {
-                        Ok(p) => write(&this.state.project, Some(p)),
+                        Ok(p) => {
+                            for w in &p.warnings {
+                                tracing::warn!("{w}");
+                            }
+                            write(&this.state.project, Some(p))
+                        }
                         Err(e) => return Err(e),
                     }
                 }
                 let path = this.docs_path();
                 let corpus = match &path {
-                    Some(p) => Corpus::load(p).map_err(|e| e.to_string())?,
+                    // The content-keyed cache: an editor's start-up need not derive a
+                    // big corpus again when its bytes have not changed.
+                    Some(p) => Corpus::load_cached(p).map_err(|e| e.to_string())?,
                     None => {
                         tracing::warn!(
                             "no --docs, no `docs` setting and no `docs` in grounded.toml; using the bundled demo engine's corpus"
