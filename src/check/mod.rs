@@ -70,12 +70,13 @@ pub fn check_tree(
     }
 }
 
-/// One file of a [`check_paths`] run that could not be read.
+/// One file of a [`check_paths`] run that was skipped or read with a caveat (not UTF-8,
+/// too large, left out of a bounded walk).
 #[derive(Debug, Clone)]
 pub struct Unreadable {
     /// The path as shown.
     pub path: String,
-    /// Why.
+    /// What happened, starting with `skipped` when the file was not checked.
     pub reason: String,
 }
 
@@ -89,10 +90,27 @@ pub fn check_paths(
     paths: &[PathBuf],
 ) -> (Vec<Finding>, Vec<Unreadable>) {
     let project = ProjectIndex::scan(corpus, root);
+    let mut bad = Vec::new();
+    let mut noted: HashSet<(PathBuf, String)> = HashSet::new();
+    let mut say = |bad: &mut Vec<Unreadable>, path: String, reason: String| {
+        // The index's walk and a folder argument's walk often cover the same files:
+        // each thing skipped is said once.
+        let key = std::fs::canonicalize(&path).unwrap_or_else(|_| PathBuf::from(&path));
+        if noted.insert((key, reason.clone())) {
+            bad.push(Unreadable { path, reason });
+        }
+    };
+    for n in &project.notes {
+        say(&mut bad, n.path.clone(), n.reason.clone());
+    }
     let mut files: Vec<(String, PathBuf)> = Vec::new();
     for p in paths {
         if p.is_dir() {
-            for f in project::script_files(corpus, p, true) {
+            let walk = project::script_files(corpus, p, true);
+            for n in walk.notes {
+                say(&mut bad, n.path, n.reason);
+            }
+            for f in walk.files {
                 let shown = f
                     .strip_prefix(p)
                     .map(|r| project::normalize(&r.to_string_lossy()))
@@ -105,28 +123,29 @@ pub fn check_paths(
     }
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    let mut bad = Vec::new();
     for (shown, file) in files {
         let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
         if !seen.insert(key) {
             continue;
         }
-        let text = match std::fs::read(&file) {
-            Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(t) => t,
-                Err(_) => {
-                    bad.push(Unreadable {
-                        path: shown,
-                        reason: "not UTF-8 text".into(),
-                    });
-                    continue;
+        crate::textfile::reading(&shown);
+        let text = match crate::textfile::read_at_most(&file, project::MAX_SCRIPT_BYTES) {
+            Ok(Some(d)) => {
+                if d.lossy {
+                    say(&mut bad, shown.clone(), crate::textfile::LOSSY_NOTE.into());
                 }
-            },
+                d.text
+            }
+            Ok(None) => {
+                let reason = format!(
+                    "skipped, over the {} MB a script may have",
+                    project::MAX_SCRIPT_BYTES >> 20
+                );
+                say(&mut bad, shown, reason);
+                continue;
+            }
             Err(e) => {
-                bad.push(Unreadable {
-                    path: shown,
-                    reason: e.to_string(),
-                });
+                say(&mut bad, shown, format!("skipped, {e}"));
                 continue;
             }
         };

@@ -36,7 +36,7 @@ pub fn run(
     let (project, corpus) = project_and_corpus(&paths[0], docs)?;
     let (mut findings, unreadable) = check::check_paths(&corpus, &project.root, &paths);
     for u in &unreadable {
-        eprintln!("grounded: {}: skipped, {}", u.path, u.reason);
+        eprintln!("grounded: {}: {}", u.path, u.reason);
     }
 
     // `--dry-run` merges what the fake-engine run of the project finds. Script files
@@ -107,7 +107,7 @@ fn read_back(shown: &str, paths: &[PathBuf], root: &Path) -> Option<String> {
     candidates
         .into_iter()
         .find(|p| p.is_file())
-        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|p| crate::textfile::read(&p).ok().map(|d| d.text))
 }
 
 fn human(findings: &[Finding], paths: &[PathBuf], root: &Path) -> Result<(), Fail> {

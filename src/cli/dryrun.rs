@@ -102,9 +102,11 @@ pub fn run(
 fn print_human(root: &Path, report: &dryrun::Report) {
     let mut texts: HashMap<String, Option<String>> = HashMap::new();
     for f in &report.findings {
-        let text = texts
-            .entry(f.path.clone())
-            .or_insert_with(|| std::fs::read_to_string(root.join(&f.path)).ok());
+        let text = texts.entry(f.path.clone()).or_insert_with(|| {
+            crate::textfile::read(&root.join(&f.path))
+                .ok()
+                .map(|d| d.text)
+        });
         print_finding(f, text.as_deref());
     }
     let n = report.findings.len();

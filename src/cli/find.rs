@@ -10,8 +10,9 @@ pub fn constructs(docs: Option<&Path>, format: Format, file: &Path) -> Result<i3
     if format == Format::Sarif {
         return Err(Fail("`constructs` writes human or json, not sarif".into()));
     }
-    let text =
-        std::fs::read_to_string(file).map_err(|e| Fail(format!("{}: {e}", file.display())))?;
+    let text = crate::textfile::read(file)
+        .map_err(|e| Fail(format!("{}: {e}", file.display())))?
+        .text;
     let (_, corpus) = project_and_corpus(file, docs)?;
     // A Markdown file's fenced js blocks, with the prose blanked: line numbers stay the
     // file's own, as `check` reports them.

@@ -68,12 +68,16 @@ fn init_logging() {
 }
 
 /// Serves the protocol on stdin/stdout until the client exits. `docs` is `--docs`.
-pub fn serve_stdio(docs: Option<PathBuf>) -> std::io::Result<()> {
+/// Returns the exit status: 0 after `shutdown`, 1 when the session ended without it.
+pub fn serve_stdio(docs: Option<PathBuf>) -> std::io::Result<i32> {
     init_logging();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
+    let ending = std::sync::Arc::new(transport::Ending::default());
+    let seen = ending.clone();
     rt.block_on(async move {
+        let ending = seen;
         let (service, socket) = LspService::build(|client| Backend::new(client, docs))
             .custom_method("grounded/debugPanic", Backend::debug_panic)
             .finish();
@@ -84,7 +88,12 @@ pub fn serve_stdio(docs: Option<PathBuf>) -> std::io::Result<()> {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let writer = tokio::spawn(transport::write_frames(tokio::io::stdout(), rx));
         let framer = tokio::spawn(transport::frames_of(server_out_r, tx.clone()));
-        let input = tokio::spawn(transport::guard_input(tokio::io::stdin(), server_in_w, tx));
+        let input = tokio::spawn(transport::guard_input(
+            tokio::io::stdin(),
+            server_in_w,
+            tx,
+            ending.clone(),
+        ));
         Server::new(server_in_r, server_out_w, socket)
             .serve(service)
             .await;
@@ -95,5 +104,5 @@ pub fn serve_stdio(docs: Option<PathBuf>) -> std::io::Result<()> {
     });
     // Blocking analysis tasks may still run; the client is gone, so do not wait for them.
     rt.shutdown_timeout(std::time::Duration::from_millis(100));
-    Ok(())
+    Ok(ending.status())
 }

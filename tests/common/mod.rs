@@ -310,6 +310,35 @@ impl Lsp {
         panic!("server did not exit after `exit`");
     }
 
+    /// Like [`Lsp::wait_for`], but `None` instead of a panic when nothing matches in
+    /// [`WAIT`].
+    pub fn try_wait_for(&mut self, mut pred: impl FnMut(&Value) -> bool) -> Option<Value> {
+        if let Some(i) = self.inbox.iter().position(&mut pred) {
+            return self.inbox.remove(i);
+        }
+        let deadline = Instant::now() + WAIT;
+        loop {
+            match self.recv(deadline) {
+                Some(m) if pred(&m) => return Some(m),
+                Some(m) => self.inbox.push_back(m),
+                None => return None,
+            }
+        }
+    }
+
+    /// Waits (up to [`WAIT`]) for the process to exit; its status code, `None` if it
+    /// did not exit (or died by a signal).
+    pub fn wait_exit(&mut self) -> Option<i32> {
+        let deadline = Instant::now() + WAIT;
+        while Instant::now() < deadline {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                return s.code();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
     /// Whether the process is still running.
     pub fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
