@@ -303,7 +303,17 @@ const REGRESSIONS: &[(&str, &str)] = &[
     // issue 10: a non-breaking space where the `Syntax:` label would end.
     ("signature", "Syntax\u{a0}: x(a: string): void"),
     ("signature", "Synta\u{a0}x(a: string): void"),
+    // A lone `(` as a type underflowed `len() - 2` (fuzz_signatures, seed
+    // 1796142292889931878, case 156551).
+    ("signature", "Syntax: readonlyStart|( "),
+    ("type", "("),
     // Deep nesting recursed until the stack overflowed.
+    // Unterminated strings ending in a multi-byte character (`string_literal` cut the
+    // last byte blindly; today's grammar makes these ERROR nodes, so they guard the
+    // day it does not).
+    ("check", "loadJS(\"lib/é"),
+    ("check", "loadJS('表"),
+    ("check", "layout.tableStart({a: \"😀"),
     ("type", "((((((((((((((((((((((((((((((((((((((((((((((((((A))))))))))))))))))))))))))))))))))))))))))))))))))"),
 ];
 
@@ -314,7 +324,12 @@ fn regressions_stay_harmless() {
             "signature" => {
                 let s = signature::strip_label(input);
                 let _ = signature::parse(s, "x");
+                let _ = signature::parse_type(s);
+                for (i, _) in s.char_indices() {
+                    let _ = signature::parse_type(&s[i..]);
+                }
             }
+            "type" if *input == "(" => assert!(signature::parse_type(input).is_err()),
             "type" => {
                 let deep = "(".repeat(100_000) + "A" + &")".repeat(100_000);
                 assert!(signature::parse_type(&deep).is_err());
@@ -323,6 +338,12 @@ fn regressions_stay_harmless() {
                     signature::parse_type(input).is_err(),
                     "nested past the limit"
                 );
+            }
+            "check" => {
+                let corpus = grounded::docs::bundled::demo().unwrap();
+                for path in ["x.js", "x.md"] {
+                    let _ = check_text(&corpus, &ProjectIndex::default(), path, input);
+                }
             }
             _ => unreachable!(),
         }

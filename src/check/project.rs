@@ -115,10 +115,16 @@ pub fn path_param(m: &crate::docs::Member, i: usize) -> bool {
 /// The value of a plain string literal (`"a/b.js"`, `'a'`), `None` for anything else or
 /// for literals with escapes other than `\\`, `\"`, `\'`.
 pub fn string_literal(text: &str, kind: &str) -> Option<String> {
-    if kind != "string" || text.len() < 2 {
+    if kind != "string" {
         return None;
     }
-    let inner = &text[1..text.len() - 1];
+    // Both quotes must be there: tree-sitter recovers an unterminated string as a string
+    // node whose closing quote is missing, and cutting its last byte off blindly cut a
+    // multi-byte character in two.
+    let inner = ['"', '\'']
+        .iter()
+        .find_map(|q| text.strip_prefix(*q)?.strip_suffix(*q))
+        .filter(|_| text.len() >= 2)?;
     if !inner.contains('\\') {
         return Some(inner.to_string());
     }

@@ -282,8 +282,12 @@ fn type_at_depth(s: &str, depth: usize) -> Result<Type, String> {
     if let Some(inner) = s.strip_suffix("[]") {
         return Ok(Type::Array(Box::new(parse_type(inner)?)));
     }
-    if s.starts_with('(') && matching_paren(&s[1..]) == Some(s.len() - 2) {
-        return parse_type(&s[1..s.len() - 1]);
+    // `(A | B)`: the parenthesis that opens the type closes at its end. (A lone `(`
+    // once made `s.len() - 2` underflow: found by the signature fuzz loop.)
+    if let Some(inner) = s.strip_prefix('(') {
+        if let Some(close) = matching_paren(inner).filter(|&c| c + 1 == inner.len()) {
+            return parse_type(&inner[..close]);
+        }
     }
     if s.starts_with('{') && s.ends_with('}') {
         return Ok(Type::Object);
