@@ -67,9 +67,25 @@ fn init_logging() {
     }));
 }
 
+/// Caps glibc's malloc arenas before any thread starts. glibc gives each thread that
+/// allocates concurrently an arena of its own (up to 8 per core) and rarely returns their
+/// freed pages: opening and closing a 10,000-line file five times took the server from
+/// 24 to 97 MB, each analysis on a different blocking thread leaving its arena full of
+/// holes. Two arenas keep the contention of two concurrent analyses low and the memory
+/// where it was (`benches/memory.rs` measures 1,000 open/close cycles).
+fn cap_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator parameter; called once, before the runtime
+    // starts any thread.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
+}
+
 /// Serves the protocol on stdin/stdout until the client exits. `docs` is `--docs`.
 /// Returns the exit status: 0 after `shutdown`, 1 when the session ended without it.
 pub fn serve_stdio(docs: Option<PathBuf>) -> std::io::Result<i32> {
+    cap_malloc_arenas();
     init_logging();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
