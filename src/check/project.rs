@@ -195,7 +195,18 @@ impl ProjectIndex {
         let mut idx = ProjectIndex {
             root: root.to_path_buf(),
             files: BTreeMap::new(),
-            notes: walk.notes,
+            // Named as the project names its files, relative to the root.
+            notes: walk
+                .notes
+                .into_iter()
+                .map(|n| super::Unreadable {
+                    path: match relative(root, Path::new(&n.path)) {
+                        r if r.is_empty() => ".".into(),
+                        r => r,
+                    },
+                    reason: n.reason,
+                })
+                .collect(),
         };
         for file in walk.files {
             let rel = relative(root, &file);

@@ -320,8 +320,10 @@ pub async fn guard_input<R, W>(
                 junk = true;
             }
             match next_header(&inp.buf) {
+                // Never zero (input that starts with a header is read above), but a loop
+                // that drains nothing would spin without reading: always make progress.
                 Some(p) => {
-                    inp.buf.drain(..p);
+                    inp.buf.drain(..p.max(1));
                 }
                 None => {
                     // Keep a tail that may be the start of a header cut by the read.
