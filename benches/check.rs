@@ -5,6 +5,7 @@
 //! edit (incremental reparse, analysis of what changed) ≤ 10 ms p50.
 
 use std::hint::black_box;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -87,9 +88,9 @@ fn interleaved_ratio(corpus: &grounded::docs::Corpus, project: &ProjectIndex, te
 }
 
 fn benches(c: &mut Criterion) {
-    let corpus = bundled::demo().expect("the bundled corpus loads");
+    let corpus = Arc::new(bundled::demo().expect("the bundled corpus loads"));
     let text = script(10_000);
-    let project = ProjectIndex::default();
+    let project = Arc::new(ProjectIndex::default());
     assert!(
         check::check_text(&corpus, &project, "bench.js", &text).is_empty(),
         "the generated script is correct"
@@ -121,7 +122,7 @@ fn benches(c: &mut Criterion) {
         .find("cellPadding: 4")
         .map(|i| at + i + "cellPadding: ".len());
     let at = at.expect("a second occurrence");
-    let mut session = check::Session::new(&corpus, &project, "bench.js", &text);
+    let mut session = check::Session::new(corpus.clone(), project.clone(), "bench.js", &text);
     let mut flip = false;
     let mut edits = 0usize;
     g.bench_function("re-check after a one-line edit (incremental)", |b| {

@@ -1,6 +1,8 @@
 //! The incremental re-check gives exactly the findings of a full check of the edited
 //! text, whichever path it takes (one statement re-analysed, or everything).
 
+use std::sync::Arc;
+
 use grounded::check::{self, Finding, ProjectIndex, Session};
 use grounded::docs::bundled;
 
@@ -50,9 +52,9 @@ fn edit_and_compare(session: &mut Session, find: &str, replace: &str) {
 
 #[test]
 fn edits_inside_one_statement_are_rechecked_alone_and_agree_with_a_full_check() {
-    let corpus = bundled::demo().unwrap();
-    let project = ProjectIndex::default();
-    let mut s = Session::new(&corpus, &project, "s.js", SCRIPT);
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let mut s = Session::new(corpus.clone(), project.clone(), "s.js", SCRIPT);
     assert!(s.findings().is_empty());
     edit_and_compare(&mut s, "cellPadding: 3", "cellPading: 3");
     edit_and_compare(
@@ -135,9 +137,9 @@ fn backspace(session: &mut Session, at: usize, n: usize) -> usize {
 
 #[test]
 fn keystrokes_inside_a_statement_skip_the_file_reparse_and_agree_with_a_full_check() {
-    let corpus = bundled::demo().unwrap();
-    let project = ProjectIndex::default();
-    let mut s = Session::new(&corpus, &project, "s.js", SCRIPT);
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let mut s = Session::new(corpus.clone(), project.clone(), "s.js", SCRIPT);
     // Rename `layout.paragraph` to `layout.paragraf`, key by key: every state parses
     // and gives the file nothing new, so no keystroke reparses the file.
     let at = s.text().find("layout.paragraph").unwrap() + "layout.paragraph".len();
@@ -184,10 +186,10 @@ fn keystrokes_inside_a_statement_skip_the_file_reparse_and_agree_with_a_full_che
 
 #[test]
 fn a_statement_whose_bounds_depend_on_its_neighbours_is_not_rechecked_alone() {
-    let corpus = bundled::demo().unwrap();
-    let project = ProjectIndex::default();
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
     let text = "var k = [1, 2];\nkeep(3);\nlayout.paragraph(\"x\");\nlast(4)\n";
-    let mut s = Session::new(&corpus, &project, "s.js", text);
+    let mut s = Session::new(corpus.clone(), project.clone(), "s.js", text);
     // Opening a comment that runs into the next statement: never a fast path.
     let at = s.text().find("2]").unwrap();
     assert!(!splice_and_compare(&mut s, at, 0, "/*"));
@@ -207,8 +209,8 @@ fn a_statement_whose_bounds_depend_on_its_neighbours_is_not_rechecked_alone() {
     // `if (a) {}` then `(f)();`: making the block an object literal (`if (a) void {}`)
     // parses cleanly alone, but in the file the next line becomes a call of it.
     let mut s = Session::new(
-        &corpus,
-        &project,
+        corpus.clone(),
+        project.clone(),
         "s.js",
         "var x;\nvar a = 1;\nif (a) {}\n(layout.paragrph)();\n",
     );
@@ -220,10 +222,10 @@ fn a_statement_whose_bounds_depend_on_its_neighbours_is_not_rechecked_alone() {
 
 #[test]
 fn a_directive_typed_or_deleted_key_by_key_is_noticed() {
-    let corpus = bundled::demo().unwrap();
-    let project = ProjectIndex::default();
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
     let text = "layout.paragraph(\"a\");\n// x\nlayout.paragraph(\"b\");\n";
-    let mut s = Session::new(&corpus, &project, "s.js", text);
+    let mut s = Session::new(corpus.clone(), project.clone(), "s.js", text);
     // `// #targe` is a comment; one more key makes the line a directive (not
     // JavaScript), and the statement after it must be judged in a blanked file.
     let at = s.text().find("x\n").unwrap();
@@ -242,9 +244,9 @@ fn a_directive_typed_or_deleted_key_by_key_is_noticed() {
 
 #[test]
 fn random_keystrokes_agree_with_a_full_check_after_each_one() {
-    let corpus = bundled::demo().unwrap();
-    let project = ProjectIndex::default();
-    let mut s = Session::new(&corpus, &project, "s.js", SCRIPT);
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let mut s = Session::new(corpus.clone(), project.clone(), "s.js", SCRIPT);
     // A fixed linear congruential sequence: the same edits on every run.
     let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
     let mut next = |n: usize| {
@@ -291,8 +293,8 @@ fn random_keystrokes_agree_with_a_full_check_after_each_one() {
 /// step — unclosing the table, closing it again, a stray End, a shadowed global.
 #[test]
 fn construct_edits_inside_a_function_are_paired_locally_and_agree_with_a_full_check() {
-    let corpus = bundled::demo().unwrap();
-    let project = ProjectIndex::default();
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
     let text = r#"function one(t) {
     layout.tableStart(t);
     layout.tableRow();
@@ -304,7 +306,7 @@ function two(b) {
 }
 layout.tableStart(new Table());
 "#;
-    let mut session = Session::new(&corpus, &project, "s.js", text);
+    let mut session = Session::new(corpus.clone(), project.clone(), "s.js", text);
     let before = session.incremental_edits();
     // Unclose the table: `tableEnd` → `tableEn` → `tableE` and back.
     let at = session.text().find("tableEnd").unwrap() + "tableEnd".len();

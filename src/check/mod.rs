@@ -32,6 +32,7 @@ mod syntax;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub use finding::{Code, Finding, Fix, Related, Severity, Span};
 pub use project::{FileFacts, ProjectIndex};
@@ -560,9 +561,12 @@ pub(crate) fn statement_lines(text: &str, node: Node) -> Span {
 /// Anything else (an edit across statements, a syntax error, a changed summary, a
 /// construct Start or End in the statement) reparses incrementally and re-checks the one
 /// statement if the new tree allows it, or the whole file.
-pub struct Session<'c> {
-    corpus: &'c Corpus,
-    project: &'c ProjectIndex,
+pub struct Session {
+    /// Owned (shared), not borrowed: the language server keeps a session per buffer
+    /// across requests beside the corpus and index it was opened with, and a borrowed
+    /// session there needed a faked `'static` lifetime behind `unsafe`.
+    corpus: Arc<Corpus>,
+    project: Arc<ProjectIndex>,
     path: String,
     text: String,
     parser: tree_sitter::Parser,
@@ -584,7 +588,7 @@ pub struct Session<'c> {
     directive: bool,
 }
 
-impl std::fmt::Debug for Session<'_> {
+impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session")
             .field("path", &self.path)
@@ -619,21 +623,18 @@ enum ConstructPass {
     Local(Vec<Finding>),
 }
 
-impl<'c> Session<'c> {
-    /// Opens `text` as `path` and checks it.
-    pub fn new(
-        corpus: &'c Corpus,
-        project: &'c ProjectIndex,
-        path: &str,
-        text: &str,
-    ) -> Session<'c> {
+impl Session {
+    /// Opens `text` as `path` and checks it against `corpus` and `project`, which the
+    /// session keeps for every later edit.
+    pub fn new(corpus: Arc<Corpus>, project: Arc<ProjectIndex>, path: &str, text: &str) -> Session {
         let mut parser = js::parser();
         let script = js::script_text(path, text, &corpus.engine.directives);
         let tree = parser
             .parse(script.as_ref(), None)
             .expect("a parser with a language and no timeout always returns a tree");
         let (findings, seed) =
-            check_script_full(corpus, project, path, path, text, &script, &tree, true);
+            check_script_full(&corpus, &project, path, path, text, &script, &tree, true);
+        let directive = has_directive(&corpus, text);
         Session {
             corpus,
             project,
@@ -649,7 +650,7 @@ impl<'c> Session<'c> {
             incremental: 0,
             unparsed: 0,
             starts: LineIndex::new(text).starts().to_vec(),
-            directive: has_directive(corpus, text),
+            directive,
         }
     }
 
@@ -719,9 +720,9 @@ impl<'c> Session<'c> {
             hi += 1;
         }
         self.directive = if self.directive {
-            has_directive(self.corpus, &self.text)
+            has_directive(&self.corpus, &self.text)
         } else {
-            has_directive(self.corpus, &self.text[lo..hi])
+            has_directive(&self.corpus, &self.text[lo..hi])
         };
         self.tree.edit(&edit);
         self.stale = true;
@@ -757,8 +758,8 @@ impl<'c> Session<'c> {
             }
         }
         let (findings, seed) = check_script_full(
-            self.corpus,
-            self.project,
+            &self.corpus,
+            &self.project,
             &self.path,
             &self.path,
             &self.text,
@@ -796,9 +797,9 @@ impl<'c> Session<'c> {
 
     fn summary_of(&self, text: &str, tree: &tree_sitter::Tree, node: Node) -> Vec<String> {
         let empty = crate::js::Seed::default();
-        let a = Analysis::for_node(self.corpus, text, tree, node, &empty);
+        let a = Analysis::for_node(&self.corpus, text, tree, node, &empty);
         let mut s = a.summary();
-        let facts = FileFacts::of_parts(self.corpus, &self.path, text, &a, a.sites());
+        let facts = FileFacts::of_parts(&self.corpus, &self.path, text, &a, a.sites());
         s.extend(facts.loads.iter().map(|l| format!("load {l}")));
         s.push(format!("dynamic {}", facts.dynamic_loads));
         s
@@ -947,7 +948,7 @@ impl<'c> Session<'c> {
         if piece.root_node().has_error() || piece.root_node().child_count() != 1 {
             return None;
         }
-        let found = construct::check(self.corpus, &self.path, &self.text, &piece);
+        let found = construct::check(&self.corpus, &self.path, &self.text, &piece);
         Some(
             found
                 .into_iter()
@@ -994,11 +995,11 @@ impl<'c> Session<'c> {
                 .into_iter()
                 .map(|f| rebuilt(f, &self.path, &idx, delta)),
         );
-        let a = Analysis::for_node(self.corpus, &self.text, tree, node, &self.seed);
+        let a = Analysis::for_node(&self.corpus, &self.text, tree, node, &self.seed);
         let polyfills = self.seed.polyfills.iter().cloned().collect();
         let mut cx = Ctx::new(
-            self.corpus,
-            self.project,
+            &self.corpus,
+            &self.project,
             &self.path,
             &self.text,
             a,
@@ -1011,7 +1012,7 @@ impl<'c> Session<'c> {
         match pass {
             ConstructPass::Keep => {}
             ConstructPass::Whole => {
-                out.extend(construct::check(self.corpus, &self.path, &self.text, tree))
+                out.extend(construct::check(&self.corpus, &self.path, &self.text, tree))
             }
             ConstructPass::Local(found) => out.extend(found),
         }
@@ -1039,6 +1040,22 @@ impl<'c> Session<'c> {
     /// The current text.
     pub fn text(&self) -> &str {
         &self.text
+    }
+
+    /// The path the session checks the text as (findings and the project index name
+    /// the file by it).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The corpus the session checks against.
+    pub fn corpus(&self) -> &Arc<Corpus> {
+        &self.corpus
+    }
+
+    /// The project index the session checks against.
+    pub fn project(&self) -> &Arc<ProjectIndex> {
+        &self.project
     }
 
     /// The current tree: reparsed first when edits were re-checked without it, so the

@@ -23,19 +23,38 @@
 //!   positions (`crate::js::LineIndex`);
 //! - logs go to stderr (or `GROUNDED_LOG_FILE`), never stdout, which carries the protocol.
 //!
-//! Rooms: `document` (a buffer and its incremental reparse), `config` (settings and their
-//! precedence), `typing` (the editor's reading of certain receivers), `features` (hover,
-//! completion, signature help, symbols, definition), `actions` (code actions), `server`
-//! (the protocol and scheduling), `transport` (stdio framing that survives malformed
-//! input).
+//! Rooms, one concern each, every one adding methods to the one [`Backend`]:
+//!
+//! - `server`: the shared state, the capabilities, and the protocol dispatch (one call
+//!   per handler into the module of its concern);
+//! - `store`: the document store: open buffers, their versions and names, snapshots
+//!   for analysis off its lock;
+//! - `diagnostics`: debounced checks through each buffer's session, the project index
+//!   kept current, and publishing;
+//! - `requests`: hover, completion, signature help, symbols, definition, code actions,
+//!   handed to `features` and `actions`;
+//! - `workspace`: configuration (settings, `grounded.toml`, the corpus), file watching,
+//!   reloads;
+//! - `dry_run`: the dry run's scheduling on save and after idle;
+//! - `agent`: room for the agent's command, progress and applyEdit glue;
+//! - `document` (a buffer and its incremental reparse), `config` (settings and their
+//!   precedence), `typing` (the editor's reading of certain receivers), `features`,
+//!   `actions` (the analysis behind the requests), `transport` (stdio framing that
+//!   survives malformed input).
 
 pub mod actions;
+mod agent;
 pub mod config;
+mod diagnostics;
 pub mod document;
+mod dry_run;
 pub mod features;
+mod requests;
 pub mod server;
+mod store;
 pub mod transport;
 pub mod typing;
+mod workspace;
 
 use std::path::PathBuf;
 

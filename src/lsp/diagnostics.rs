@@ -1,0 +1,415 @@
+//! Scheduling and diagnostics: the debounced check of a buffer through its incremental
+//! session, the project index kept in step with buffers and disk (and the dependents it
+//! re-checks), and publishing static and dry-run findings as diagnostics.
+//!
+//! Every result carries the version it was computed for and is dropped when the buffer
+//! moved on: handlers and checks interleave, and a late result must not overwrite a newer
+//! one.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tower_lsp_server::ls_types::*;
+
+use super::document::{range_of, Kind};
+use super::server::{guard, read, Backend, INDEX_IDLE};
+use crate::check::{Finding, Session, Severity};
+use crate::js::LineIndex;
+
+fn severity(s: Severity) -> DiagnosticSeverity {
+    match s {
+        Severity::Error => DiagnosticSeverity::ERROR,
+        Severity::Warning => DiagnosticSeverity::WARNING,
+    }
+}
+
+/// The range of a finding by its 1-based line and character column, for findings computed
+/// on another text than the buffer's current one (the dry run).
+fn range_by_line_col(idx: &LineIndex, text: &str, f: &Finding) -> Range {
+    let at = |line: usize, col: usize| {
+        let start = idx.line_start(line.saturating_sub(1));
+        let rest = &text[start..];
+        let off = rest
+            .char_indices()
+            .take_while(|(_, c)| *c != '\n')
+            .nth(col.saturating_sub(1))
+            .map(|(i, _)| start + i)
+            .unwrap_or_else(|| start + rest.find('\n').unwrap_or(rest.len()));
+        off
+    };
+    let s = at(f.line, f.column);
+    let e = at(f.end_line, f.end_column).max(s);
+    range_of(idx, s, e)
+}
+
+/// Brings a buffer's session to `text` (one edit spanning everything that differs) and
+/// returns the findings.
+fn bring_to(session: &mut Session, text: &str) -> Vec<Finding> {
+    if let Some((start, end, new)) = diff(session.text(), text) {
+        session.edit(start, end, new);
+    }
+    session.findings().to_vec()
+}
+
+/// The one edit turning `old` into `new`: the byte range of `old` between their common
+/// prefix and suffix, and what replaces it; `None` when equal. Several keystrokes that
+/// arrived within one debounce become one edit.
+fn diff<'n>(old: &str, new: &'n str) -> Option<(usize, usize, &'n str)> {
+    if old == new {
+        return None;
+    }
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let mut p = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    while !old.is_char_boundary(p) || !new.is_char_boundary(p) {
+        p -= 1;
+    }
+    let max = a.len().min(b.len()) - p;
+    let mut sfx = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(max)
+        .take_while(|(x, y)| x == y)
+        .count();
+    while !old.is_char_boundary(a.len() - sfx) || !new.is_char_boundary(b.len() - sfx) {
+        sfx -= 1;
+    }
+    Some((p, a.len() - sfx, &new[p..b.len() - sfx]))
+}
+
+impl Backend {
+    /// A finding as the protocol's diagnostic: placed by its byte span (`by_span`) when
+    /// it was computed on the buffer's current text, else by its line and column.
+    pub(super) fn diagnostic_of(
+        &self,
+        idx: &LineIndex,
+        text: &str,
+        f: &Finding,
+        by_span: bool,
+    ) -> Diagnostic {
+        let range = if by_span
+            && f.span.end <= text.len()
+            && text.is_char_boundary(f.span.start)
+            && text.is_char_boundary(f.span.end)
+        {
+            range_of(idx, f.span.start, f.span.end)
+        } else {
+            range_by_line_col(idx, text, f)
+        };
+        let dir = read(&self.state.corpus_dir);
+        let mut code_description = None;
+        let mut related_information = None;
+        if let (Some(rel), Some(dir)) = (&f.related, dir) {
+            if let Some(uri) = Uri::from_file_path(dir.join(&rel.file)) {
+                let line = rel.line.saturating_sub(1) as u32;
+                code_description = Some(CodeDescription { href: uri.clone() });
+                related_information = Some(vec![DiagnosticRelatedInformation {
+                    location: Location {
+                        uri,
+                        range: Range::new(Position::new(line, 0), Position::new(line, 0)),
+                    },
+                    message: rel.message.clone(),
+                }]);
+            }
+        }
+        Diagnostic {
+            range,
+            severity: Some(severity(f.severity)),
+            code: Some(NumberOrString::String(f.code.as_str().into())),
+            code_description,
+            source: Some("grounded".into()),
+            message: f.message.clone(),
+            related_information,
+            tags: None,
+            data: None,
+        }
+    }
+
+    /// Publishes the static and dry-run findings of one URI.
+    pub(super) async fn publish(&self, key: &str) {
+        let (uri, version, diags) = {
+            let dry = self.state.dry.get(key).map(|d| (d.0.clone(), d.1.clone()));
+            match self.state.docs.get(key) {
+                Some(e) => {
+                    let text = &e.doc.text;
+                    let idx = LineIndex::new(text);
+                    let mut d: Vec<Diagnostic> = e
+                        .findings
+                        .iter()
+                        .map(|f| self.diagnostic_of(&idx, text, f, true))
+                        .collect();
+                    if let Some((_, fs)) = &dry {
+                        d.extend(fs.iter().map(|f| self.diagnostic_of(&idx, text, f, false)));
+                    }
+                    (e.uri.clone(), Some(e.doc.version), d)
+                }
+                None => match dry {
+                    Some((uri, fs)) => {
+                        let text = uri
+                            .to_file_path()
+                            .and_then(|p| std::fs::read(&*p).ok())
+                            .map(|b| String::from_utf8_lossy(&b).into_owned())
+                            .unwrap_or_default();
+                        let idx = LineIndex::new(&text);
+                        let d = fs
+                            .iter()
+                            .map(|f| self.diagnostic_of(&idx, &text, f, false))
+                            .collect();
+                        (uri, None, d)
+                    }
+                    None => return,
+                },
+            }
+        };
+        self.state
+            .client
+            .publish_diagnostics(uri, diags, version)
+            .await;
+    }
+
+    /// Re-checks every open buffer (corpus or settings changed).
+    pub(super) fn recheck_all(&self) {
+        let keys: Vec<(String, i32)> = self
+            .state
+            .docs
+            .iter()
+            .map(|e| (e.key().clone(), e.doc.version))
+            .collect();
+        for (k, v) in keys {
+            self.schedule_check(k, v, false, true);
+        }
+    }
+
+    /// Checks a buffer after the debounce, unless a newer version arrives meanwhile;
+    /// `cascade` also re-checks the open files that depend on it.
+    pub(super) fn schedule_check(&self, key: String, version: i32, cascade: bool, now: bool) {
+        let this = self.clone();
+        tokio::spawn(async move {
+            let debounce = read(&this.state.settings).debounce_ms;
+            if debounce > 0 && !now {
+                tokio::time::sleep(Duration::from_millis(debounce)).await;
+            }
+            this.check_now(key, version, cascade).await;
+        });
+    }
+
+    async fn check_now(&self, key: String, version: i32, cascade: bool) {
+        match self.state.docs.get(&key) {
+            Some(e) if e.doc.version == version => {}
+            _ => return, // superseded or closed
+        }
+        let this = self.clone();
+        let key2 = key.clone();
+        let res = tokio::task::spawn_blocking(move || {
+            guard("check", || {
+                let t0 = std::time::Instant::now();
+                let cell = this.state.docs.get(&key2)?.session.clone();
+                // A panic inside the session poisons its lock: start it afresh.
+                let mut slot = match cell.lock() {
+                    Ok(g) => g,
+                    Err(p) => {
+                        let mut g = p.into_inner();
+                        *g = None;
+                        cell.clear_poison();
+                        g
+                    }
+                };
+                let (rel, text, kind) = match this.state.docs.get(&key2) {
+                    Some(e) if e.doc.version == version => {
+                        (e.rel.clone(), e.doc.text.clone(), e.doc.kind)
+                    }
+                    _ => return None, // a newer check is on its way
+                };
+                if kind == Kind::Skipped {
+                    *slot = None;
+                    return Some((rel, Vec::new()));
+                }
+                let corpus = this.corpus();
+                let index = read(&this.state.index);
+                let reuse = slot.as_ref().is_some_and(|s| {
+                    Arc::ptr_eq(s.corpus(), &corpus)
+                        && Arc::ptr_eq(s.project(), &index)
+                        && s.path() == rel
+                });
+                let findings = if reuse {
+                    slot.as_mut()
+                        .map(|s| bring_to(s, &text))
+                        .unwrap_or_default()
+                } else {
+                    *slot = None;
+                    let s = Session::new(corpus, index, &rel, &text);
+                    let f = s.findings().to_vec();
+                    *slot = Some(s);
+                    f
+                };
+                tracing::debug!(
+                    "checked {rel} v{version} in {:?}{}: {} findings",
+                    t0.elapsed(),
+                    if reuse { "" } else { " (new session)" },
+                    findings.len()
+                );
+                Some((rel, findings))
+            })
+        })
+        .await;
+        let (rel, findings) = match res {
+            Ok(Ok(Some(f))) => f,
+            Ok(Ok(None)) => return,
+            Ok(Err(_)) => match self.state.docs.get(&key) {
+                Some(e) => (e.rel.clone(), Vec::new()),
+                None => return,
+            },
+            Err(e) => {
+                tracing::error!("check task failed: {e}");
+                return;
+            }
+        };
+        // A result computed for an old version is dropped: the buffer moved on.
+        match self.state.docs.get_mut(&key) {
+            Some(mut e) if e.doc.version == version => {
+                e.findings = Arc::new(findings);
+                e.findings_version = version;
+            }
+            _ => return,
+        }
+        self.publish(&key).await;
+        if cascade && self.inside_root(&rel) {
+            self.schedule_index_update(key, version);
+        }
+    }
+
+    /// After a quiet spell, refreshes the buffer's entry in the project index (its
+    /// declarations and loads) and, if it changed, re-checks the open files that depend
+    /// on it. Deferred because computing the entry costs a second analysis of the file,
+    /// and typing inside a function body changes no declaration.
+    fn schedule_index_update(&self, key: String, version: i32) {
+        let this = self.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(INDEX_IDLE).await;
+            if this.state.docs.get(&key).map(|e| e.doc.version) != Some(version) {
+                return;
+            }
+            let this2 = this.clone();
+            let key2 = key.clone();
+            let res = tokio::task::spawn_blocking(move || {
+                guard("index update", || this2.update_index_entry(&key2, version))
+            })
+            .await;
+            if let Ok(Ok(Some(rel))) = res {
+                this.recheck_dependents(&[rel], Some(&key));
+            }
+        });
+    }
+
+    /// Recomputes a buffer's index entry; returns its path when the entry changed.
+    fn update_index_entry(&self, key: &str, version: i32) -> Option<String> {
+        let snap = self.fresh(key)?;
+        if snap.version != version || snap.kind == Kind::Skipped || !self.inside_root(&snap.rel) {
+            return None;
+        }
+        let corpus = self.corpus();
+        let script = crate::js::script_text(&snap.rel, &snap.text, &corpus.engine.directives);
+        let own_tree;
+        let tree = match (&snap.tree, &script) {
+            (Some(t), std::borrow::Cow::Borrowed(_)) => t,
+            _ => {
+                own_tree = crate::js::parse(&script);
+                &own_tree
+            }
+        };
+        let a = crate::js::Analysis::new(&corpus, &script, tree);
+        let facts =
+            crate::check::FileFacts::of_parts(&corpus, &snap.rel, &snap.text, &a, a.sites());
+        let norm = crate::check::project::normalize(&snap.rel);
+        let mut ix = self.state.index.write().unwrap_or_else(|e| e.into_inner());
+        if ix.files.get(&norm) == Some(&facts) {
+            return None;
+        }
+        Arc::make_mut(&mut ix).files.insert(norm, facts);
+        Some(snap.rel)
+    }
+
+    /// Sets a file's index entry from the disk (removes it when unreadable or gone);
+    /// returns whether the entry changed. The index is replaced only on a change: every
+    /// open buffer's session holds it, and a new index means new sessions.
+    pub(super) fn index_from_disk(&self, rel: &str, path: &Path) -> bool {
+        let corpus = self.corpus();
+        let norm = crate::check::project::normalize(rel);
+        let facts = match std::fs::read(path) {
+            Ok(b) => Some(crate::check::FileFacts::of(
+                &corpus,
+                &norm,
+                &String::from_utf8_lossy(&b),
+            )),
+            Err(_) => None,
+        };
+        let mut lock = self.state.index.write().unwrap_or_else(|x| x.into_inner());
+        if lock.files.get(&norm) == facts.as_ref() {
+            return false;
+        }
+        let ix = Arc::make_mut(&mut lock);
+        match facts {
+            Some(f) => ix.files.insert(norm, f),
+            None => ix.files.remove(&norm),
+        };
+        true
+    }
+
+    /// Schedules a check of the open buffers that depend on `rels` (all but `except`).
+    pub(super) fn recheck_dependents(&self, rels: &[String], except: Option<&str>) {
+        let deps: HashSet<String> = {
+            let ix = self.state.index.read().unwrap_or_else(|e| e.into_inner());
+            rels.iter().flat_map(|r| ix.dependents(r)).collect()
+        };
+        if deps.is_empty() {
+            return;
+        }
+        let targets: Vec<(String, i32)> = self
+            .state
+            .docs
+            .iter()
+            .filter(|e| deps.contains(&e.rel) && Some(e.key().as_str()) != except)
+            .map(|e| (e.key().clone(), e.doc.version))
+            .collect();
+        for (k, v) in targets {
+            self.schedule_check(k, v, false, false);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::diff;
+
+    fn apply(old: &str, new: &str) -> String {
+        match diff(old, new) {
+            None => old.to_string(),
+            Some((s, e, t)) => {
+                let mut o = old.to_string();
+                o.replace_range(s..e, t);
+                o
+            }
+        }
+    }
+
+    #[test]
+    fn diff_is_one_edit_on_char_boundaries() {
+        for (a, b) in [
+            ("abc", "abc"),
+            ("abc", "abxc"),
+            ("abxc", "abc"),
+            ("", "x"),
+            ("x", ""),
+            ("aaa", "aa"),
+            ("é😀é", "é😃é"),
+            ("ée", "éé"),
+            ("layout.tableCell(\"a\");", "layout.tableCell(\"ab\");"),
+        ] {
+            assert_eq!(apply(a, b), b, "{a:?} → {b:?}");
+        }
+        assert_eq!(diff("abc", "abxc"), Some((2, 2, "x")));
+        assert_eq!(diff("same", "same"), None);
+    }
+}

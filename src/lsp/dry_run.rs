@@ -1,0 +1,168 @@
+//! Dry-run scheduling: the dry run ([`crate::dryrun`]) runs on save and after idle, one
+//! at a time, in `spawn_blocking` off the request path; its findings are kept per URI
+//! (open or not) and published with the static ones.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use dashmap::DashMap;
+use tower_lsp_server::ls_types::*;
+
+use super::config::Settings;
+use super::document::Kind;
+use super::server::{guard, read, Backend};
+use crate::check::Finding;
+
+/// Findings of the last dry run, by URI string (open or not).
+pub(super) type DryFindings = DashMap<String, (Uri, Vec<Finding>)>;
+
+impl Backend {
+    /// `textDocument/didSave`: a dry run with the saved file as an entry of its own.
+    pub(super) fn saved(&self, params: DidSaveTextDocumentParams) {
+        self.schedule_dry_run(Some(params.text_document.uri.as_str().to_string()));
+    }
+
+    /// Runs the dry run off the request path; one at a time, a request during a run
+    /// runs once more after it.
+    pub(super) fn schedule_dry_run(&self, trigger: Option<String>) {
+        let s = read(&self.state.settings);
+        if !s.dry_run || self.root().is_none() {
+            return;
+        }
+        if self.state.dry_running.swap(true, Ordering::SeqCst) {
+            self.state.dry_pending.store(true, Ordering::SeqCst);
+            return;
+        }
+        let this = self.clone();
+        tokio::spawn(async move {
+            let mut trigger = trigger;
+            loop {
+                this.dry_run(trigger.take(), &s).await;
+                if !this.state.dry_pending.swap(false, Ordering::SeqCst) {
+                    break;
+                }
+            }
+            this.state.dry_running.store(false, Ordering::SeqCst);
+        });
+    }
+
+    /// One dry run: the project's entry and `trigger` (when it is a script of the
+    /// project), over the open buffers' text; then its findings are published.
+    async fn dry_run(&self, trigger: Option<String>, s: &Settings) {
+        let Some(root) = self.root() else { return };
+        let mut entries: Vec<PathBuf> = Vec::new();
+        if let Some(e) = read(&self.state.project).and_then(|p| p.config.entry) {
+            entries.push(PathBuf::from(e));
+        }
+        if let Some(t) = trigger {
+            if let Some(e) = self.state.docs.get(&t) {
+                if self.inside_root(&e.rel)
+                    && e.doc.kind == Kind::Script
+                    && !entries.contains(&PathBuf::from(&e.rel))
+                {
+                    entries.push(PathBuf::from(&e.rel));
+                }
+            }
+        }
+        if entries.is_empty() {
+            return;
+        }
+        let overlay: HashMap<PathBuf, String> = self
+            .state
+            .docs
+            .iter()
+            .filter_map(|e| Some((e.path.clone()?, e.doc.text.clone())))
+            .collect();
+        let corpus = self.corpus();
+        let opts = crate::dryrun::Options {
+            budget_ms: s.dry_run_budget_ms,
+            ..Default::default()
+        };
+        let root2 = root.clone();
+        let progress = self.begin_progress("grounded: dry run").await;
+        let res = tokio::task::spawn_blocking(move || {
+            guard("dry run", || {
+                crate::dryrun::run_project(&corpus, &root2, &entries, &overlay, &opts)
+            })
+        })
+        .await;
+        let report = match res {
+            Ok(Ok(r)) => r,
+            _ => {
+                if let Some(p) = progress {
+                    p.finish_with_message("failed (see the log)").await;
+                }
+                return;
+            }
+        };
+        if let Some(p) = progress {
+            let n = report.findings.len();
+            p.finish_with_message(format!("{n} finding{}", if n == 1 { "" } else { "s" }))
+                .await;
+        }
+        let mut by_uri: HashMap<String, (Uri, Vec<Finding>)> = HashMap::new();
+        for f in report.findings {
+            let p = Path::new(&f.path);
+            let abs = if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                root.join(p)
+            };
+            let Some(uri) = Uri::from_file_path(&abs) else {
+                continue;
+            };
+            // An open buffer is keyed by the URI the client sent.
+            let key = self
+                .state
+                .docs
+                .iter()
+                .find(|e| e.path.as_deref() == Some(abs.as_path()))
+                .map(|e| e.key().clone())
+                .unwrap_or_else(|| uri.as_str().to_string());
+            by_uri
+                .entry(key)
+                .or_insert_with(|| (uri, Vec::new()))
+                .1
+                .push(f);
+        }
+        let mut keys: HashSet<String> = self.state.dry.iter().map(|e| e.key().clone()).collect();
+        keys.extend(by_uri.keys().cloned());
+        self.state.dry.clear();
+        for (k, v) in by_uri {
+            self.state.dry.insert(k, v);
+        }
+        for k in keys {
+            if !self.state.dry.contains_key(&k) && !self.state.docs.contains_key(&k) {
+                // A closed file whose dry-run findings went away: clear them.
+                if let Ok(uri) = k.parse::<Uri>() {
+                    self.state
+                        .client
+                        .publish_diagnostics(uri, Vec::new(), None)
+                        .await;
+                }
+                continue;
+            }
+            self.publish(&k).await;
+        }
+    }
+
+    /// Counts an edit of `key`; after the idle time with no further edit anywhere, the
+    /// dry run runs (the project's entry, and `key` as an entry of its own).
+    pub(super) fn note_edit(&self, key: &str) {
+        let n = self.state.edits.fetch_add(1, Ordering::SeqCst) + 1;
+        let s = read(&self.state.settings);
+        if !s.dry_run {
+            return;
+        }
+        let this = self.clone();
+        let key = key.to_string();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(s.dry_run_idle_ms)).await;
+            if this.state.edits.load(Ordering::SeqCst) == n {
+                this.schedule_dry_run(Some(key));
+            }
+        });
+    }
+}

@@ -1,0 +1,202 @@
+//! The document store: the open buffers and their versions (a `dashmap` that every
+//! analysis reads instead of the disk), how each is named for the checker, and snapshots
+//! of a buffer at one version for analysis off the store's lock.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use tower_lsp_server::ls_types::*;
+
+use super::document::{Document, Kind};
+use super::server::{guard, Backend};
+use crate::check::Finding;
+
+/// One open buffer and what was last published for it.
+pub(super) struct Entry {
+    pub(super) uri: Uri,
+    /// The file's path, for `file:` URIs.
+    pub(super) path: Option<PathBuf>,
+    /// How findings and the project index name the file: relative to the root when inside
+    /// it, else the absolute path (or the URI for non-file URIs).
+    pub(super) rel: String,
+    pub(super) doc: Document,
+    /// Findings of the static check, and the version they were computed for.
+    pub(super) findings: Arc<Vec<Finding>>,
+    pub(super) findings_version: i32,
+    /// The checker's incremental session ([`crate::check::Session`]: an edit inside one
+    /// top-level statement re-checks that statement alone), brought to the buffer's text
+    /// at each check. It owns the corpus and project index it was opened with.
+    pub(super) session: Arc<Mutex<Option<crate::check::Session>>>,
+}
+
+/// A buffer's state at one version, for analysis off the store's lock.
+pub(super) struct Snapshot {
+    pub(super) rel: String,
+    pub(super) text: String,
+    pub(super) tree: Option<tree_sitter::Tree>,
+    pub(super) kind: Kind,
+    pub(super) version: i32,
+}
+
+impl Backend {
+    /// How a file is named for the checker and the index.
+    pub(super) fn rel_of(&self, uri: &Uri) -> (Option<PathBuf>, String) {
+        let Some(path) = uri.to_file_path().map(|p| p.into_owned()) else {
+            return (None, uri.as_str().to_string());
+        };
+        if let Some(root) = self.root() {
+            let root_c = std::fs::canonicalize(&root).unwrap_or(root.clone());
+            let full = std::fs::canonicalize(&path).unwrap_or(path.clone());
+            for r in [&root, &root_c] {
+                if let Ok(rel) = full.strip_prefix(r).or_else(|_| path.strip_prefix(r)) {
+                    let rel = rel
+                        .components()
+                        .map(|c| c.as_os_str().to_string_lossy())
+                        .collect::<Vec<_>>()
+                        .join("/");
+                    return (Some(path), rel);
+                }
+            }
+        }
+        let s = path.display().to_string();
+        (Some(path), s)
+    }
+
+    /// Whether a name from [`Backend::rel_of`] is a file of the project (relative to its
+    /// root), rather than an absolute path outside it or a non-file URI.
+    pub(super) fn inside_root(&self, rel: &str) -> bool {
+        !Path::new(rel).is_absolute() && !rel.contains(':') && self.root().is_some()
+    }
+
+    /// A buffer's text and current tree, reparsing (without holding the store's lock)
+    /// when edits came since the last parse. Blocking: call off the async threads.
+    pub(super) fn fresh(&self, key: &str) -> Option<Snapshot> {
+        let (input, rel) = {
+            let e = self.state.docs.get(key)?;
+            match e.doc.parse_input() {
+                None => {
+                    return Some(Snapshot {
+                        rel: e.rel.clone(),
+                        text: e.doc.text.clone(),
+                        tree: e.doc.tree.clone(),
+                        kind: e.doc.kind,
+                        version: e.doc.version,
+                    })
+                }
+                Some(input) => (input, e.rel.clone()),
+            }
+        };
+        let tree = input.parse(&rel);
+        if let Some(mut e) = self.state.docs.get_mut(key) {
+            e.doc.store_tree(input.version, tree.clone());
+        }
+        Some(Snapshot {
+            rel,
+            text: input.text,
+            tree,
+            kind: input.kind,
+            version: input.version,
+        })
+    }
+
+    /// [`Backend::fresh`] on the blocking pool.
+    pub(super) async fn fresh_async(&self, key: &str) -> Option<Snapshot> {
+        let this = self.clone();
+        let key = key.to_string();
+        tokio::task::spawn_blocking(move || guard("parse", || this.fresh(&key)))
+            .await
+            .ok()?
+            .ok()?
+    }
+
+    /// A buffer with a tree (scripts, and Markdown's fenced blocks), for a request.
+    pub(super) async fn script(&self, uri: &Uri) -> Option<(String, tree_sitter::Tree)> {
+        match self.fresh_async(uri.as_str()).await? {
+            Snapshot {
+                text,
+                tree: Some(tree),
+                kind: Kind::Script | Kind::Markdown,
+                ..
+            } => Some((text, tree)),
+            _ => None,
+        }
+    }
+
+    /// `textDocument/didOpen`: stores the buffer and checks it at once.
+    pub(super) async fn open_document(&self, params: DidOpenTextDocumentParams) {
+        let td = params.text_document;
+        let key = td.uri.as_str().to_string();
+        let (path, rel) = self.rel_of(&td.uri);
+        let directives = self.corpus().engine.directives.clone();
+        let doc = Document::open(&rel, td.text, td.version, &directives);
+        if doc.kind == Kind::Skipped {
+            tracing::warn!("{rel}: too large or binary, not analysed");
+        }
+        let version = doc.version;
+        self.state.docs.insert(
+            key.clone(),
+            Entry {
+                uri: td.uri,
+                path,
+                rel,
+                doc,
+                findings: Arc::new(Vec::new()),
+                findings_version: -1,
+                session: Arc::new(Mutex::new(None)),
+            },
+        );
+        if self.adopt_project_of(&key).await {
+            return; // everything open was re-checked against the new project
+        }
+        self.schedule_check(key, version, true, true);
+    }
+
+    /// `textDocument/didChange`: applies the edit, then schedules the check.
+    pub(super) async fn change_document(&self, params: DidChangeTextDocumentParams) {
+        // Applied before any `.await`: handlers interleave at awaits (tower-lsp #284),
+        // and an edit applied late corrupts every later one.
+        let key = params.text_document.uri.as_str().to_string();
+        let version = params.text_document.version;
+        {
+            let Some(mut e) = self.state.docs.get_mut(&key) else {
+                tracing::warn!("didChange for a document that is not open: {key}");
+                return;
+            };
+            let rel = e.rel.clone();
+            let res = guard("didChange", || {
+                e.doc.apply(&rel, params.content_changes, version)
+            });
+            if res.is_err() {
+                return;
+            }
+        }
+        self.note_edit(&key);
+        self.schedule_check(key, version, true, false);
+    }
+
+    /// `textDocument/didClose`: forgets the buffer; the file on disk speaks for it again.
+    pub(super) async fn close_document(&self, params: DidCloseTextDocumentParams) {
+        let key = params.text_document.uri.as_str().to_string();
+        if let Some((_, e)) = self.state.docs.remove(&key) {
+            // The file on disk is the truth again for its dependents.
+            if let (true, Some(p)) = (self.inside_root(&e.rel), e.path.clone()) {
+                let this = self.clone();
+                let rel = e.rel.clone();
+                let changed = tokio::task::spawn_blocking(move || {
+                    guard("index update", || this.index_from_disk(&rel, &p))
+                })
+                .await;
+                if let Ok(Ok(true)) = changed {
+                    self.recheck_dependents(&[e.rel], None);
+                }
+            }
+        }
+        self.state.dry.remove(&key);
+        if let Ok(uri) = key.parse::<Uri>() {
+            self.state
+                .client
+                .publish_diagnostics(uri, Vec::new(), None)
+                .await;
+        }
+    }
+}
