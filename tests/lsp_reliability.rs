@@ -18,7 +18,10 @@ fn messages(lsp: &Lsp, needle: &str) -> usize {
         .iter()
         .filter(|m| {
             m["method"] == "window/showMessage"
-                && m["params"]["message"].as_str().unwrap_or("").contains(needle)
+                && m["params"]["message"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains(needle)
         })
         .count()
 }
@@ -29,7 +32,10 @@ fn hover_works(lsp: &mut Lsp, u: &str) {
         json!({"textDocument": {"uri": u}, "position": {"line": 1, "character": 10}}),
     );
     assert!(
-        h["contents"]["value"].as_str().unwrap_or("").contains("tableStart"),
+        h["contents"]["value"]
+            .as_str()
+            .unwrap_or("")
+            .contains("tableStart"),
         "{h}"
     );
 }
@@ -47,7 +53,10 @@ fn a_panic_in_the_corpus_load_is_shown_and_survived() {
         }
     }
     std::fs::write(docs.path().join("boom.md"), "# Boom\n").unwrap();
-    let dir = project(docs.path().to_str().unwrap(), &[("ok.js", OK_JS.as_bytes())]);
+    let dir = project(
+        docs.path().to_str().unwrap(),
+        &[("ok.js", OK_JS.as_bytes())],
+    );
     let mut lsp = Lsp::start(&[], &[("GROUNDED_DEBUG_PANIC_ON", "boom.md")]);
     lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
     let m = lsp.wait_for("the message about the panic", |m| {
@@ -75,10 +84,18 @@ fn a_panic_in_the_dry_run_is_shown_and_survived() {
             ("lib/boom.js", b"var x = 1;\n"),
         ],
     );
-    std::fs::write(dir.path().join("grounded.toml"), format!("docs = {:?}\nentry = \"main.js\"\n", demo_corpus())).unwrap();
+    std::fs::write(
+        dir.path().join("grounded.toml"),
+        format!("docs = {:?}\nentry = \"main.js\"\n", demo_corpus()),
+    )
+    .unwrap();
     // Absolute: the dry run names what it reads by its full path; the project scan by
     // the relative one, so only the dry run trips the switch.
-    let trigger = dir.path().join("lib/boom.js").to_string_lossy().into_owned();
+    let trigger = dir
+        .path()
+        .join("lib/boom.js")
+        .to_string_lossy()
+        .into_owned();
     let mut lsp = Lsp::start(&[], &[("GROUNDED_DEBUG_PANIC_ON", &trigger)]);
     lsp.initialize(
         dir.path(),
@@ -91,10 +108,16 @@ fn a_panic_in_the_dry_run_is_shown_and_survived() {
         lsp.notify("textDocument/didSave", json!({"textDocument": {"uri": u}}));
         let m = lsp.wait_for("the message about the dry run's panic", |m| {
             m["method"] == "window/showMessage"
-                && m["params"]["message"].as_str().unwrap_or("").contains("dry run")
+                && m["params"]["message"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("dry run")
         });
         let text = m["params"]["message"].as_str().unwrap();
-        assert!(text.contains("boom.js") && text.contains("bug in grounded"), "{text}");
+        assert!(
+            text.contains("boom.js") && text.contains("bug in grounded"),
+            "{text}"
+        );
     }
     assert!(lsp.alive());
     lsp.shutdown();
@@ -200,9 +223,18 @@ fn what_the_scan_skipped_is_said_once() {
     lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
     let m = lsp.wait_for("the note about the scan", |m| {
         m["method"] == "window/showMessage"
-            && m["params"]["message"].as_str().unwrap_or("").contains("huge.js")
+            && m["params"]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("huge.js")
     });
-    assert!(m["params"]["message"].as_str().unwrap().contains("node_modules"), "{m}");
+    assert!(
+        m["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("node_modules"),
+        "{m}"
+    );
     lsp.inbox.push_back(m);
     // A change of grounded.toml reloads and rescans: nothing new to say.
     lsp.notify(

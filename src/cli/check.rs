@@ -66,6 +66,9 @@ pub fn run(
         for l in report.limits {
             eprintln!("grounded: dry run: {l}");
         }
+        for f in report.failures {
+            eprintln!("grounded: {f}");
+        }
     }
 
     findings.sort_by(|a, b| {

@@ -92,6 +92,9 @@ pub fn run(
         }
         _ => print_human(&project.root, &report),
     }
+    for f in &report.failures {
+        eprintln!("grounded: {f}");
+    }
     let errors = report
         .findings
         .iter()

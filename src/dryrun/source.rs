@@ -82,7 +82,7 @@ impl Sources {
     /// else the disk; `None` when it exists in neither.
     pub fn read(&self, rel: &str) -> Option<String> {
         let full = self.root.join(rel);
-        crate::textfile::reading(rel);
+        crate::textfile::reading(&full.to_string_lossy());
         if let Some(t) = self.overlay.get(&full) {
             return Some(t.clone());
         }

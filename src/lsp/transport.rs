@@ -178,15 +178,20 @@ fn next_header(hay: &[u8]) -> Option<usize> {
     header_re().find(hay).map(|m| m.start())
 }
 
-/// Whether `buf` starts with a header name this guard knows (or the start of one, when
-/// the read cut it).
+/// Whether `buf` starts like a header line (`Name:`), or could once more input comes.
+/// Any name: an unknown header is a bad header block, answered on its own, where bytes
+/// that are no header at all are junk skipped up to the next `Content-Length`.
 fn looks_like_header(buf: &[u8]) -> bool {
-    [&b"content-length"[..], &b"content-type"[..]]
+    let name = buf
         .iter()
-        .any(|name| {
-            let n = buf.len().min(name.len());
-            buf[..n].eq_ignore_ascii_case(&name[..n])
-        })
+        .take(65)
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-' || **b == b'_')
+        .count();
+    match buf.get(name) {
+        Some(b':') | Some(b' ') | Some(b'\t') => name > 0,
+        None => name > 0 && name < 65,
+        Some(_) => false,
+    }
 }
 
 /// The end of a header block (just past its blank line) at the start of `buf`.
