@@ -40,6 +40,13 @@ pub fn decode(bytes: Vec<u8>) -> Decoded {
     }
 }
 
+/// Whether a text looks binary: a NUL byte in its first 8 KiB, as git decides. Every
+/// reader skips such a file (and says so) rather than checking its bytes as a script;
+/// the language server does the same with an open buffer.
+pub fn looks_binary(text: &str) -> bool {
+    text.as_bytes().iter().take(8192).any(|&b| b == 0)
+}
+
 /// Reads and decodes a file.
 pub fn read(path: &Path) -> std::io::Result<Decoded> {
     Ok(decode(std::fs::read(path)?))

@@ -131,6 +131,14 @@ pub fn check_paths(
         }
         crate::textfile::reading(&shown);
         let text = match crate::textfile::read_at_most(&file, project::MAX_SCRIPT_BYTES) {
+            Ok(Some(d)) if crate::textfile::looks_binary(&d.text) => {
+                say(
+                    &mut bad,
+                    shown,
+                    "skipped, binary (a NUL byte), not a script".into(),
+                );
+                continue;
+            }
             Ok(Some(d)) => {
                 if d.lossy {
                     say(&mut bad, shown.clone(), crate::textfile::LOSSY_NOTE.into());

@@ -214,6 +214,9 @@ impl ProjectIndex {
             let Ok(d) = crate::textfile::read(&file) else {
                 continue;
             };
+            if crate::textfile::looks_binary(&d.text) {
+                continue;
+            }
             if d.lossy {
                 idx.notes.push(super::Unreadable {
                     path: rel.clone(),

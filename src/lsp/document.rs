@@ -75,7 +75,7 @@ impl ParseInput {
 
 /// Whether a text looks binary: a NUL byte in its first 8 KiB, as git decides.
 pub fn looks_binary(text: &str) -> bool {
-    text.as_bytes().iter().take(8192).any(|&b| b == 0)
+    crate::textfile::looks_binary(text)
 }
 
 fn kind_of(path: &str, text: &str) -> Kind {
