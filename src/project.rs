@@ -24,6 +24,21 @@ pub struct Config {
     pub entry: Option<String>,
     /// The agent's model.
     pub model: Option<ModelConfig>,
+    /// The agent's settings.
+    pub agent: Option<AgentSection>,
+}
+
+/// `[agent]` of `grounded.toml`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct AgentSection {
+    /// The most model steps of one turn.
+    pub max_steps: Option<usize>,
+    /// A command measured before and after a turn's writes; it runs only when the user
+    /// also asks for it (`--validate`), never on the project file's word alone.
+    pub validate: Option<String>,
+    /// Seconds one model request may take.
+    pub timeout_secs: Option<u64>,
 }
 
 /// `[model]` of `grounded.toml`.

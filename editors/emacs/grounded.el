@@ -32,6 +32,35 @@ Keys: :docs (corpus path), :debounceMs, :dryRun (:enabled :budgetMs :idleMs)."
 (add-to-list 'eglot-server-programs
              `((js-mode js-ts-mode javascript-mode) . (grounded-server . ,grounded-command)))
 
+;; M-x grounded-ask: prompts for a request and sends it, with the file and the region
+;; (or the current line), to grounded.askAgent. The server answers at once (eglot would
+;; block until it does); edits arrive as workspace edits, the end as a message.
+(defvar grounded--last-turn nil "The id of the last agent turn started.")
+
+(defun grounded-ask (request)
+  "Ask the grounded agent REQUEST about the current buffer and region."
+  (interactive "sAsk grounded agent: ")
+  (let* ((server (eglot--current-server-or-lose))
+         (beg (if (use-region-p) (region-beginning) (line-beginning-position)))
+         (end (if (use-region-p) (region-end) (line-end-position)))
+         (arg (list :request request
+                    :uri (eglot--path-to-uri (buffer-file-name))
+                    :range (list :start (eglot--pos-to-lsp-position beg)
+                                 :end (eglot--pos-to-lsp-position end))))
+         (r (jsonrpc-request server :workspace/executeCommand
+                             (list :command "grounded.askAgent" :arguments (vector arg)))))
+    (setq grounded--last-turn (plist-get r :turn))
+    (message "grounded agent: turn %s started" grounded--last-turn)))
+
+(defun grounded-cancel ()
+  "Cancel the grounded agent's running turn."
+  (interactive)
+  (jsonrpc-request (eglot--current-server-or-lose) :workspace/executeCommand
+                   (list :command "grounded.cancelAgent"
+                         :arguments (if grounded--last-turn
+                                        (vector (list :turn grounded--last-turn))
+                                      []))))
+
 ;; workspace/configuration is answered from this (section "grounded"). The alist form
 ;; is the one eglot 1.9 reads; later versions read it too.
 (setq-default eglot-workspace-configuration

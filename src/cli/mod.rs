@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::docs::Corpus;
 use crate::project::Project;
 
+mod agent;
 mod check;
 mod docs_cmds;
 mod dryrun;
@@ -159,6 +160,10 @@ enum Command {
         /// Append the turn's events as JSON Lines to this file.
         #[arg(long)]
         transcript: Option<PathBuf>,
+        /// Also run grounded.toml's `[agent] validate` command before and after the
+        /// turn's writes (a project file alone never runs a command).
+        #[arg(long)]
+        validate: bool,
         /// The request.
         request: String,
     },
@@ -291,10 +296,23 @@ fn run() -> i32 {
             &paths,
         ),
         Command::Serve { docs } => serve::run(docs.as_deref()),
-        other => Err(Fail(format!(
-            "`{}` is not available in this build yet",
-            command_name(&other)
-        ))),
+        Command::Agent {
+            docs,
+            root,
+            base_url,
+            model,
+            transcript,
+            validate,
+            request,
+        } => agent::run(agent::Args {
+            docs: docs.as_deref(),
+            root: root.as_deref(),
+            base_url,
+            model,
+            transcript: transcript.as_deref(),
+            validate,
+            request: &request,
+        }),
     };
     match result {
         Ok(code) => code,
@@ -302,19 +320,5 @@ fn run() -> i32 {
             eprintln!("grounded: {}", msg.lines().next().unwrap_or(""));
             2
         }
-    }
-}
-
-fn command_name(c: &Command) -> &'static str {
-    match c {
-        Command::Serve { .. } => "serve",
-        Command::Check { .. } => "check",
-        Command::Lookup { .. } => "lookup",
-        Command::Topic { .. } => "topic",
-        Command::Corpus { .. } => "corpus",
-        Command::DryRun { .. } => "dry-run",
-        Command::Constructs { .. } => "constructs",
-        Command::Find { .. } => "find",
-        Command::Agent { .. } => "agent",
     }
 }

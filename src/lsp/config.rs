@@ -29,6 +29,14 @@ pub struct Settings {
     pub dry_run_budget_ms: u64,
     /// Quiet time after the last edit before the dry run runs on unsaved buffers.
     pub dry_run_idle_ms: u64,
+    /// `agent.baseUrl`: the model endpoint, approved by the user (it may receive the key).
+    pub agent_base_url: Option<String>,
+    /// `agent.model`: the model's name.
+    pub agent_model: Option<String>,
+    /// `agent.apiKeyEnv`: the name of the variable holding the key.
+    pub agent_api_key_env: Option<String>,
+    /// `agent.allowValidate`: the user's consent to run `[agent] validate`.
+    pub agent_allow_validate: bool,
 }
 
 impl Default for Settings {
@@ -39,6 +47,10 @@ impl Default for Settings {
             dry_run: true,
             dry_run_budget_ms: 2000,
             dry_run_idle_ms: 1500,
+            agent_base_url: None,
+            agent_model: None,
+            agent_api_key_env: None,
+            agent_allow_validate: false,
         }
     }
 }
@@ -76,6 +88,25 @@ impl Settings {
             }
             if let Some(n) = d.get("idleMs").and_then(Value::as_u64) {
                 self.dry_run_idle_ms = n.min(600_000);
+            }
+        }
+        if let Some(a) = v.get("agent").filter(|a| a.is_object()) {
+            let text = |k: &str| match a.get(k) {
+                Some(Value::String(s)) if !s.trim().is_empty() => Some(Some(s.clone())),
+                Some(Value::String(_)) | Some(Value::Null) => Some(None),
+                _ => None,
+            };
+            if let Some(x) = text("baseUrl") {
+                self.agent_base_url = x;
+            }
+            if let Some(x) = text("model") {
+                self.agent_model = x;
+            }
+            if let Some(x) = text("apiKeyEnv") {
+                self.agent_api_key_env = x;
+            }
+            if let Some(b) = a.get("allowValidate").and_then(Value::as_bool) {
+                self.agent_allow_validate = b;
             }
         }
     }

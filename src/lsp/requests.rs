@@ -157,6 +157,8 @@ impl Backend {
             }
             out
         })?;
+        let mut actions = actions;
+        actions.extend(self.agent_actions(&params));
         Ok((!actions.is_empty()).then_some(actions))
     }
 

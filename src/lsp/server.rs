@@ -76,6 +76,8 @@ pub struct State {
     pub(super) scan_notes: Mutex<Vec<String>>,
     /// Every scan note said so far: each is said once per session, not at every reload.
     pub(super) said: Mutex<HashSet<String>>,
+    /// The agent's running turn (one per workspace).
+    pub(super) agent: super::agent::AgentSlot,
 }
 
 /// The server: a handle on the shared state.
@@ -153,6 +155,7 @@ impl Backend {
                 runs: AtomicU64::new(0),
                 scan_notes: Mutex::new(Vec::new()),
                 said: Mutex::new(HashSet::new()),
+                agent: Default::default(),
             }),
         }
     }
@@ -285,6 +288,10 @@ impl LanguageServer for Backend {
                         ..Default::default()
                     },
                 )),
+                execute_command_provider: Some(ExecuteCommandOptions {
+                    commands: vec![super::agent::ASK.into(), super::agent::CANCEL.into()],
+                    work_done_progress_options: Default::default(),
+                }),
                 ..Default::default()
             },
             offset_encoding: None,
@@ -351,5 +358,9 @@ impl LanguageServer for Backend {
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         self.actions_for(params).await
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<Value>> {
+        self.agent_command(params).await
     }
 }

@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod model_server;
+
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -78,6 +80,8 @@ pub struct Lsp {
     pub published: Vec<Value>,
     /// The server's process id (memory figures).
     pub pid: u32,
+    /// What the client answers to `workspace/applyEdit`; `None`: it never answers.
+    apply_edit: Arc<Mutex<Option<Value>>>,
 }
 
 impl Lsp {
@@ -120,10 +124,12 @@ impl Lsp {
             }
         });
         let config = Arc::new(Mutex::new(json!({})));
+        let apply_edit = Arc::new(Mutex::new(Some(json!({"applied": true}))));
         let (tx, rx) = mpsc::channel();
         {
             let stdin = stdin.clone();
             let config = config.clone();
+            let apply_edit = apply_edit.clone();
             std::thread::spawn(move || {
                 let mut r = BufReader::new(stdout);
                 while let Some(msg) = read_message(&mut r) {
@@ -143,13 +149,16 @@ impl Lsp {
                             "workspace/configuration" => {
                                 let n = msg["params"]["items"].as_array().map_or(1, |a| a.len());
                                 let c = config.lock().unwrap().clone();
-                                Value::Array(vec![c; n])
+                                Some(Value::Array(vec![c; n]))
                             }
-                            _ => Value::Null,
+                            "workspace/applyEdit" => apply_edit.lock().unwrap().clone(),
+                            _ => Some(Value::Null),
                         };
-                        let body = json!({"jsonrpc": "2.0", "id": id, "result": result});
-                        let mut w = stdin.lock().unwrap();
-                        send_raw(&mut *w, body.to_string().as_bytes());
+                        if let Some(result) = result {
+                            let body = json!({"jsonrpc": "2.0", "id": id, "result": result});
+                            let mut w = stdin.lock().unwrap();
+                            send_raw(&mut *w, body.to_string().as_bytes());
+                        }
                     }
                     if tx.send(msg).is_err() {
                         break;
@@ -166,7 +175,14 @@ impl Lsp {
             config,
             published: Vec::new(),
             pid,
+            apply_edit,
         }
+    }
+
+    /// What the client answers to `workspace/applyEdit` from now on (`None`: nothing,
+    /// ever: a hung editor).
+    pub fn set_apply_edit(&self, v: Option<Value>) {
+        *self.apply_edit.lock().unwrap() = v;
     }
 
     /// What the client answers to `workspace/configuration` from now on.

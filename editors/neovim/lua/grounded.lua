@@ -77,9 +77,61 @@ local function attach(opts, bufnr)
   end
 end
 
+-- :GroundedAsk {request}: sends the request with the buffer and the selection (the
+-- range given to the command, or the cursor line) to grounded.askAgent. The server
+-- answers at once; edits arrive as workspace edits, the end as a message.
+local function grounded_client(bufnr)
+  local get = vim.lsp.get_clients or vim.lsp.get_active_clients
+  for _, c in ipairs(get({ bufnr = bufnr })) do
+    if c.name == "grounded" then
+      return c
+    end
+  end
+end
+
+function M.ask(request, line1, line2)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = grounded_client(bufnr)
+  if not client then
+    vim.notify("grounded: no grounded server for this buffer", vim.log.levels.WARN)
+    return
+  end
+  local arg = {
+    request = request,
+    uri = vim.uri_from_bufnr(bufnr),
+    range = {
+      start = { line = line1 - 1, character = 0 },
+      ["end"] = { line = line2, character = 0 },
+    },
+  }
+  client.request("workspace/executeCommand", { command = "grounded.askAgent", arguments = { arg } },
+    function(err, result)
+      if err then
+        vim.notify("grounded agent: " .. (err.message or tostring(err)), vim.log.levels.ERROR)
+      elseif result and result.turn then
+        M.last_turn = result.turn
+        vim.notify("grounded agent: turn " .. result.turn .. " started", vim.log.levels.INFO)
+      end
+    end, bufnr)
+end
+
+function M.cancel()
+  local client = grounded_client(vim.api.nvim_get_current_buf())
+  if client then
+    client.request("workspace/executeCommand", {
+      command = "grounded.cancelAgent",
+      arguments = M.last_turn and { { turn = M.last_turn } } or {},
+    }, function() end)
+  end
+end
+
 function M.setup(user)
   local opts = vim.tbl_deep_extend("force", defaults, user or {})
   local group = vim.api.nvim_create_augroup("grounded_lsp", { clear = true })
+  vim.api.nvim_create_user_command("GroundedAsk", function(c)
+    M.ask(c.args, c.line1, c.line2)
+  end, { nargs = "+", range = true, desc = "Ask the grounded agent" })
+  vim.api.nvim_create_user_command("GroundedCancel", M.cancel, { desc = "Cancel the grounded agent's turn" })
   vim.api.nvim_create_autocmd("FileType", {
     group = group,
     pattern = opts.filetypes,

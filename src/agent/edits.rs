@@ -1,0 +1,666 @@
+//! Edits grounded in the file: where writes land ([`Workspace`]), path confinement,
+//! read-before-edit, exact find/replace pairs, delete-scan, the pre-write refusal, and
+//! the snapshots that let a regression be undone byte for byte.
+//!
+//! Each rule answers a failure: a builder that proposed whole-file rewrites from file
+//! *names* never landed a usable edit (so: read before edit, exact pairs copied from
+//! the file); a "removal" that rewrote a region grew the file from 1,527 to 1,653 bytes
+//! (so: pure removals drop marked lines and the file can only shrink); invented calls
+//! written to disk were explained instead of removed once there (so: content that adds
+//! checker findings is refused before it becomes a file).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
+
+use serde_json::json;
+
+use super::measure::Measurement;
+use super::tools::ToolCtx;
+use crate::check::{self, Code, Finding, Fix, ProjectIndex, Severity};
+use crate::footprint::FileStamp;
+
+/// Where the agent's reads and writes land: the file system for the CLI, the editor's
+/// buffers and `workspace/applyEdit` for the language server.
+pub trait Workspace: Sync {
+    /// The bytes of `path` (an open buffer wins over the disk).
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>>;
+    /// Replaces (or creates) `path` with `bytes`. `label` says what the write is for
+    /// (the editor shows it in its undo history). An error means nothing was written.
+    fn write(&self, path: &Path, bytes: &[u8], label: &str) -> Result<(), String>;
+    /// Removes a file the turn created (undo). An error means it is still there.
+    fn remove(&self, path: &Path, label: &str) -> Result<(), String>;
+    /// Open buffers that differ from the disk (absolute path → text), for measurements.
+    fn overlay(&self) -> HashMap<PathBuf, String> {
+        HashMap::new()
+    }
+}
+
+/// The file system: writes go through a temporary file and a rename, so a failed
+/// write leaves the old bytes.
+pub struct FsWorkspace;
+
+impl Workspace for FsWorkspace {
+    fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+        std::fs::read(path)
+    }
+
+    fn write(&self, path: &Path, bytes: &[u8], _label: &str) -> Result<(), String> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = path.with_file_name(format!(".{name}.grounded-agent-{}.tmp", std::process::id()));
+        let r = std::fs::write(&tmp, bytes).and_then(|_| {
+            if let Ok(meta) = std::fs::metadata(path) {
+                let _ = std::fs::set_permissions(&tmp, meta.permissions());
+            }
+            std::fs::rename(&tmp, path)
+        });
+        if let Err(e) = r {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(format!("{}: {e}", path.display()));
+        }
+        Ok(())
+    }
+
+    fn remove(&self, path: &Path, _label: &str) -> Result<(), String> {
+        std::fs::remove_file(path).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+/// `path` (as the model wrote it) inside `root` (canonical): the absolute path and the
+/// `/`-separated path relative to the root. Refused: `..` anywhere, an absolute path
+/// elsewhere, and any path whose existing part resolves (through a link) outside.
+pub fn confine(root: &Path, path: &str) -> Result<(PathBuf, String), String> {
+    let p = Path::new(path.trim());
+    if path.trim().is_empty() {
+        return Err("an empty path".into());
+    }
+    if p.components().any(|c| matches!(c, Component::ParentDir)) {
+        return Err(format!(
+            "`{path}`: `..` is not allowed; paths are relative to the project root"
+        ));
+    }
+    let rel_path = if p.is_absolute() {
+        match p.strip_prefix(root) {
+            Ok(r) => r.to_path_buf(),
+            Err(_) => {
+                return Err(format!(
+                    "`{path}` is outside the project root {}",
+                    root.display()
+                ))
+            }
+        }
+    } else {
+        p.components()
+            .filter(|c| matches!(c, Component::Normal(_)))
+            .collect()
+    };
+    let full = root.join(&rel_path);
+    // The deepest part of the path that exists decides where it really is: a link
+    // inside the root that points out must not carry a write out with it.
+    let mut probe = full.clone();
+    loop {
+        if std::fs::symlink_metadata(&probe).is_ok() {
+            match std::fs::canonicalize(&probe) {
+                Ok(c) if c.starts_with(root) => break,
+                _ => {
+                    return Err(format!(
+                        "`{path}` leads outside the project root (through a link)"
+                    ))
+                }
+            }
+        }
+        if !probe.pop() {
+            break;
+        }
+    }
+    let rel = rel_path
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/");
+    if rel.is_empty() {
+        return Err(format!("`{path}` is the project root, not a file"));
+    }
+    Ok((full, rel))
+}
+
+/// Text with 1-based line numbers, `start..=end` (clamped).
+pub fn numbered(text: &str, start: usize, end: usize) -> String {
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let n = i + 1;
+        if n < start {
+            continue;
+        }
+        if n > end {
+            break;
+        }
+        out.push_str(&format!("{n:>4}| {line}\n"));
+    }
+    out
+}
+
+/// Applies one exact find/replace pair. The find text must occur exactly once; one
+/// lenient fallback takes a unique match of whole lines that differs only in
+/// indentation and trailing whitespace. Errors give the reason and the closest region.
+pub fn replace_once(text: &str, find: &str, replace: &str) -> Result<String, String> {
+    if find.is_empty() {
+        return Err("the find text is empty".into());
+    }
+    let n = text.matches(find).count();
+    if n == 1 {
+        return Ok(text.replacen(find, replace, 1));
+    }
+    if n > 1 {
+        let lines: Vec<usize> = text
+            .match_indices(find)
+            .map(|(i, _)| text[..i].matches('\n').count() + 1)
+            .collect();
+        return Err(format!(
+            "the find text occurs {n} times (lines {}); add neighbouring lines so it occurs once",
+            lines
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if let Some(out) = lenient(text, find, replace) {
+        return Ok(out);
+    }
+    Err(format!(
+        "the find text does not occur in the file (no match); the closest region is:\n{}",
+        closest_region(text, find)
+    ))
+}
+
+fn trimmed_lines(s: &str) -> Vec<&str> {
+    let v: Vec<&str> = s.lines().map(str::trim).collect();
+    let start = v.iter().position(|l| !l.is_empty()).unwrap_or(v.len());
+    let end = v
+        .iter()
+        .rposition(|l| !l.is_empty())
+        .map_or(start, |e| e + 1);
+    v[start..end].to_vec()
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+    let mut v = vec![0];
+    v.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+    v
+}
+
+fn lenient(text: &str, find: &str, replace: &str) -> Option<String> {
+    let want = trimmed_lines(find);
+    if want.is_empty() {
+        return None;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let hits: Vec<usize> = (0..lines.len().saturating_sub(want.len() - 1))
+        .filter(|&i| {
+            want.iter()
+                .enumerate()
+                .all(|(k, w)| lines[i + k].trim() == *w)
+        })
+        .collect();
+    if hits.len() != 1 {
+        return None;
+    }
+    let first = hits[0];
+    let last = first + want.len() - 1;
+    let starts = line_starts(text);
+    let from = starts[first];
+    let to = starts[last] + lines[last].len();
+    // The replacement keeps the file's indentation where the model's differs.
+    let file_indent: String = lines[first]
+        .chars()
+        .take_while(|c| c.is_whitespace())
+        .collect();
+    let find_first = find.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let find_indent: String = find_first
+        .chars()
+        .take_while(|c| c.is_whitespace())
+        .collect();
+    let trailing_newline = replace.ends_with('\n');
+    let mut out_lines = Vec::new();
+    for l in replace.lines() {
+        if let Some(rest) = l.strip_prefix(find_indent.as_str()) {
+            if !l.trim().is_empty() {
+                out_lines.push(format!("{file_indent}{rest}"));
+                continue;
+            }
+        }
+        out_lines.push(l.to_string());
+    }
+    let mut rep = out_lines.join("\n");
+    if trailing_newline && !replace.trim().is_empty() {
+        rep.push('\n');
+    }
+    let mut out = String::with_capacity(text.len() + rep.len());
+    out.push_str(&text[..from]);
+    out.push_str(&rep);
+    out.push_str(&text[to..]);
+    Some(out)
+}
+
+/// The lines of `text` most like `find` (same number of lines), numbered.
+pub fn closest_region(text: &str, find: &str) -> String {
+    let want = trimmed_lines(find).join("\n");
+    let n = trimmed_lines(find).len().max(1);
+    let lines: Vec<&str> = text.lines().collect();
+    if lines.is_empty() {
+        return "(the file is empty)".into();
+    }
+    let mut best = (f64::MIN, 0usize);
+    for i in 0..lines.len().saturating_sub(n - 1).max(1) {
+        let end = (i + n).min(lines.len());
+        let window = lines[i..end]
+            .iter()
+            .map(|l| l.trim())
+            .collect::<Vec<_>>()
+            .join("\n");
+        let s = strsim::normalized_levenshtein(&window, &want);
+        if s > best.0 {
+            best = (s, i);
+        }
+    }
+    numbered(text, best.1 + 1, (best.1 + n).min(lines.len()))
+}
+
+/// The turn's edit state, shared by the tools of one turn.
+#[derive(Default)]
+pub struct Edits {
+    state: Mutex<EditState>,
+}
+
+#[derive(Default)]
+struct EditState {
+    /// Relative path → stamp of the version the model last saw (read or wrote).
+    read: HashMap<String, FileStamp>,
+    /// Relative path → bytes before the turn's first write to it (`None`: created).
+    snapshots: BTreeMap<String, Option<Vec<u8>>>,
+    /// The measurement before the turn's first write.
+    before: Option<Measurement>,
+    /// Measurements by the stamp of the project's contents.
+    measured: HashMap<u64, Measurement>,
+    /// The project's declarations, for the pre-write check.
+    index: Option<ProjectIndex>,
+    /// Checker findings by file and content stamp: the old side of a pre-write check is
+    /// usually the new side of the previous one.
+    checked: HashMap<(String, FileStamp), Vec<Finding>>,
+    attempted: usize,
+    landed: usize,
+    refused: usize,
+}
+
+/// Counts of the turn's writes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WriteCounts {
+    /// Write tools called.
+    pub attempted: usize,
+    /// Writes that landed.
+    pub landed: usize,
+    /// Writes refused (by a rule, or by the editor).
+    pub refused: usize,
+}
+
+impl Edits {
+    fn lock(&self) -> std::sync::MutexGuard<'_, EditState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records that the model saw `text` of `rel`.
+    pub fn mark_read(&self, rel: &str, bytes: &[u8]) {
+        self.lock()
+            .read
+            .insert(rel.to_string(), FileStamp::of_bytes(bytes));
+    }
+
+    /// The stamp of the version of `rel` the model saw, if it read it this turn.
+    pub fn read_stamp(&self, rel: &str) -> Option<FileStamp> {
+        self.lock().read.get(rel).copied()
+    }
+
+    /// The turn's write counts.
+    pub fn counts(&self) -> WriteCounts {
+        let s = self.lock();
+        WriteCounts {
+            attempted: s.attempted,
+            landed: s.landed,
+            refused: s.refused,
+        }
+    }
+
+    /// Files the turn wrote (relative paths), whether or not they differ now.
+    pub fn written(&self) -> Vec<String> {
+        self.lock().snapshots.keys().cloned().collect()
+    }
+
+    /// The measurement before the first write, if there was a write.
+    pub fn before(&self) -> Option<Measurement> {
+        self.lock().before.clone()
+    }
+
+    /// A cached measurement for a project stamp, or one made now.
+    pub fn measurement(&self, stamp: u64, make: impl FnOnce() -> Measurement) -> Measurement {
+        if let Some(m) = self.lock().measured.get(&stamp) {
+            return m.clone();
+        }
+        let m = make();
+        self.lock().measured.insert(stamp, m.clone());
+        m
+    }
+
+    /// Counts a write tool call refused by a rule before it reached the workspace.
+    pub fn refuse(&self, ctx: &ToolCtx, rel: &str, bytes_before: usize, reason: &str) -> String {
+        {
+            let mut s = self.lock();
+            s.attempted += 1;
+            s.refused += 1;
+        }
+        ctx.transcript.event(
+            "edit",
+            json!({"path": rel, "status": "refused", "reason": reason,
+                   "bytes_before": bytes_before, "bytes_after": bytes_before}),
+        );
+        ctx.progress.say(&format!("refused a write to {rel}"));
+        format!("refused: {reason}\nNothing was written to {rel}.")
+    }
+
+    /// The relative paths whose bytes differ now from before the turn (created files
+    /// included, removed ones too): asked of the workspace, never of the model.
+    pub fn changed(&self, ctx: &ToolCtx) -> Vec<String> {
+        let snaps = self.lock().snapshots.clone();
+        snaps
+            .into_iter()
+            .filter(|(rel, before)| {
+                let now = ctx.workspace.read(&ctx.root.join(rel)).ok();
+                now.as_deref() != before.as_deref()
+            })
+            .map(|(rel, _)| rel)
+            .collect()
+    }
+
+    /// Refuses content that adds checker findings (errors) to a script; `Ok` means the
+    /// content may be written.
+    pub fn pre_write(
+        &self,
+        ctx: &ToolCtx,
+        rel: &str,
+        old: Option<&str>,
+        new: &str,
+    ) -> Result<(), String> {
+        let corpus = ctx.corpus;
+        let is_checked =
+            check::project::is_script(corpus, Path::new(rel)) || crate::js::is_markdown(rel);
+        if !is_checked {
+            return Ok(());
+        }
+        let mut s = self.lock();
+        if s.index.is_none() {
+            s.index = Some(project_index(ctx));
+        }
+        let state = &mut *s;
+        let index = state.index.as_mut().expect("set above");
+        let before = match old {
+            Some(o) => {
+                let key = (rel.to_string(), FileStamp::of(o));
+                match state.checked.get(&key) {
+                    Some(f) => f.clone(),
+                    None => {
+                        index.update_file(corpus, rel, o);
+                        let f = check::check_text(corpus, index, rel, o);
+                        state.checked.insert(key, f.clone());
+                        f
+                    }
+                }
+            }
+            None => Vec::new(),
+        };
+        index.update_file(corpus, rel, new);
+        let after = check::check_text(corpus, index, rel, new);
+        state
+            .checked
+            .insert((rel.to_string(), FileStamp::of(new)), after.clone());
+        let added = added(&before, &after);
+        if added.is_empty() {
+            return Ok(());
+        }
+        match old {
+            Some(o) => index.update_file(corpus, rel, o),
+            None => index.remove_file(rel),
+        }
+        drop(s);
+        Err(refusal_text(ctx, rel, &added))
+    }
+
+    /// Writes `new` to `rel` through the workspace: measures the project before the
+    /// turn's first write, snapshots the file's bytes before its first write, and
+    /// records the edit. Returns the tool's answer.
+    pub fn land(
+        &self,
+        ctx: &ToolCtx,
+        rel: &str,
+        abs: &Path,
+        old: Option<&[u8]>,
+        new: &[u8],
+        label: &str,
+    ) -> Result<String, String> {
+        let first = self.lock().before.is_none();
+        if first {
+            let m = super::measure::measure(ctx, "before");
+            self.lock().before = Some(m);
+        }
+        {
+            let mut s = self.lock();
+            s.attempted += 1;
+            s.snapshots
+                .entry(rel.to_string())
+                .or_insert_with(|| old.map(<[u8]>::to_vec));
+        }
+        let bytes_before = old.map_or(0, <[u8]>::len);
+        ctx.progress.say(&format!("editing {rel}"));
+        match ctx.workspace.write(abs, new, label) {
+            Ok(()) => {
+                let mut s = self.lock();
+                s.landed += 1;
+                // The pre-write check already put the new text in the index. Other
+                // files' findings may depend on this one (a function it declared):
+                // only this file's cached findings stay valid.
+                s.read.insert(rel.to_string(), FileStamp::of_bytes(new));
+                s.checked.retain(|(r, _), _| r == rel);
+                drop(s);
+                ctx.transcript.event(
+                    "edit",
+                    json!({"path": rel, "status": "applied", "reason": label,
+                           "bytes_before": bytes_before, "bytes_after": new.len()}),
+                );
+                Ok(format!(
+                    "{label}: {rel} written ({bytes_before} → {} bytes).",
+                    new.len()
+                ))
+            }
+            Err(e) => {
+                let mut s = self.lock();
+                s.refused += 1;
+                // Nothing landed: the index goes back to the text that is there.
+                let state = &mut *s;
+                if let Some(index) = state.index.as_mut() {
+                    match old.map(String::from_utf8_lossy) {
+                        Some(o) => index.update_file(ctx.corpus, rel, &o),
+                        None => index.remove_file(rel),
+                    }
+                }
+                drop(s);
+                ctx.transcript.event(
+                    "edit",
+                    json!({"path": rel, "status": "refused", "reason": format!("the write was not done: {e}"),
+                           "bytes_before": bytes_before, "bytes_after": bytes_before}),
+                );
+                Err(format!("the write to {rel} was not done: {e}"))
+            }
+        }
+    }
+
+    /// Restores every file the turn wrote to its bytes before the turn (created files
+    /// removed). Returns one line per file that could not be restored.
+    pub fn undo_all(&self, ctx: &ToolCtx, why: &str) -> Vec<String> {
+        let snaps = self.lock().snapshots.clone();
+        let mut failed = Vec::new();
+        for (rel, before) in snaps {
+            let abs = ctx.root.join(&rel);
+            let now = ctx.workspace.read(&abs).ok();
+            if now.as_deref() == before.as_deref() {
+                continue;
+            }
+            let label = format!("grounded agent: undo {rel}");
+            let (r, after) = match &before {
+                Some(b) => (ctx.workspace.write(&abs, b, &label), b.len()),
+                None => (ctx.workspace.remove(&abs, &label), 0),
+            };
+            let bytes_before = now.as_ref().map_or(0, Vec::len);
+            match r {
+                Ok(()) => ctx.transcript.event(
+                    "edit",
+                    json!({"path": rel, "status": "undone", "reason": why,
+                           "bytes_before": bytes_before, "bytes_after": after}),
+                ),
+                Err(e) => failed.push(format!("{rel}: could not be restored: {e}")),
+            }
+        }
+        failed
+    }
+}
+
+/// The project's declarations as the workspace shows them.
+pub fn project_index(ctx: &ToolCtx) -> ProjectIndex {
+    let mut index = ProjectIndex::scan(ctx.corpus, ctx.root);
+    for (path, text) in ctx.workspace.overlay() {
+        if let Ok(rel) = path.strip_prefix(ctx.root) {
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            index.update_file(ctx.corpus, &rel, &text);
+        }
+    }
+    index
+}
+
+/// The key a finding is compared by across versions of a file: its family and message,
+/// not its position (an edit above it moves it).
+pub fn finding_key(f: &Finding) -> String {
+    format!("{} {}", f.code.as_str(), f.message)
+}
+
+/// The error findings of `after` that `before` does not have (as a multiset).
+pub fn added(before: &[Finding], after: &[Finding]) -> Vec<Finding> {
+    let mut have: HashMap<String, usize> = HashMap::new();
+    for f in before.iter().filter(|f| f.severity == Severity::Error) {
+        *have.entry(finding_key(f)).or_default() += 1;
+    }
+    let mut out = Vec::new();
+    for f in after.iter().filter(|f| f.severity == Severity::Error) {
+        match have.get_mut(&finding_key(f)) {
+            Some(n) if *n > 0 => *n -= 1,
+            _ => out.push(f.clone()),
+        }
+    }
+    out
+}
+
+fn refusal_text(ctx: &ToolCtx, rel: &str, added: &[Finding]) -> String {
+    let mut s = format!(
+        "the content would add {} checker finding{} to {rel}:\n",
+        added.len(),
+        if added.len() == 1 { "" } else { "s" }
+    );
+    let mut listed = Vec::new();
+    for f in added {
+        s.push_str(&format!(
+            "- line {}:{} {}: {}\n",
+            f.line,
+            f.column,
+            f.code.as_str(),
+            f.message
+        ));
+        for fix in &f.fixes {
+            let title = match fix {
+                Fix::Replace { title, .. } | Fix::Delete { title, .. } => title,
+            };
+            s.push_str(&format!("  fix: {title}\n"));
+        }
+        if f.code == Code::Member {
+            if let Some(iface) = first_ticked(&f.message) {
+                if ctx.corpus.interfaces.contains_key(iface) && !listed.contains(&iface) {
+                    listed.push(iface);
+                    let names: Vec<String> = ctx
+                        .corpus
+                        .members_of(iface)
+                        .iter()
+                        .map(|m| m.name.clone())
+                        .collect();
+                    s.push_str(&format!(
+                        "  the real members of `{iface}`: {}\n",
+                        names.join(", ")
+                    ));
+                }
+            }
+        }
+    }
+    s.push_str("Use the real members named above, or leave out what has no real member and say so; do not look up the invented name again.");
+    s
+}
+
+fn first_ticked(msg: &str) -> Option<&str> {
+    let a = msg.find('`')?;
+    let rest = &msg[a + 1..];
+    let b = rest.find('`')?;
+    Some(&rest[..b])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_once_or_refused() {
+        let t = "a();\nb();\na();\n";
+        assert!(replace_once(t, "a();", "c();")
+            .unwrap_err()
+            .contains("2 times"));
+        assert_eq!(
+            replace_once(t, "b();", "c();").unwrap(),
+            "a();\nc();\na();\n"
+        );
+        let e = replace_once(t, "zzz();", "c();").unwrap_err();
+        assert!(e.contains("no match"), "{e}");
+    }
+
+    #[test]
+    fn lenient_indentation_and_trailing_space() {
+        let t = "function f() {\n    x(1);   \n    y(2);\n}\n";
+        let out = replace_once(t, "x(1);\ny(2);", "x(1);\nz(3);").unwrap();
+        assert_eq!(out, "function f() {\n    x(1);\n    z(3);\n}\n");
+    }
+
+    #[test]
+    fn confinement() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        assert!(confine(&root, "../x.js").is_err());
+        assert!(confine(&root, "a/../../x.js").is_err());
+        assert!(confine(&root, "/etc/passwd").is_err());
+        let (abs, rel) = confine(&root, "lib/a.js").unwrap();
+        assert_eq!(rel, "lib/a.js");
+        assert_eq!(abs, root.join("lib/a.js"));
+        let inside = root.join("inside.js");
+        assert_eq!(
+            confine(&root, &inside.to_string_lossy()).unwrap().1,
+            "inside.js"
+        );
+    }
+}

@@ -1,0 +1,146 @@
+//! `grounded agent "REQUEST"`: the agent, headless.
+//!
+//! Progress goes to stderr (a spinner only on a terminal: a CI log full of carriage
+//! returns is unreadable), the final answer to stdout, then the files changed as the
+//! file system shows them. Exit 0 done; 1 a turn that ended without doing what was
+//! asked (unchanged, undone, cancelled) and said so; 2 a usage, configuration, corpus
+//! or endpoint error with one line on stderr.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use super::Fail;
+use crate::agent::{
+    self, AgentConfig, FsWorkspace, HttpModel, Progress, Registry, Status, Transcript, Turn,
+    TurnRequest, UserModel,
+};
+use crate::project::Project;
+
+/// The command's arguments.
+pub struct Args<'a> {
+    /// `--docs`
+    pub docs: Option<&'a Path>,
+    /// `--root`
+    pub root: Option<&'a Path>,
+    /// `--base-url`
+    pub base_url: Option<String>,
+    /// `--model`
+    pub model: Option<String>,
+    /// `--transcript`
+    pub transcript: Option<&'a Path>,
+    /// `--validate`
+    pub validate: bool,
+    /// The request.
+    pub request: &'a str,
+}
+
+struct Stderr {
+    tty: bool,
+    frame: Mutex<usize>,
+}
+
+const FRAMES: &[char] = &['|', '/', '-', '\\'];
+
+impl Progress for Stderr {
+    fn say(&self, text: &str) {
+        let mut err = std::io::stderr().lock();
+        if self.tty {
+            let mut f = self.frame.lock().unwrap_or_else(|e| e.into_inner());
+            *f += 1;
+            let _ = write!(err, "\r{} {text}\x1b[K", FRAMES[*f % FRAMES.len()]);
+        } else {
+            let _ = writeln!(err, "grounded agent: {text}");
+        }
+        let _ = err.flush();
+    }
+}
+
+/// Runs the command.
+pub fn run(a: Args) -> Result<i32, Fail> {
+    if a.request.trim().is_empty() {
+        return Err(Fail("the request is empty".into()));
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let root = a.root.map(Path::to_path_buf).unwrap_or(cwd);
+    if !root.is_dir() {
+        return Err(Fail(format!("{}: no such folder", root.display())));
+    }
+    let root = std::fs::canonicalize(&root)?;
+    // `--root` is the folder the agent may touch; the project's settings come from the
+    // nearest grounded.toml at or above it.
+    let project = Project::discover(&root, &root).map_err(Fail)?;
+    let corpus = project.load_corpus(a.docs, true).map_err(Fail)?;
+    let user = UserModel {
+        base_url: a.base_url,
+        model: a.model,
+        api_key_env: None,
+    };
+    let endpoint = agent::config::resolve_endpoint(&project, &user).map_err(Fail)?;
+    let config = AgentConfig::for_project(&project, a.validate);
+    if a.validate && config.validate.is_none() {
+        eprintln!(
+            "grounded agent: --validate given but grounded.toml has no [agent] validate command"
+        );
+    }
+    let model = HttpModel::new(endpoint, &config).map_err(Fail)?;
+    let transcript = match a.transcript {
+        Some(p) => Transcript::to_file(p).map_err(Fail)?,
+        None => Transcript::none(),
+    };
+    let progress = Stderr {
+        tty: std::io::stderr().is_terminal(),
+        frame: Mutex::new(0),
+    };
+    let exclude: Vec<PathBuf> = project.docs_path(a.docs).into_iter().collect();
+    let turn = Turn {
+        corpus: &corpus,
+        root: root.clone(),
+        exclude,
+        entry: project.config.entry.clone(),
+        workspace: &FsWorkspace,
+        model: &model,
+        config: &config,
+        transcript: &transcript,
+        progress: &progress,
+        cancel: Arc::new(AtomicBool::new(false)),
+        registry: Registry::standard(),
+        guards: Vec::new(),
+        gates: Vec::new(),
+    };
+    let out = agent::run_turn(
+        turn,
+        &TurnRequest {
+            text: a.request.to_string(),
+            context: None,
+        },
+    );
+    if progress.tty {
+        eprint!("\r\x1b[K");
+    }
+    if let Some(e) = &out.error {
+        if !out.changed.is_empty() {
+            print_changed(&out.changed);
+        }
+        return Err(Fail(e.clone()));
+    }
+    println!("{}", out.answer.trim_end());
+    println!();
+    print_changed(&out.changed);
+    Ok(match out.status {
+        Status::Done => 0,
+        Status::Unchanged | Status::Failed | Status::Cancelled => 1,
+    })
+}
+
+fn print_changed(changed: &[String]) {
+    if changed.is_empty() {
+        println!("files changed: none");
+    } else {
+        println!("files changed:");
+        for c in changed {
+            println!("  {c}");
+        }
+    }
+}
