@@ -101,6 +101,16 @@ fn cap_malloc_arenas() {
     }
 }
 
+/// Returns the allocator's free pages to the system (glibc's `malloc_trim`), after a
+/// buffer is closed: RSS that only grows makes a long session look like a leak.
+pub(crate) fn trim_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory; any thread may call it.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Serves the protocol on stdin/stdout until the client exits. `docs` is `--docs`.
 /// Returns the exit status: 0 after `shutdown`, 1 when the session ended without it.
 pub fn serve_stdio(docs: Option<PathBuf>) -> std::io::Result<i32> {
