@@ -13,3 +13,4 @@ pub mod footprint;
 pub mod js;
 pub mod lsp;
 pub mod project;
+pub mod textfile;

@@ -36,7 +36,7 @@ pub struct Measurement {
 /// The measured files' contents: relative path → text.
 fn contents(ctx: &ToolCtx) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    for file in check::project::script_files(ctx.corpus, ctx.root, true) {
+    for file in check::project::script_files(ctx.corpus, ctx.root, true).files {
         if ctx.exclude.iter().any(|e| file.starts_with(e)) {
             continue;
         }
@@ -92,6 +92,7 @@ fn measure_contents(ctx: &ToolCtx, files: &BTreeMap<String, String>) -> Measurem
             .filter(|(rel, _)| check::project::is_script(corpus, Path::new(rel)))
             .map(|(rel, text)| (rel.clone(), check::FileFacts::of(corpus, rel, text)))
             .collect(),
+        notes: Vec::new(),
     };
     let mut m = Measurement::default();
     for (rel, text) in files {

@@ -73,12 +73,13 @@ pub fn check_tree(
     }
 }
 
-/// One file of a [`check_paths`] run that could not be read.
+/// One file of a [`check_paths`] run that was skipped or read with a caveat (not UTF-8,
+/// too large, left out of a bounded walk).
 #[derive(Debug, Clone)]
 pub struct Unreadable {
     /// The path as shown.
     pub path: String,
-    /// Why.
+    /// What happened, starting with `skipped` when the file was not checked.
     pub reason: String,
 }
 
@@ -113,10 +114,27 @@ pub struct PathsReport {
 /// a path relative to its own folder argument names nothing the user can open.
 pub fn check_paths(corpus: &Corpus, root: &Path, paths: &[PathBuf]) -> PathsReport {
     let project = ProjectIndex::scan(corpus, root);
+    let mut report = PathsReport::default();
+    let mut noted: HashSet<(PathBuf, String)> = HashSet::new();
+    let mut say = |bad: &mut Vec<Unreadable>, path: String, reason: String| {
+        // The index's walk and a folder argument's walk often cover the same files:
+        // each thing skipped is said once.
+        let key = std::fs::canonicalize(&path).unwrap_or_else(|_| PathBuf::from(&path));
+        if noted.insert((key, reason.clone())) {
+            bad.push(Unreadable { path, reason });
+        }
+    };
+    for n in &project.notes {
+        say(&mut report.unreadable, n.path.clone(), n.reason.clone());
+    }
     let mut files: Vec<(String, PathBuf)> = Vec::new();
     for p in paths {
         if p.is_dir() {
-            for f in project::script_files(corpus, p, true) {
+            let walk = project::script_files(corpus, p, true);
+            for n in walk.notes {
+                say(&mut report.unreadable, n.path, n.reason);
+            }
+            for f in walk.files {
                 let shown = match f.strip_prefix(p) {
                     Ok(r) => project::shown_in(p, r),
                     Err(_) => f.to_string_lossy().into_owned(),
@@ -128,28 +146,38 @@ pub fn check_paths(corpus: &Corpus, root: &Path, paths: &[PathBuf]) -> PathsRepo
         }
     }
     let mut seen = HashSet::new();
-    let mut report = PathsReport::default();
     for (shown, file) in files {
         let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
         if !seen.insert(key) {
             continue;
         }
-        let text = match std::fs::read(&file) {
-            Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(t) => t,
-                Err(_) => {
-                    report.unreadable.push(Unreadable {
-                        path: shown,
-                        reason: "not UTF-8 text".into(),
-                    });
-                    continue;
+        crate::textfile::reading(&shown);
+        let bad = &mut report.unreadable;
+        let text = match crate::textfile::read_at_most(&file, project::MAX_SCRIPT_BYTES) {
+            Ok(Some(d)) if crate::textfile::looks_binary(&d.text) => {
+                say(
+                    bad,
+                    shown,
+                    "skipped, binary (a NUL byte), not a script".into(),
+                );
+                continue;
+            }
+            Ok(Some(d)) => {
+                if d.lossy {
+                    say(bad, shown.clone(), crate::textfile::LOSSY_NOTE.into());
                 }
-            },
+                d.text
+            }
+            Ok(None) => {
+                let reason = format!(
+                    "skipped, over the {} MB a script may have",
+                    project::MAX_SCRIPT_BYTES >> 20
+                );
+                say(bad, shown, reason);
+                continue;
+            }
             Err(e) => {
-                report.unreadable.push(Unreadable {
-                    path: shown,
-                    reason: e.to_string(),
-                });
+                say(bad, shown, format!("skipped, {e}"));
                 continue;
             }
         };

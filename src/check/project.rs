@@ -121,10 +121,16 @@ pub fn path_param(m: &crate::docs::Member, i: usize) -> bool {
 /// The value of a plain string literal (`"a/b.js"`, `'a'`), `None` for anything else or
 /// for literals with escapes other than `\\`, `\"`, `\'`.
 pub fn string_literal(text: &str, kind: &str) -> Option<String> {
-    if kind != "string" || text.len() < 2 {
+    if kind != "string" {
         return None;
     }
-    let inner = &text[1..text.len() - 1];
+    // Both quotes must be there: tree-sitter recovers an unterminated string as a string
+    // node whose closing quote is missing, and cutting its last byte off blindly cut a
+    // multi-byte character in two.
+    let inner = ['"', '\'']
+        .iter()
+        .find_map(|q| text.strip_prefix(*q)?.strip_suffix(*q))
+        .filter(|_| text.len() >= 2)?;
     if !inner.contains('\\') {
         return Some(inner.to_string());
     }
@@ -185,6 +191,9 @@ pub struct ProjectIndex {
     pub root: PathBuf,
     /// Facts per script, by path relative to the root (`/`-separated).
     pub files: BTreeMap<String, FileFacts>,
+    /// What the scan left out or read with a caveat (too large, too many, ignored folders,
+    /// not UTF-8), one each, for the caller to say once.
+    pub notes: Vec<super::Unreadable>,
 }
 
 /// The declarations a script can reach, and the built-ins the project supplies.
@@ -197,20 +206,45 @@ pub struct Reach {
 }
 
 impl ProjectIndex {
-    /// Scans the scripts under `root` (the engine's script extensions). Unreadable files
-    /// are skipped: the check of that file reports them itself.
+    /// Scans the scripts under `root` (the engine's script extensions), bounded as
+    /// [`script_files`] says. Files are decoded by the one rule ([`crate::textfile`]),
+    /// so a Latin-1 library still declares its functions; unreadable files are skipped
+    /// (the check of that file reports them itself). What was left out is in `notes`.
     pub fn scan(corpus: &Corpus, root: &Path) -> ProjectIndex {
+        let walk = script_files(corpus, root, false);
         let mut idx = ProjectIndex {
             root: root.to_path_buf(),
             files: BTreeMap::new(),
+            // Named as the project names its files, relative to the root.
+            notes: walk
+                .notes
+                .into_iter()
+                .map(|n| super::Unreadable {
+                    path: match relative(root, Path::new(&n.path)) {
+                        r if r.is_empty() => ".".into(),
+                        r => r,
+                    },
+                    reason: n.reason,
+                })
+                .collect(),
         };
-        for file in script_files(corpus, root, false) {
-            let Ok(text) = std::fs::read_to_string(&file) else {
+        for file in walk.files {
+            let rel = relative(root, &file);
+            crate::textfile::reading(&rel);
+            let Ok(d) = crate::textfile::read(&file) else {
                 continue;
             };
-            let rel = relative(root, &file);
+            if crate::textfile::looks_binary(&d.text) {
+                continue;
+            }
+            if d.lossy {
+                idx.notes.push(super::Unreadable {
+                    path: rel.clone(),
+                    reason: crate::textfile::LOSSY_NOTE.into(),
+                });
+            }
             idx.files
-                .insert(rel.clone(), FileFacts::of(corpus, &rel, &text));
+                .insert(rel.clone(), FileFacts::of(corpus, &rel, &d.text));
         }
         idx
     }
@@ -312,19 +346,105 @@ pub fn relative(root: &Path, file: &Path) -> String {
     normalize(&rel.to_string_lossy())
 }
 
+/// The largest script that is read, indexed or checked (8 MiB; the language server's
+/// analysed size). One 20 MB generated script in a workspace, never opened, made the idle
+/// server 932 MB: a bigger file is skipped, and said so.
+pub const MAX_SCRIPT_BYTES: u64 = 8 << 20;
+
+/// How many scripts one walk collects at most. Checking one file in a folder without
+/// `grounded.toml` once walked the whole current folder (`/tmp`: 11 s, 1.2 GB).
+pub const MAX_SCAN_FILES: usize = 10_000;
+
+/// How many entries (files and folders) one walk visits at most, scripts or not.
+const MAX_SCAN_ENTRIES: usize = 200_000;
+
+/// Folders no walk enters: dependencies and build output, never the project's own
+/// scripts, and often larger than the project itself. Hidden folders (`.git`) and what
+/// `.gitignore` names are skipped by the walker already.
+pub const IGNORED_DIRS: &[&str] = &["node_modules", "bower_components", "target"];
+
+/// The result of a bounded walk: the files, and what was left out (said once).
+#[derive(Debug, Clone, Default)]
+pub struct Walk {
+    /// Script (and Markdown) files, sorted.
+    pub files: Vec<PathBuf>,
+    /// One for each thing skipped (a file too large, the walk cut short, ignored folders).
+    pub notes: Vec<super::Unreadable>,
+}
+
 /// The script files under `dir` by the engine's script extensions (and Markdown files
-/// when `markdown`), sorted; hidden folders and ignored files skipped.
-pub fn script_files(corpus: &Corpus, dir: &Path, markdown: bool) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = ignore::WalkBuilder::new(dir)
+/// when `markdown`), sorted; hidden folders, ignored files and [`IGNORED_DIRS`] skipped;
+/// bounded by [`MAX_SCRIPT_BYTES`], [`MAX_SCAN_FILES`] and a number of entries visited.
+pub fn script_files(corpus: &Corpus, dir: &Path, markdown: bool) -> Walk {
+    let ignored_dirs = std::sync::Arc::new(std::sync::Mutex::new(Vec::<PathBuf>::new()));
+    let seen = ignored_dirs.clone();
+    let walker = ignore::WalkBuilder::new(dir)
         .require_git(false)
-        .build()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
-        .map(|e| e.into_path())
-        .filter(|p| is_script(corpus, p) || (markdown && js::is_markdown(&p.to_string_lossy())))
-        .collect();
-    out.sort();
-    out
+        .filter_entry(move |e| {
+            let skip = e.depth() > 0
+                && e.file_type().is_some_and(|t| t.is_dir())
+                && IGNORED_DIRS.iter().any(|d| e.file_name() == *d);
+            if skip {
+                if let Ok(mut v) = seen.lock() {
+                    v.push(e.path().to_path_buf());
+                }
+            }
+            !skip
+        })
+        .build();
+    let mut too_big: Vec<(PathBuf, u64)> = Vec::new();
+    let mut files = Vec::new();
+    let mut visited = 0usize;
+    let mut truncated = false;
+    for entry in walker.filter_map(Result::ok) {
+        visited += 1;
+        if visited > MAX_SCAN_ENTRIES || files.len() >= MAX_SCAN_FILES {
+            truncated = true;
+            break;
+        }
+        let p = entry.path();
+        if !entry.file_type().is_some_and(|t| t.is_file())
+            || !(is_script(corpus, p) || (markdown && js::is_markdown(&p.to_string_lossy())))
+        {
+            continue;
+        }
+        let len = entry.metadata().map(|m| m.len()).unwrap_or(0);
+        if len > MAX_SCRIPT_BYTES {
+            too_big.push((p.to_path_buf(), len));
+            continue;
+        }
+        files.push(entry.into_path());
+    }
+    files.sort();
+    let ignored = ignored_dirs.lock().map(|v| v.clone()).unwrap_or_default();
+    let mut notes = Vec::new();
+    for (p, len) in too_big {
+        notes.push(super::Unreadable {
+            path: p.display().to_string(),
+            reason: format!(
+                "skipped, {:.1} MB is over the {} MB a script may have",
+                len as f64 / 1e6,
+                MAX_SCRIPT_BYTES >> 20
+            ),
+        });
+    }
+    if truncated {
+        notes.push(super::Unreadable {
+            path: dir.display().to_string(),
+            reason: format!(
+                "stopped after {} scripts or {MAX_SCAN_ENTRIES} entries; a grounded.toml at the project's root keeps the walk to the project",
+                files.len()
+            ),
+        });
+    }
+    for d in ignored {
+        notes.push(super::Unreadable {
+            path: d.display().to_string(),
+            reason: "not searched (dependencies and build output are never scripts of the project)"
+                .into(),
+        });
+    }
+    Walk { files, notes }
 }
 
 /// Whether `p` has one of the engine's script extensions.

@@ -36,7 +36,7 @@ pub fn run(
     let (project, corpus) = project_and_corpus(&paths[0], docs)?;
     let checked = check::check_paths(&corpus, &project.root, &paths);
     for u in &checked.unreadable {
-        eprintln!("grounded: {}: skipped, {}", u.path, u.reason);
+        eprintln!("grounded: {}: {}", u.path, u.reason);
     }
     // "no findings" after checking nothing once read as a clean project: a folder of
     // `.jsx` files under an engine whose docs did not list `.jsx` looked perfect.
@@ -94,6 +94,9 @@ pub fn run(
         findings.extend(fresh);
         for l in report.limits {
             eprintln!("grounded: dry run: {l}");
+        }
+        for f in report.failures {
+            eprintln!("grounded: {f}");
         }
     }
 
@@ -214,7 +217,7 @@ impl Texts {
                     .get(shown)
                     .cloned()
                     .unwrap_or_else(|| PathBuf::from(shown));
-                std::fs::read_to_string(p).ok()
+                crate::textfile::read(&p).ok().map(|d| d.text)
             })
             .as_deref()
     }

@@ -93,7 +93,10 @@ pub fn run(
         let full = project.root.join(&f.path);
         let shown = super::from_cwd(&full);
         if !texts.contains_key(&shown) {
-            texts.insert(shown.clone(), std::fs::read_to_string(&full).ok());
+            texts.insert(
+                shown.clone(),
+                crate::textfile::read(&full).ok().map(|d| d.text),
+            );
         }
         files.files.insert(shown.clone(), full);
         f.path = shown;
@@ -109,6 +112,9 @@ pub fn run(
             println!("{}", serde_json::to_string_pretty(&out)?);
         }
         _ => print_human(&texts, &report),
+    }
+    for f in &report.failures {
+        eprintln!("grounded: {f}");
     }
     let errors = report
         .findings

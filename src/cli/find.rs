@@ -8,8 +8,9 @@ use crate::footprint::{self, FindOptions};
 /// `grounded constructs FILE`
 pub fn constructs(docs: Option<&Path>, format: Format, file: &Path) -> Result<i32, Fail> {
     let format = plain_format("constructs", format)?;
-    let text =
-        std::fs::read_to_string(file).map_err(|e| Fail(format!("{}: {e}", file.display())))?;
+    let text = crate::textfile::read(file)
+        .map_err(|e| Fail(format!("{}: {e}", file.display())))?
+        .text;
     let (_, corpus) = project_and_corpus(file, docs)?;
     // A Markdown file's fenced js blocks, with the prose blanked: line numbers stay the
     // file's own, as `check` reports them.

@@ -4,8 +4,8 @@ use std::path::Path;
 
 use super::Fail;
 
-/// `grounded serve [--docs P]`: serves until the client exits; 0 then.
+/// `grounded serve [--docs P]`: serves until the client exits: 0 after `shutdown`, 1
+/// when the session ended without it (the protocol's rule).
 pub fn run(docs: Option<&Path>) -> Result<i32, Fail> {
-    crate::lsp::serve_stdio(docs.map(Path::to_path_buf))?;
-    Ok(0)
+    Ok(crate::lsp::serve_stdio(docs.map(Path::to_path_buf))?)
 }

@@ -110,25 +110,26 @@ fn read_one(
         .unwrap_or(path)
         .to_string_lossy()
         .replace('\\', "/");
-    let bytes = std::fs::read(path)?;
-    let text = match String::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            diags.push(LoadDiagnostic::new(
-                &shown,
-                1,
-                "file is not valid UTF-8; invalid bytes were replaced",
-            ));
-            String::from_utf8_lossy(e.as_bytes()).into_owned()
-        }
-    };
-    Ok(Some(SourceFile { path: shown, text }))
+    crate::textfile::reading(&shown);
+    let decoded = crate::textfile::read(path)?;
+    if decoded.lossy {
+        diags.push(LoadDiagnostic::new(
+            &shown,
+            1,
+            format!("file is {}", crate::textfile::LOSSY_NOTE),
+        ));
+    }
+    Ok(Some(SourceFile {
+        path: shown,
+        text: decoded.text,
+    }))
 }
 
 /// Splits source files into chunks by their format (by extension).
 pub fn chunks_of(files: &[SourceFile], diags: &mut Vec<LoadDiagnostic>) -> Vec<Chunk> {
     let mut out = Vec::new();
     for f in files {
+        crate::textfile::reading(&f.path);
         if f.path.ends_with(".jsonl") {
             jsonl_chunks(f, &mut out, diags);
         } else if f.path.ends_with(".md") {

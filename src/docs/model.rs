@@ -387,6 +387,7 @@ impl Corpus {
         let mut seen: HashMap<String, ChunkId> = HashMap::new();
         let mut parents: BTreeMap<String, Vec<(String, ChunkId)>> = BTreeMap::new();
         for id in 0..self.chunks.len() {
+            crate::textfile::reading(&self.chunks[id].file);
             let title = self.chunks[id].title.clone();
             if let Some(&first) = seen.get(&title) {
                 let (f, l) = (self.chunks[first].file.clone(), self.chunks[first].line);
@@ -805,6 +806,7 @@ impl Corpus {
     }
 
     fn apply_facts(&mut self, f: &SourceFile) {
+        crate::textfile::reading(&f.path);
         let facts = match Facts::parse(&f.text) {
             Ok(x) => x,
             Err(e) => {

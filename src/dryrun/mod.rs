@@ -55,6 +55,9 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// What the run cannot prove, in words.
     pub limits: Vec<String>,
+    /// Failures of grounded itself (a panic while running an entry), one line each with
+    /// the file being read: a bug, to be shown to the user, never a silent empty run.
+    pub failures: Vec<String>,
 }
 
 /// What every dry run cannot prove, whatever the project.
@@ -89,6 +92,7 @@ pub fn run_project(
     let mut report = Report {
         findings: Vec::new(),
         limits: LIMITS.iter().map(|s| s.to_string()).collect(),
+        failures: Vec::new(),
     };
     let mut texts = HashMap::new();
     for entry in &entries {
@@ -107,11 +111,26 @@ pub fn run_project(
         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             engine::run_entry(&description, &sources, &rel, opts)
         }));
-        let Ok(events) = run else {
-            report.limits.push(format!(
-                "entry `{rel}` could not be run: the script engine failed internally"
-            ));
-            continue;
+        let events = match run {
+            Ok(ev) => ev,
+            Err(p) => {
+                report.limits.push(format!(
+                    "entry `{rel}` could not be run: the script engine failed internally"
+                ));
+                let msg = p
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| p.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic".into());
+                let reading = crate::textfile::being_read()
+                    .map(|f| format!(" while reading {f}"))
+                    .unwrap_or_default();
+                report.failures.push(format!(
+                    "the dry run of `{rel}` failed{reading}: {}; this is a bug in grounded: please report it",
+                    msg.lines().next().unwrap_or("")
+                ));
+                continue;
+            }
         };
         for ev in &events {
             if let engine::Event::NoEntry { path } = ev {

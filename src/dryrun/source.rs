@@ -98,15 +98,14 @@ impl Sources {
     /// else the disk; `None` when it exists in neither.
     pub fn read(&self, rel: &str) -> Option<String> {
         let full = self.root.join(rel);
+        crate::textfile::reading(&full.to_string_lossy());
         if let Some(t) = self.overlay.get(&full) {
             return Some(t.clone());
         }
         if !full.is_file() {
             return None;
         }
-        std::fs::read(&full)
-            .ok()
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
+        crate::textfile::read(&full).ok().map(|d| d.text)
     }
 
     /// Whether a file relative to the root exists (buffer or disk).
@@ -252,8 +251,8 @@ pub fn declared_elsewhere(
         .into_iter()
         .filter(|s| !ran.contains(s.as_str()))
         .find(|s| {
-            std::fs::read_to_string(root.join(s))
-                .map(|t| re.is_match(&t))
+            crate::textfile::read(&root.join(s))
+                .map(|d| re.is_match(&d.text))
                 .unwrap_or(false)
         })
 }
@@ -289,7 +288,7 @@ pub fn entries(corpus: &Corpus, root: &Path, entry: Option<&str>) -> Vec<PathBuf
     let mut loaded: BTreeSet<String> = BTreeSet::new();
     let sources = Sources::new(&root, &HashMap::new(), corpus);
     for s in &scripts {
-        let Ok(text) = std::fs::read_to_string(root.join(s)) else {
+        let Ok(crate::textfile::Decoded { text, .. }) = crate::textfile::read(&root.join(s)) else {
             continue;
         };
         let mut add = |lit: &str| {

@@ -124,9 +124,12 @@ impl std::error::Error for DeleteRefusal {}
 /// The byte ranges of a text's lines, each with its line ending. A final line ending
 /// does not start another line.
 fn line_ranges(text: &str) -> Vec<std::ops::Range<usize>> {
+    // A lone CR ends a line too, as every reader counts lines (`crate::textfile`): a
+    // CR-only file taken as one line made "delete line 1" delete the whole file.
+    let lf = crate::textfile::normalize_cr(text);
     let mut out = Vec::new();
     let mut start = 0;
-    for (i, _) in text.match_indices('\n') {
+    for (i, _) in lf.match_indices('\n') {
         out.push(start..i + 1);
         start = i + 1;
     }
@@ -170,7 +173,10 @@ pub fn delete_lines_in_text(
         let line = &text[r.clone()];
         if next.peek() == Some(&&(i + 1)) {
             next.next();
-            let content = line.strip_suffix('\n').unwrap_or(line);
+            let content = line
+                .strip_suffix('\n')
+                .or_else(|| line.strip_suffix('\r'))
+                .unwrap_or(line);
             let content = content.strip_suffix('\r').unwrap_or(content);
             removed.push((i + 1, content.to_string()));
         } else {

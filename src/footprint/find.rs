@@ -367,10 +367,7 @@ fn collect(
         if bytes.contains(&0) {
             return Ok(None);
         }
-        let text = match String::from_utf8(bytes) {
-            Ok(t) => t,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-        };
+        let text = crate::textfile::decode(bytes).text;
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

@@ -314,8 +314,11 @@ pub fn merge_ranges(mut r: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
 /// The byte ranges of whole 1-based lines of `text`, each with its line ending;
 /// ranges past the end are dropped, adjacent ones merged.
 pub fn line_spans(text: &str, lines: &[(usize, usize)]) -> Vec<Range<usize>> {
+    // Lines as every reader counts them (a lone CR ends a line too): a CR-only file read
+    // as one line made "delete line 1" delete the whole file.
+    let lf = crate::textfile::normalize_cr(text);
     let mut starts = vec![0];
-    starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+    starts.extend(lf.match_indices('\n').map(|(i, _)| i + 1));
     if starts.last() == Some(&text.len()) && !text.is_empty() {
         starts.pop();
     }

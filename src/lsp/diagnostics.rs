@@ -12,10 +12,30 @@ use std::sync::Arc;
 
 use tower_lsp_server::ls_types::*;
 
-use super::document::{range_of, Kind};
+use super::document::{range_of, Document, Kind};
 use super::server::{guard, read, Backend, INDEX_IDLE};
 use crate::check::{Finding, Session, Severity};
 use crate::js::LineIndex;
+
+/// The one diagnostic of a buffer too large to analyse. An empty publish would look like
+/// a clean file: the user must know nothing was checked, and why.
+fn not_analysed(doc: &Document) -> Option<Diagnostic> {
+    let max = super::document::MAX_ANALYSED_BYTES;
+    if doc.kind != Kind::Skipped || doc.text.len() <= max {
+        return None;
+    }
+    Some(Diagnostic {
+        range: Range::default(),
+        severity: Some(DiagnosticSeverity::INFORMATION),
+        source: Some("grounded".into()),
+        message: format!(
+            "not analysed: this file is {:.1} MB, over the {} MB grounded analyses",
+            doc.text.len() as f64 / 1e6,
+            max >> 20
+        ),
+        ..Default::default()
+    })
+}
 
 fn severity(s: Severity) -> DiagnosticSeverity {
     match s {
@@ -159,14 +179,17 @@ impl Backend {
                                 .map(|f| self.diagnostic_of(Some(&e.uri), &idx, text, f, false)),
                         );
                     }
+                    if let Some(d0) = not_analysed(&e.doc) {
+                        d.push(d0);
+                    }
                     (e.uri.clone(), Some(e.doc.version), d)
                 }
                 None => match dry {
                     Some((uri, fs)) => {
                         let text = uri
                             .to_file_path()
-                            .and_then(|p| std::fs::read(&*p).ok())
-                            .map(|b| String::from_utf8_lossy(&b).into_owned())
+                            .and_then(|p| crate::textfile::read(&p).ok())
+                            .map(|d| d.text)
                             .unwrap_or_default();
                         let idx = LineIndex::new(&text);
                         let d = fs

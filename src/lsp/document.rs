@@ -75,7 +75,7 @@ impl ParseInput {
 
 /// Whether a text looks binary: a NUL byte in its first 8 KiB, as git decides.
 pub fn looks_binary(text: &str) -> bool {
-    text.as_bytes().iter().take(8192).any(|&b| b == 0)
+    crate::textfile::looks_binary(text)
 }
 
 fn kind_of(path: &str, text: &str) -> Kind {
@@ -98,7 +98,9 @@ impl Document {
     /// script.
     pub fn open(path: &str, text: String, version: i32, directives: &[String]) -> Document {
         let mut d = Document {
-            text,
+            // Lone CRs read as LF, as every reader does (`crate::textfile`): the editor
+            // counts them as line breaks, and positions must agree.
+            text: crate::textfile::lone_cr_to_lf(text),
             directives: directives.to_vec(),
             version,
             tree: None,
@@ -158,10 +160,14 @@ impl Document {
         for ch in changes {
             match ch.range {
                 None => {
-                    self.text = ch.text;
+                    self.text = crate::textfile::lone_cr_to_lf(ch.text);
                     self.tree = None;
                 }
                 Some(range) => {
+                    let ch = TextDocumentContentChangeEvent {
+                        text: crate::textfile::lone_cr_to_lf(ch.text),
+                        ..ch
+                    };
                     let idx = LineIndex::new(&self.text);
                     let start = idx.offset_utf16(range.start.line, range.start.character);
                     let end = idx
@@ -181,6 +187,14 @@ impl Document {
                             ),
                         }
                     };
+                    // Deleting the LF of a CRLF leaves a lone CR the editor now counts
+                    // as a line break: make it the LF it means (and reparse whole, since
+                    // the edit above did not say so).
+                    let b = self.text.as_bytes();
+                    if start > 0 && b[start - 1] == b'\r' && b.get(start) != Some(&b'\n') {
+                        self.text.replace_range(start - 1..start, "\n");
+                        self.tree = None;
+                    }
                     if let Some(tree) = self.tree.as_mut() {
                         tree.edit(&InputEdit {
                             start_byte: start,
@@ -248,6 +262,27 @@ mod tests {
         d.apply("a.js", vec![change(0, 5, 0, 5, "x")], 3);
         d.reparse("a.js");
         assert_eq!(d.text, "var éx = 1;\nbar\nbaz(é);\n");
+        let fresh = crate::js::parse(&d.text);
+        assert_eq!(
+            d.tree.as_ref().unwrap().root_node().to_sexp(),
+            fresh.root_node().to_sexp()
+        );
+    }
+
+    /// Lone CRs are line breaks, as the editor counts them: at open, in a change, and
+    /// when a change deletes the LF of a CRLF.
+    #[test]
+    fn lone_carriage_returns_are_line_breaks() {
+        let mut d = Document::open("a.js", "a;\rb;\r\nc;\r".into(), 1, &[]);
+        assert_eq!(d.text, "a;\nb;\r\nc;\n");
+        d.reparse("a.js");
+        // Line 2 (0-based) is `c;`: the editor addresses it past the lone CR.
+        d.apply("a.js", vec![change(2, 0, 2, 1, "d\re")], 2);
+        assert_eq!(d.text, "a;\nb;\r\nd\ne;\n");
+        // An edit inside line 1's CRLF: what is left still ends the line once.
+        d.apply("a.js", vec![change(1, 2, 1, 3, "")], 3);
+        d.reparse("a.js");
+        assert_eq!(d.text, "a;\nb;\nd\ne;\n");
         let fresh = crate::js::parse(&d.text);
         assert_eq!(
             d.tree.as_ref().unwrap().root_node().to_sexp(),

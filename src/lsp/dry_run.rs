@@ -81,27 +81,47 @@ impl Backend {
             ..Default::default()
         };
         let root2 = root.clone();
-        let progress = self.begin_progress("grounded: dry run").await;
+        // The progress report is asked for alongside the run, never before it: a client
+        // that does not answer `window/workDoneProgress/create` once held every dry run
+        // back by the whole client timeout. The report ends when both are done.
+        let progress = {
+            let this = self.clone();
+            tokio::spawn(async move { this.begin_progress("grounded: dry run").await })
+        };
         let res = tokio::task::spawn_blocking(move || {
             guard("dry run", || {
                 crate::dryrun::run_project(&corpus, &root2, &entries, &overlay, &opts)
             })
         })
         .await;
-        let report = match res {
-            Ok(Ok(r)) => r,
-            _ => {
-                if let Some(p) = progress {
-                    p.finish_with_message("failed (see the log)").await;
-                }
-                return;
+        let (report, failure) = match res {
+            Ok(Ok(r)) => {
+                let failure = r.failures.first().map(|f| format!("grounded: {f}"));
+                (Some(r), failure)
             }
+            Ok(Err(e)) => (None, Some(e.message.to_string())),
+            Err(e) => (None, Some(format!("grounded: the dry run stopped: {e}"))),
         };
-        if let Some(p) = progress {
-            let n = report.findings.len();
-            p.finish_with_message(format!("{n} finding{}", if n == 1 { "" } else { "s" }))
-                .await;
+        let summary = match (&report, &failure) {
+            (_, Some(_)) => "failed".to_string(),
+            (Some(r), None) => {
+                let n = r.findings.len();
+                format!("{n} finding{}", if n == 1 { "" } else { "s" })
+            }
+            (None, None) => String::new(),
+        };
+        tokio::spawn(async move {
+            if let Ok(Some(p)) = progress.await {
+                p.finish_with_message(summary).await;
+            }
+        });
+        if let Some(m) = failure {
+            // A failure that only reaches the log looks like a clean run: say it.
+            self.state.client.show_message(MessageType::ERROR, m).await;
         }
+        let Some(report) = report else {
+            return;
+        };
         let mut by_uri: HashMap<String, (Uri, Vec<Finding>)> = HashMap::new();
         for f in report.findings {
             let p = Path::new(&f.path);

@@ -90,13 +90,43 @@ fn init_logging() {
     }));
 }
 
+/// Caps glibc's malloc arenas before any thread starts. glibc gives each thread that
+/// allocates concurrently an arena of its own (up to 8 per core) and rarely returns their
+/// freed pages: opening and closing a 10,000-line file five times took the server from
+/// 24 to 97 MB, each analysis on a different blocking thread leaving its arena full of
+/// holes. Two arenas keep the contention of two concurrent analyses low and the memory
+/// where it was (`benches/memory.rs` measures 1,000 open/close cycles).
+fn cap_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator parameter; called once, before the runtime
+    // starts any thread.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+    }
+}
+
+/// Returns the allocator's free pages to the system (glibc's `malloc_trim`), after a
+/// buffer is closed: RSS that only grows makes a long session look like a leak.
+pub(crate) fn trim_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory; any thread may call it.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Serves the protocol on stdin/stdout until the client exits. `docs` is `--docs`.
-pub fn serve_stdio(docs: Option<PathBuf>) -> std::io::Result<()> {
+/// Returns the exit status: 0 after `shutdown`, 1 when the session ended without it.
+pub fn serve_stdio(docs: Option<PathBuf>) -> std::io::Result<i32> {
+    cap_malloc_arenas();
     init_logging();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
+    let ending = std::sync::Arc::new(transport::Ending::default());
+    let seen = ending.clone();
     rt.block_on(async move {
+        let ending = seen;
         let (service, socket) = LspService::build(|client| Backend::new(client, docs))
             .custom_method("grounded/debugPanic", Backend::debug_panic)
             .finish();
@@ -107,7 +137,12 @@ pub fn serve_stdio(docs: Option<PathBuf>) -> std::io::Result<()> {
         let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
         let writer = tokio::spawn(transport::write_frames(tokio::io::stdout(), rx));
         let framer = tokio::spawn(transport::frames_of(server_out_r, tx.clone()));
-        let input = tokio::spawn(transport::guard_input(tokio::io::stdin(), server_in_w, tx));
+        let input = tokio::spawn(transport::guard_input(
+            tokio::io::stdin(),
+            server_in_w,
+            tx,
+            ending.clone(),
+        ));
         Server::new(server_in_r, server_out_w, socket)
             .serve(service)
             .await;
@@ -118,5 +153,5 @@ pub fn serve_stdio(docs: Option<PathBuf>) -> std::io::Result<()> {
     });
     // Blocking analysis tasks may still run; the client is gone, so do not wait for them.
     rt.shutdown_timeout(std::time::Duration::from_millis(100));
-    Ok(())
+    Ok(ending.status())
 }

@@ -4,10 +4,11 @@
 //! of its concern. Also the guards every module uses: the panic guard and bounded
 //! requests to the client.
 
+use std::collections::HashSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use dashmap::DashMap;
@@ -27,6 +28,19 @@ use crate::project::Project;
 /// How long the server waits for the client to answer a request it sent (configuration,
 /// registration, applyEdit): a client that never answers must not freeze the session.
 pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// [`CLIENT_TIMEOUT`], or `GROUNDED_CLIENT_TIMEOUT_MS`: the tests that prove nothing
+/// waits on an unanswered request set it far beyond their own patience, so a server that
+/// waited could not pass them by luck of timing.
+pub fn client_timeout() -> Duration {
+    static T: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    *T.get_or_init(|| {
+        std::env::var("GROUNDED_CLIENT_TIMEOUT_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map_or(CLIENT_TIMEOUT, Duration::from_millis)
+    })
+}
 
 /// Quiet time after an edit before the buffer's project-index entry is refreshed.
 pub const INDEX_IDLE: Duration = Duration::from_millis(250);
@@ -60,6 +74,10 @@ pub struct State {
     pub(super) can_show_progress: AtomicBool,
     /// Numbers the progress tokens of dry runs.
     pub(super) runs: AtomicU64,
+    /// What the last project scan left out or read lossily, not yet said to the user.
+    pub(super) scan_notes: Mutex<Vec<String>>,
+    /// Every scan note said so far: each is said once per session, not at every reload.
+    pub(super) said: Mutex<HashSet<String>>,
     /// The agent's running turn (one per workspace).
     pub(super) agent: super::agent::AgentSlot,
 }
@@ -96,10 +114,17 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 pub(super) fn guard<T>(what: &str, f: impl FnOnce() -> T) -> Result<T> {
     catch_unwind(AssertUnwindSafe(f)).map_err(|p| {
         let msg = panic_message(&*p);
-        tracing::error!("panic in {what}: {msg}");
+        // The file this thread was reading is what a bug report needs.
+        let reading = crate::textfile::being_read()
+            .map(|f| format!(" while reading {f}"))
+            .unwrap_or_default();
+        tracing::error!("panic in {what}{reading}: {msg}");
         Error {
             code: ErrorCode::InternalError,
-            message: format!("grounded: internal error in {what}: {msg}").into(),
+            message: format!(
+                "grounded: internal error in {what}{reading}: {msg}; this is a bug in grounded: please report it"
+            )
+            .into(),
             data: None,
         }
     })
@@ -130,6 +155,8 @@ impl Backend {
                 can_register_watchers: AtomicBool::new(false),
                 can_show_progress: AtomicBool::new(false),
                 runs: AtomicU64::new(0),
+                scan_notes: Mutex::new(Vec::new()),
+                said: Mutex::new(HashSet::new()),
                 agent: Default::default(),
             }),
         }
@@ -168,7 +195,7 @@ impl Backend {
         let n = self.state.runs.fetch_add(1, Ordering::Relaxed);
         let token = ProgressToken::String(format!("grounded/{n}"));
         let created = tokio::time::timeout(
-            CLIENT_TIMEOUT,
+            client_timeout(),
             self.state.client.create_work_done_progress(token.clone()),
         )
         .await;
@@ -179,7 +206,10 @@ impl Backend {
                 None
             }
             Err(_) => {
-                tracing::warn!("window/workDoneProgress/create: no answer in {CLIENT_TIMEOUT:?}");
+                tracing::warn!(
+                    "window/workDoneProgress/create: no answer in {:?}",
+                    client_timeout()
+                );
                 None
             }
         }

@@ -201,5 +201,8 @@ impl Backend {
                 .publish_diagnostics(uri, Vec::new(), None)
                 .await;
         }
+        // A closed buffer's text, tree and session are freed, but glibc keeps the pages:
+        // give them back, off the async threads (it walks every arena).
+        tokio::task::spawn_blocking(super::trim_memory);
     }
 }

@@ -13,7 +13,7 @@ use serde_json::Value;
 use tower_lsp_server::ls_types::*;
 
 use super::document::Kind;
-use super::server::{guard, read, write, Backend, CLIENT_TIMEOUT};
+use super::server::{client_timeout, guard, read, write, Backend};
 use crate::check::ProjectIndex;
 use crate::docs::{Corpus, Library};
 use crate::project::{Project, CONFIG_FILE};
@@ -89,6 +89,44 @@ impl Backend {
         read(&self.state.project).and_then(|p| p.docs_path(None))
     }
 
+    /// Says, once per session, what the last project scan left out (a script over the
+    /// size limit, dependency folders, a walk cut short) or read lossily: a function
+    /// declared in a skipped file is "defined nowhere", and the user must be able to
+    /// tell why. Logged in full; shown as one message.
+    pub(super) async fn say_scan_notes(&self) {
+        let fresh: Vec<String> = {
+            let pending = match self.state.scan_notes.lock() {
+                Ok(mut p) => std::mem::take(&mut *p),
+                Err(_) => return,
+            };
+            let Ok(mut said) = self.state.said.lock() else {
+                return;
+            };
+            pending
+                .into_iter()
+                .filter(|n| said.insert(n.clone()))
+                .collect()
+        };
+        if fresh.is_empty() {
+            return;
+        }
+        for n in &fresh {
+            tracing::info!("project scan: {n}");
+        }
+        let more = fresh.len().saturating_sub(3);
+        let mut text = format!(
+            "grounded: about the project's files: {}",
+            fresh.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
+        );
+        if more > 0 {
+            text.push_str(&format!(" (and {more} more in the log)"));
+        }
+        self.state
+            .client
+            .show_message(MessageType::WARNING, text)
+            .await;
+    }
+
     /// Reads `grounded.toml`, loads the corpus, rescans the project; off the async
     /// threads. Errors are shown to the user and the previous corpus stays.
     pub(super) async fn reload(&self) {
@@ -130,6 +168,9 @@ impl Backend {
                 let index = match this.root() {
                     Some(root) => {
                         let mut ix = ProjectIndex::scan(&corpus, &root);
+                        if let Ok(mut n) = this.state.scan_notes.lock() {
+                            *n = ix.notes.iter().map(|u| format!("{}: {}", u.path, u.reason)).collect();
+                        }
                         for e in this.state.docs.iter() {
                             if this.inside_root(&e.rel) && e.doc.kind != Kind::Skipped {
                                 ix.update_file(&corpus, &e.rel, &e.doc.text);
@@ -163,11 +204,14 @@ impl Backend {
         };
         if let Some(m) = msg {
             tracing::warn!("{m}");
-            self.state
-                .client
-                .show_message(MessageType::ERROR, format!("grounded: {m}"))
-                .await;
+            let m = if m.starts_with("grounded: ") {
+                m
+            } else {
+                format!("grounded: {m}")
+            };
+            self.state.client.show_message(MessageType::ERROR, m).await;
         }
+        self.say_scan_notes().await;
     }
 
     /// Asks the client for the `grounded` section, with a timeout.
@@ -179,14 +223,17 @@ impl Backend {
             scope_uri: None,
             section: Some("grounded".into()),
         }];
-        match tokio::time::timeout(CLIENT_TIMEOUT, self.state.client.configuration(items)).await {
+        match tokio::time::timeout(client_timeout(), self.state.client.configuration(items)).await {
             Ok(Ok(mut v)) => v.pop(),
             Ok(Err(e)) => {
                 tracing::warn!("workspace/configuration failed: {e}");
                 None
             }
             Err(_) => {
-                tracing::warn!("workspace/configuration: no answer in {CLIENT_TIMEOUT:?}");
+                tracing::warn!(
+                    "workspace/configuration: no answer in {:?}",
+                    client_timeout()
+                );
                 None
             }
         }
@@ -244,14 +291,17 @@ impl Backend {
             .ok(),
         };
         match tokio::time::timeout(
-            CLIENT_TIMEOUT,
+            client_timeout(),
             self.state.client.register_capability(vec![reg]),
         )
         .await
         {
             Ok(Ok(())) => {}
             Ok(Err(e)) => tracing::warn!("registering file watchers failed: {e}"),
-            Err(_) => tracing::warn!("client/registerCapability: no answer in {CLIENT_TIMEOUT:?}"),
+            Err(_) => tracing::warn!(
+                "client/registerCapability: no answer in {:?}",
+                client_timeout()
+            ),
         }
     }
 
@@ -260,9 +310,12 @@ impl Backend {
         // Requests to the client run in their own task: a handler awaiting an answer
         // holds one of the library's few concurrency slots, and a client slow to answer
         // would hold back the edits queued behind it.
+        // And not one after the other: an unanswered registration once held the
+        // configuration pull back by the whole client timeout.
+        let this = self.clone();
+        tokio::spawn(async move { this.register_watchers().await });
         let this = self.clone();
         tokio::spawn(async move {
-            this.register_watchers().await;
             if let Some(v) = this.pull_configuration().await {
                 this.apply_settings(&v).await;
             }

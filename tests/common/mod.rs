@@ -93,6 +93,13 @@ impl Lsp {
     /// Like [`Lsp::start`]; with `answer` false the client never answers the server's
     /// requests (a hung editor).
     pub fn start_with(args: &[&str], env: &[(&str, &str)], answer: bool) -> Lsp {
+        Lsp::start_ignoring(args, env, if answer { &[] } else { &["*"] })
+    }
+
+    /// Like [`Lsp::start`]; the client never answers the server's requests of the
+    /// methods in `ignore` (`"*"`: none at all), as a hung or partial editor.
+    pub fn start_ignoring(args: &[&str], env: &[(&str, &str)], ignore: &[&str]) -> Lsp {
+        let ignore: Vec<String> = ignore.iter().map(|s| s.to_string()).collect();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_grounded"));
         cmd.arg("serve")
             .args(args)
@@ -127,9 +134,17 @@ impl Lsp {
                 let mut r = BufReader::new(stdout);
                 while let Some(msg) = read_message(&mut r) {
                     // Answer the server's requests as an editor would.
-                    if let (Some(id), Some(method), true) =
-                        (msg.get("id"), msg.get("method"), answer)
-                    {
+                    let answer = |m: &Value| {
+                        let m = m.as_str().unwrap_or("");
+                        !ignore.iter().any(|i| i == "*" || i == m)
+                    };
+                    if let (Some(id), Some(method)) = (msg.get("id"), msg.get("method")) {
+                        if !answer(method) {
+                            if tx.send(msg).is_err() {
+                                break;
+                            }
+                            continue;
+                        }
                         let result = match method.as_str().unwrap_or("") {
                             "workspace/configuration" => {
                                 let n = msg["params"]["items"].as_array().map_or(1, |a| a.len());
@@ -324,6 +339,35 @@ impl Lsp {
             std::thread::sleep(Duration::from_millis(20));
         }
         panic!("server did not exit after `exit`");
+    }
+
+    /// Like [`Lsp::wait_for`], but `None` instead of a panic when nothing matches in
+    /// [`WAIT`].
+    pub fn try_wait_for(&mut self, mut pred: impl FnMut(&Value) -> bool) -> Option<Value> {
+        if let Some(i) = self.inbox.iter().position(&mut pred) {
+            return self.inbox.remove(i);
+        }
+        let deadline = Instant::now() + WAIT;
+        loop {
+            match self.recv(deadline) {
+                Some(m) if pred(&m) => return Some(m),
+                Some(m) => self.inbox.push_back(m),
+                None => return None,
+            }
+        }
+    }
+
+    /// Waits (up to [`WAIT`]) for the process to exit; its status code, `None` if it
+    /// did not exit (or died by a signal).
+    pub fn wait_exit(&mut self) -> Option<i32> {
+        let deadline = Instant::now() + WAIT;
+        while Instant::now() < deadline {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                return s.code();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
     }
 
     /// Whether the process is still running.

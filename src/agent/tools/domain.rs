@@ -291,6 +291,7 @@ impl Tool for FindConstruct {
                 Err(e) => return ToolOutput::refused(format!("refused: {e}")),
             },
             None => check::project::script_files(ctx.corpus, ctx.root, true)
+                .files
                 .into_iter()
                 .filter(|f| !ctx.exclude.iter().any(|x| f.starts_with(x)))
                 .filter_map(|f| {

@@ -1,0 +1,147 @@
+//! One rule for turning a file's bytes into text, for every reader (corpus, project
+//! index, checker, dry run, search, language server), and the name of the file being
+//! read, for the one-line message of a panic.
+//!
+//! Why one rule: a Latin-1 library file was read leniently by go-to-definition and
+//! refused by the project scan (`read_to_string`), so `helperX()` defined there was
+//! "defined nowhere" until the file was opened. Now every reader decodes the same way:
+//!
+//! - invalid UTF-8 is replaced by U+FFFD (lossy), and the caller says so once;
+//! - a lone CR (classic Mac line endings) becomes LF. Editors count a lone CR as a line
+//!   break, tree-sitter and our line index count only LF: without this, every finding of
+//!   a CR-only file pointed at line 1. One byte for one byte, so byte offsets do not move.
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// What a reader says, once per file, when the file was not valid UTF-8.
+pub const LOSSY_NOTE: &str = "not valid UTF-8; invalid bytes were read as U+FFFD";
+
+/// A file's text, decoded by the one rule.
+#[derive(Debug, Clone)]
+pub struct Decoded {
+    /// The text.
+    pub text: String,
+    /// Whether invalid UTF-8 was replaced (say [`LOSSY_NOTE`] once).
+    pub lossy: bool,
+}
+
+/// Decodes bytes: lossy UTF-8, lone CRs to LF.
+pub fn decode(bytes: Vec<u8>) -> Decoded {
+    let (text, lossy) = match String::from_utf8(bytes) {
+        Ok(t) => (t, false),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+    };
+    Decoded {
+        text: lone_cr_to_lf(text),
+        lossy,
+    }
+}
+
+/// Whether a text looks binary: a NUL byte in its first 8 KiB, as git decides. Every
+/// reader skips such a file (and says so) rather than checking its bytes as a script;
+/// the language server does the same with an open buffer.
+pub fn looks_binary(text: &str) -> bool {
+    text.as_bytes().iter().take(8192).any(|&b| b == 0)
+}
+
+/// Reads and decodes a file.
+pub fn read(path: &Path) -> std::io::Result<Decoded> {
+    Ok(decode(std::fs::read(path)?))
+}
+
+/// Reads and decodes a file, at most `max` bytes of it on disk: `Ok(None)` when it is
+/// larger (the caller says it skipped it; reading it would cost what the limit guards).
+pub fn read_at_most(path: &Path, max: u64) -> std::io::Result<Option<Decoded>> {
+    if std::fs::metadata(path)?.len() > max {
+        return Ok(None);
+    }
+    read(path).map(Some)
+}
+
+/// Replaces every CR not followed by LF with LF (same length, so offsets hold).
+pub fn lone_cr_to_lf(text: String) -> String {
+    match normalize_cr(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(t) => t,
+    }
+}
+
+/// [`lone_cr_to_lf`] on a borrowed text: borrowed back when there is no lone CR.
+pub fn normalize_cr(text: &str) -> Cow<'_, str> {
+    let b = text.as_bytes();
+    let lone = |i: usize| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n');
+    if !(0..b.len()).any(lone) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = b.to_vec();
+    for (i, c) in out.iter_mut().enumerate() {
+        if lone(i) {
+            *c = b'\n';
+        }
+    }
+    // Only ASCII CR bytes became ASCII LF bytes, so the text stays UTF-8.
+    Cow::Owned(
+        String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    )
+}
+
+thread_local! {
+    static BEING_READ: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// The environment variable that makes [`reading`] panic on a file whose path contains
+/// its value: how the tests reach the panic guards of the command line, the server's
+/// corpus load and the dry run (a guard no test can trigger is a guard nobody knows works).
+pub const DEBUG_PANIC_ENV: &str = "GROUNDED_DEBUG_PANIC_ON";
+
+/// Notes that this thread now reads `path` (a corpus file, a script), so that a panic
+/// can name it: "this is a bug" is only reportable with the input that caused it.
+/// Cheap when the path has not changed.
+pub fn reading(path: &str) {
+    static TRIGGER: OnceLock<Option<String>> = OnceLock::new();
+    BEING_READ.with(|b| {
+        let mut b = b.borrow_mut();
+        if *b != path {
+            b.clear();
+            b.push_str(path);
+        }
+    });
+    let trigger = TRIGGER.get_or_init(|| {
+        std::env::var(DEBUG_PANIC_ENV)
+            .ok()
+            .filter(|v| !v.is_empty())
+    });
+    if let Some(t) = trigger {
+        if path.contains(t.as_str()) {
+            panic!("debug panic while reading {path} ({DEBUG_PANIC_ENV} is set)");
+        }
+    }
+}
+
+/// The file this thread read last, if any (see [`reading`]).
+pub fn being_read() -> Option<String> {
+    BEING_READ.with(|b| {
+        let b = b.borrow();
+        (!b.is_empty()).then(|| b.clone())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lossy_and_line_endings() {
+        let d = decode(b"a\rb\r\nc\xffd\r".to_vec());
+        assert!(d.lossy);
+        assert_eq!(d.text, "a\nb\r\nc\u{fffd}d\n");
+        let d = decode(b"plain\r\n".to_vec());
+        assert!(!d.lossy);
+        assert_eq!(d.text, "plain\r\n");
+        assert!(matches!(normalize_cr("x\r\ny"), Cow::Borrowed(_)));
+    }
+}
