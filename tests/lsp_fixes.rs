@@ -247,7 +247,9 @@ fn unclosed_construct_gets_its_end_inserted() {
         inside,
         "construct",
         "Insert `layout.tableEnd()`",
-        "        layout.tableCell(\"Toner\");\n        layout.tableEnd();\n    }\n}",
+        // The function only opens the table: it is a helper (issue 14), paired where
+        // it is called, so the End goes after the call.
+        "}\nstockTable();\nlayout.tableEnd();\n",
     );
 }
 

@@ -201,6 +201,7 @@ fn insert_end(
     text: &str,
     idx: &crate::js::LineIndex,
     c: &ConstructCall,
+    receiver: &str,
     end: &str,
     markdown: bool,
 ) -> Option<crate::check::Fix> {
@@ -215,7 +216,7 @@ fn insert_end(
         .chars()
         .take_while(|ch| *ch == ' ' || *ch == '\t')
         .collect();
-    let call = format!("{}.{end}()", c.receiver);
+    let call = format!("{receiver}.{end}()");
     let (at, new) = if stmt == 1 {
         // The script itself: after its last line.
         let nl = if text.is_empty() || text.ends_with('\n') {
@@ -323,10 +324,17 @@ fn report(
                 named(c), receiver(c), place(c), c.construct
             ),
         );
-        if !c.helper {
-            f.fixes
-                .extend(insert_end(text, &idx, c, end, crate::js::is_markdown(path)));
-        }
+        // A helper's call (`openBox()`) is closed where it is called, with the End
+        // of the receiver the helper opens on.
+        let on = receiver(c);
+        f.fixes.extend(insert_end(
+            text,
+            &idx,
+            c,
+            &on,
+            end,
+            crate::js::is_markdown(path),
+        ));
         out.push(f);
     }
     for &(s, e) in &m.open_after {
