@@ -172,6 +172,12 @@ fn frame_loc(line: &str) -> Option<Loc> {
     })
 }
 
+thread_local! {
+    /// The heap the current run allows its scripts (`Options::memory_limit`): a runtime
+    /// lives on one thread, so the thread's run is the one compiling.
+    static HEAP: std::cell::Cell<usize> = const { std::cell::Cell::new(usize::MAX) };
+}
+
 /// Evaluates `src` as global (sloppy-mode, as ES3 engines run scripts) code under the
 /// file name `name`, so the engine's stacks name the project's own files.
 fn eval_named<'js>(ctx: &Ctx<'js>, src: &str, name: &str) -> rquickjs::Result<Value<'js>> {
@@ -190,6 +196,20 @@ fn eval_phased<'js>(
     // A NUL byte cannot cross into C; the engine would not have read past it either.
     let src = src.split('\0').next().unwrap_or("");
     let len = src.len();
+    if len >= HEAP.with(|h| h.get()) {
+        // A text as large as the whole heap the run allows cannot compile in it. It is
+        // not handed to QuickJS to find out: its compiler, out of memory at an unlucky
+        // point, aborted the process on an assertion (`update_label`) in about one run
+        // in twelve of the too-large-script test, depending on where malloc's sizes
+        // made the limit fall.
+        *compile_failed = true;
+        // SAFETY: the context pointer is live for 'js; the call only sets its pending
+        // exception (an InternalError "out of memory").
+        unsafe {
+            qjs::JS_ThrowOutOfMemory(ctx.as_raw().as_ptr());
+        }
+        return Err(rquickjs::Error::Exception);
+    }
     let csrc = CString::new(src)?;
     let cname = CString::new(name.replace('\0', ""))?;
     // SAFETY: the context pointer is live for 'js; JS_Eval copies nothing it keeps
@@ -247,6 +267,8 @@ pub fn run_entry(
             }]
         }
     };
+    // Phase 1 (the prelude) is not bounded; the script's phase sets the heap below.
+    HEAP.with(|h| h.set(usize::MAX));
     rt.set_max_stack_size(MAX_STACK);
     let armed = Arc::new(AtomicBool::new(false));
     let timed_out = Arc::new(AtomicBool::new(false));
@@ -297,6 +319,7 @@ pub fn run_entry(
     };
     let base = rt.memory_usage().malloc_size.max(0) as usize;
     rt.set_memory_limit(base.saturating_add(opts.memory_limit));
+    HEAP.with(|h| h.set(opts.memory_limit));
     // Phase 2: the script.
     ctx.with(|ctx| {
         let Ok(host) = host.restore(&ctx) else {
