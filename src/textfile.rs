@@ -73,7 +73,17 @@ pub fn lone_cr_to_lf(text: String) -> String {
 pub fn normalize_cr(text: &str) -> Cow<'_, str> {
     let b = text.as_bytes();
     let lone = |i: usize| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n');
-    if !(0..b.len()).any(lone) {
+    // Found with `str::find` (memchr, a word at a time): testing every byte was 6% of
+    // a warm `check` against a 5 MB corpus, all of whose files have no lone CR.
+    let mut from = 0;
+    let found = loop {
+        match text.get(from..).and_then(|t| t.find('\r')) {
+            Some(i) if lone(from + i) => break true,
+            Some(i) => from += i + 1,
+            None => break false,
+        }
+    };
+    if !found {
         return Cow::Borrowed(text);
     }
     let mut out = b.to_vec();
@@ -143,5 +153,10 @@ mod tests {
         assert!(!d.lossy);
         assert_eq!(d.text, "plain\r\n");
         assert!(matches!(normalize_cr("x\r\ny"), Cow::Borrowed(_)));
+        assert!(matches!(normalize_cr("\r\n\r\nx\r\n"), Cow::Borrowed(_)));
+        // A lone CR after CRLFs the search stepped over, and one at the very end.
+        assert_eq!(normalize_cr("a\r\nb\r\nc\rd"), "a\r\nb\r\nc\nd");
+        assert_eq!(normalize_cr("é\r\n€\r"), "é\r\n€\n");
+        assert_eq!(normalize_cr("\r"), "\n");
     }
 }

@@ -91,10 +91,12 @@ pub fn construct_family(corpus: &Corpus, iface: &str, wrong: &str) -> Option<Str
 /// Where the docs describe `iface`: its chunk.
 pub fn interface_related(corpus: &Corpus, iface: &str) -> Option<Related> {
     let id = corpus.interfaces.get(iface)?.chunk?;
-    let ch = corpus.chunk(id);
+    // The place only: a cached corpus decodes its chunks' text on first use, and a
+    // finding's link must not cost a `check` all of them.
+    let (file, line) = corpus.chunks.place(id)?;
     Some(Related {
-        file: ch.file.clone(),
-        line: ch.line,
+        file: file.to_string(),
+        line,
         message: format!("interface `{iface}`"),
     })
 }

@@ -118,6 +118,10 @@ pub fn run(
         Format::Human => human(&findings, &mut texts, &corpus)?,
     }
     let failed = findings.iter().any(|f| f.severity == Severity::Error);
+    // The process ends after this command: freeing a 20,000-chunk corpus one
+    // allocation at a time was a tenth of a warm `check`'s instructions, for memory
+    // the system takes back whole at exit.
+    std::mem::forget(corpus);
     Ok(if failed { 1 } else { 0 })
 }
 

@@ -16,7 +16,7 @@ pub mod search;
 pub mod signature;
 pub mod topic;
 
-pub use chunk::{Chunk, SourceFile};
+pub use chunk::{Chunk, Chunks, SourceFile};
 pub use diag::LoadDiagnostic;
 pub use library::Library;
 pub use model::{

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
-use super::chunk::{chunks_of, read_corpus_path, Chunk, SourceFile};
+use super::chunk::{chunks_of, read_corpus_path, Chunk, Chunks, SourceFile};
 use super::diag::LoadDiagnostic;
 use super::facts::{line_of, Facts};
 use super::signature::{self, is_identifier, Signature, Type};
@@ -198,12 +198,11 @@ pub fn es_year(v: u32) -> u16 {
 /// part of it.
 #[derive(Serialize, Deserialize)]
 pub struct Corpus {
-    /// Every chunk, in load order. Not in the cache: chunking the bytes again costs
-    /// less than reading the chunks back (see [`super::cache`]).
-    #[serde(skip)]
-    pub chunks: Vec<Chunk>,
+    /// Every chunk, in load order. In the cache too: reading them back in its binary
+    /// form costs less than chunking the text again, and from there they are decoded
+    /// on first use (see [`Chunks`]).
+    pub chunks: Chunks,
     /// Kind of each chunk, parallel to `chunks`.
-    #[serde(skip)]
     pub kinds: Vec<ChunkKind>,
     /// Interfaces by name.
     pub interfaces: BTreeMap<String, Interface>,
@@ -229,7 +228,7 @@ pub struct Corpus {
     /// Where the corpus came from, for messages.
     pub origin: String,
     /// Each interface's ancestors, nearest first, itself excluded, cycles broken.
-    ancestors: BTreeMap<String, Vec<String>>,
+    pub(super) ancestors: BTreeMap<String, Vec<String>>,
 }
 
 /// A map keyed by pairs, written as a list of entries: JSON keys are strings only.
@@ -254,7 +253,7 @@ impl std::fmt::Debug for Corpus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Corpus")
             .field("origin", &self.origin)
-            .field("chunks", &self.chunks.len())
+            .field("chunks", &self.chunks.count())
             .field("interfaces", &self.interfaces.len())
             .finish()
     }
@@ -350,16 +349,27 @@ impl Corpus {
     pub fn from_sources(
         files: Vec<SourceFile>,
         facts: Option<SourceFile>,
+        diags: Vec<LoadDiagnostic>,
+        origin: &str,
+    ) -> Result<Corpus, CorpusError> {
+        Corpus::derive(&files, facts.as_ref(), diags, origin)
+    }
+
+    /// [`Corpus::from_sources`] on borrowed files: the cache keys its file by the same
+    /// bytes after deriving, and copying a whole corpus to keep them cost a first run.
+    pub(crate) fn derive(
+        files: &[SourceFile],
+        facts: Option<&SourceFile>,
         mut diags: Vec<LoadDiagnostic>,
         origin: &str,
     ) -> Result<Corpus, CorpusError> {
-        let chunks = chunks_of(&files, &mut diags);
+        let chunks = chunks_of(files, &mut diags);
         if chunks.is_empty() {
             return Err(CorpusError::Empty(origin.to_string()));
         }
         let mut c = Corpus {
             kinds: chunks.iter().map(|ch| kind_of(&ch.title)).collect(),
-            chunks,
+            chunks: Chunks::new(chunks),
             interfaces: BTreeMap::new(),
             globals: BTreeMap::new(),
             constructors: BTreeMap::new(),
@@ -378,7 +388,7 @@ impl Corpus {
         c.link_ancestors();
         c.derive_constructs();
         if let Some(f) = facts {
-            c.apply_facts(&f);
+            c.apply_facts(f);
         }
         Ok(c)
     }
