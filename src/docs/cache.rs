@@ -685,6 +685,40 @@ mod tests {
     }
 
     #[test]
+    fn a_check_against_a_cached_corpus_decodes_no_chunk_and_links_the_same_place() {
+        let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/demo");
+        let cache = tempfile::tempdir().unwrap();
+        let fresh = Corpus::load(&demo).unwrap();
+        Corpus::load_cached_in(&demo, Some(cache.path())).unwrap();
+        let cached = Corpus::load_cached_in(&demo, Some(cache.path())).unwrap();
+        assert!(!cached.chunks.is_decoded());
+        assert_eq!(cached.chunks.count(), fresh.chunks.len());
+        for (id, ch) in fresh.chunks.iter().enumerate() {
+            assert_eq!(
+                cached.chunks.place(id),
+                Some((ch.file.as_str(), ch.line)),
+                "chunk {id}"
+            );
+        }
+        assert_eq!(cached.chunks.place(fresh.chunks.len()), None);
+        // A finding whose link names the interface's chunk.
+        let text = "app.noSuchThing();\n";
+        let index = crate::check::ProjectIndex::default();
+        let of = |c: &Corpus| crate::check::check_text(c, &index, "main.js", text);
+        let (want, got) = (of(&fresh), of(&cached));
+        assert_eq!(want.len(), 1, "{want:?}");
+        let related = |f: &[crate::check::Finding]| {
+            let r = f[0].related.as_ref().expect("a docs link");
+            (r.file.clone(), r.line, r.message.clone())
+        };
+        assert_eq!(related(&got), related(&want));
+        assert!(!cached.chunks.is_decoded(), "the check read a chunk's text");
+        // The first read of a text decodes them, as they were.
+        assert_eq!(cached.chunks[3].text, fresh.chunks[3].text);
+        assert!(cached.chunks.is_decoded());
+    }
+
+    #[test]
     fn the_cached_corpus_is_the_loaded_corpus() {
         let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/demo");
         let cache = tempfile::tempdir().unwrap();

@@ -117,6 +117,12 @@ impl Chunks {
         Some((self.files.get(f as usize)?.as_str(), line as usize))
     }
 
+    /// Whether the chunks have been decoded (tests of the load cache's promise).
+    #[cfg(test)]
+    pub(crate) fn is_decoded(&self) -> bool {
+        self.all.get().is_some()
+    }
+
     fn all(&self) -> &Vec<Chunk> {
         self.all.get_or_init(|| match &self.encoded {
             Some((buffer, range)) => buffer
