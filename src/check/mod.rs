@@ -35,7 +35,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-pub use finding::{Code, CodeInfo, Finding, Fix, Related, Severity, Span, CODES};
+pub use finding::{Code, CodeInfo, Finding, Fix, Place, Related, Severity, Span, CODES};
 pub use project::{FileFacts, ProjectIndex};
 pub use syntax::{rule_name, RULE_NAMES};
 

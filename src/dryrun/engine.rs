@@ -108,6 +108,9 @@ pub enum Event {
     Ran {
         /// The file, relative to the root.
         path: String,
+        /// The load that ran it (`None` for the entry): the other side of a name the
+        /// loaded file uses and nobody declares.
+        from: Option<Loc>,
     },
     /// The entry script itself does not exist.
     NoEntry {
@@ -327,9 +330,10 @@ pub fn run_entry(
         };
         state.borrow_mut().events.push(Event::Ran {
             path: entry.to_string(),
+            from: None,
         });
         armed.store(true, Ordering::Relaxed);
-        let prepared = sources.prepare(&text);
+        let prepared = sources.prepare(entry, &text);
         let mut compile_failed = false;
         let result = eval_phased(&ctx, &prepared, entry, &mut compile_failed);
         armed.store(false, Ordering::Relaxed);
@@ -511,10 +515,11 @@ fn install<'js>(
                 return Ok(());
             }
             st.borrow_mut().depth += 1;
-            st.borrow_mut()
-                .events
-                .push(Event::Ran { path: rel.clone() });
-            let prepared = src.prepare(&text);
+            st.borrow_mut().events.push(Event::Ran {
+                path: rel.clone(),
+                from: locate(&stack),
+            });
+            let prepared = src.prepare(&rel, &text);
             let mut compile_failed = false;
             let r = eval_phased(&ctx, &prepared, &rel, &mut compile_failed);
             if r.is_err() && compile_failed {

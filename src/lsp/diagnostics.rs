@@ -146,6 +146,24 @@ impl Backend {
                 });
             }
         }
+        for p in &f.places {
+            // Absolute paths (the dry run's scheduler made them so). The column counts
+            // characters: the same UTF-16 units on lines of ASCII, and on any other
+            // line still the right line to open.
+            if let Some(uri) = Uri::from_file_path(Path::new(&p.path)) {
+                let pos = Position::new(
+                    p.line.saturating_sub(1) as u32,
+                    p.column.saturating_sub(1) as u32,
+                );
+                related.push(DiagnosticRelatedInformation {
+                    location: Location {
+                        uri,
+                        range: Range::new(pos, pos),
+                    },
+                    message: p.message.clone(),
+                });
+            }
+        }
         let related_information = (!related.is_empty()).then_some(related);
         Diagnostic {
             range,
