@@ -61,6 +61,39 @@ impl Value {
     }
 }
 
+/// What the use that failed did with the value.
+#[derive(Debug, Clone, Copy)]
+enum Use {
+    /// Called it (`not a function`).
+    Call,
+    /// Read a property of it (`cannot read property 'p' of undefined`).
+    Read,
+}
+
+impl Use {
+    /// Whether `v` can never serve this use.
+    fn wrong(self, v: Value) -> bool {
+        match self {
+            Use::Call => v.not_function(),
+            Use::Read => v.nothing(),
+        }
+    }
+
+    fn needs(self) -> &'static str {
+        match self {
+            Use::Call => "a function",
+            Use::Read => "an object",
+        }
+    }
+
+    fn does(self) -> &'static str {
+        match self {
+            Use::Call => "calls it",
+            Use::Read => "reads a property of it",
+        }
+    }
+}
+
 /// One place where the project declares or assigns a name.
 #[derive(Debug, Clone)]
 pub(super) struct Site {
@@ -398,13 +431,13 @@ impl Project {
         if f.message == "not a function" {
             let call = innermost(tree.root_node(), f.pos, &["call_expression"])?;
             let callee = call.child_by_field_name("function")?;
-            return self.not_callable(callee, src, f, &use_place);
+            return self.wrong_value(callee, src, f, &use_place, Use::Call);
         }
         // `cannot read property 'p' of undefined`: the thing read was nothing.
         let prop = property_of(f.message)?;
         let member = member_at(tree.root_node(), f.pos, prop, src)?;
         let object = member.child_by_field_name("object")?;
-        self.nothing_read(object, src, f, &use_place)
+        self.wrong_value(object, src, f, &use_place, Use::Read)
     }
 
     /// `X is not defined`.
@@ -473,96 +506,41 @@ impl Project {
         Verdict::Stays(notes)
     }
 
-    /// `not a function` at a call of `callee`.
-    fn not_callable(
+    /// `value` (a call's callee, the object a property was read from) was not what
+    /// the use needed: blame the declaration or assignments that never give it that.
+    fn wrong_value(
         &self,
-        callee: tree_sitter::Node,
+        value: tree_sitter::Node,
         src: &str,
         f: &Failure,
         use_place: &str,
+        how: Use,
     ) -> Option<Verdict> {
-        let text = |n: tree_sitter::Node| src.get(n.byte_range()).unwrap_or("").to_string();
-        match callee.kind() {
+        match value.kind() {
             "identifier" => {
-                let n = text(callee);
-                let sites = self.names.get(&n)?;
-                if !sites.iter().all(|s| s.value.not_function()) {
+                let n = src.get(value.byte_range())?;
+                let sites = self.names.get(n)?;
+                if !sites.iter().all(|s| how.wrong(s.value)) {
                     return None;
                 }
                 let d = self.pick(sites);
-                let how = if d.decl { "declared" } else { "set" };
-                let others = if sites.iter().any(|s| !s.decl) {
-                    ", and no assignment of it gives it one"
-                } else {
-                    ""
-                };
+                let verb = if d.decl { "declared" } else { "set" };
                 Some(Verdict::Moved {
                     at: self.note(
                         d,
                         format!(
-                            "`{n}` is {how} here {}, not a function{others}, but `{use_place}` calls it: the dry run stopped there ({})",
+                            "`{n}` is {verb} here {} and never given {}, but `{use_place}` {}: the dry run stopped there ({})",
                             d.value.words(d.decl),
+                            how.needs(),
+                            how.does(),
                             f.shown
                         ),
                     ),
                 })
             }
             "member_expression" => {
-                let (obj, m) = object_member(callee, src)?;
-                let sites = self.members.get(&(obj.clone(), m.clone()));
-                self.member_verdict(
-                    &obj,
-                    &m,
-                    sites,
-                    f,
-                    use_place,
-                    Value::not_function,
-                    "calls it",
-                )
-            }
-            _ => None,
-        }
-    }
-
-    /// `cannot read property 'p' of undefined`: `object` was nothing.
-    fn nothing_read(
-        &self,
-        object: tree_sitter::Node,
-        src: &str,
-        f: &Failure,
-        use_place: &str,
-    ) -> Option<Verdict> {
-        match object.kind() {
-            "identifier" => {
-                let n = src.get(object.byte_range())?.to_string();
-                let sites = self.names.get(&n)?;
-                if !sites.iter().all(|s| s.value.nothing()) {
-                    return None;
-                }
-                let d = self.pick(sites);
-                Some(Verdict::Moved {
-                    at: self.note(
-                        d,
-                        format!(
-                            "`{n}` is declared here {} and never given an object, but `{use_place}` reads a property of it: the dry run stopped there ({})",
-                            d.value.words(d.decl),
-                            f.shown
-                        ),
-                    ),
-                })
-            }
-            "member_expression" => {
-                let (obj, m) = object_member(object, src)?;
-                let sites = self.members.get(&(obj.clone(), m.clone()));
-                self.member_verdict(
-                    &obj,
-                    &m,
-                    sites,
-                    f,
-                    use_place,
-                    Value::nothing,
-                    "reads a property of it",
-                )
+                let (obj, m) = object_member(value, src)?;
+                self.member_verdict(&obj, &m, f, use_place, how)
             }
             _ => None,
         }
@@ -570,17 +548,15 @@ impl Project {
 
     /// `obj.m` failed at the use: blame its one kind of wrong assignment, or point from
     /// the use at `obj`'s declaration when nothing assigns `m`.
-    #[allow(clippy::too_many_arguments)]
     fn member_verdict(
         &self,
         obj: &str,
         m: &str,
-        sites: Option<&Vec<Site>>,
         f: &Failure,
         use_place: &str,
-        wrong: fn(Value) -> bool,
-        does: &str,
+        how: Use,
     ) -> Option<Verdict> {
+        let sites = self.members.get(&(obj.to_string(), m.to_string()));
         // Only an object the project builds from a literal: an engine object's members
         // are the docs' business, and its documented ones are nobody's to assign.
         let objs = self.names.get(obj)?;
@@ -590,7 +566,7 @@ impl Project {
         let decl = self.pick(objs);
         match sites {
             Some(sites) if !sites.is_empty() => {
-                if !sites.iter().all(|s| wrong(s.value)) {
+                if !sites.iter().all(|s| how.wrong(s.value)) {
                     return None;
                 }
                 let s = self.pick(sites);
@@ -598,8 +574,9 @@ impl Project {
                     at: self.note(
                         s,
                         format!(
-                            "`{obj}.{m}` is set here {}, but `{use_place}` {does}: the dry run stopped there ({})",
+                            "`{obj}.{m}` is set here {}, but `{use_place}` {}: the dry run stopped there ({})",
                             s.value.words(false),
+                            how.does(),
                             f.shown
                         ),
                     ),
