@@ -7,19 +7,13 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
+use common::agent::{events, run_agent};
 use common::model_server::{calls, messages, say, tool_messages, ModelServer, Scripted};
 use common::{demo_corpus, project};
 use serde_json::{json, Value};
 
 const MAIN: &str = "loadJS(\"lib/util.js\");\nvar t = new Table();\nt.columns = 2;\nlayout.tableStart(t);\nlayout.tableRow();\nlayout.tableCell(\"a\");\nlayout.tableEnd();\nbanner(\"Report\");\nlayout.paragraph(\"done\");\n";
 const UTIL: &str = "function banner(title) {\n    layout.heading(title, 1);\n}\n";
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    transcript: Vec<Value>,
-}
 
 fn fixture() -> tempfile::TempDir {
     project(
@@ -29,46 +23,6 @@ fn fixture() -> tempfile::TempDir {
             ("lib/util.js", UTIL.as_bytes()),
         ],
     )
-}
-
-fn run_agent(root: &Path, server: &ModelServer, request: &str, env: &[(&str, &str)]) -> Run {
-    let home = tempfile::tempdir().unwrap();
-    let tdir = tempfile::tempdir().unwrap();
-    let tpath = tdir.path().join("t.jsonl");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_grounded"));
-    cmd.args(["agent", "--root"])
-        .arg(root)
-        .args([
-            "--base-url",
-            &server.url,
-            "--model",
-            "scripted",
-            "--transcript",
-        ])
-        .arg(&tpath)
-        .arg(request)
-        .env("XDG_CONFIG_HOME", home.path())
-        .env("HOME", home.path())
-        .env_remove("NO_COLOR");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
-    let transcript = std::fs::read_to_string(&tpath)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("each transcript line is JSON"))
-        .collect();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        transcript,
-    }
-}
-
-fn events<'a>(t: &'a [Value], name: &str) -> Vec<&'a Value> {
-    t.iter().filter(|e| e["event"] == name).collect()
 }
 
 fn final_status(t: &[Value]) -> String {

@@ -2,50 +2,20 @@
 //! data"): a script that only uses a name another file declared wrongly is not the one
 //! to edit. Each rule has a known-good project (silent) and a known-bad one (exactly
 //! these findings, with the other side as related information), with the entry as a
-//! `.jsx` script and as fenced Markdown, on a corpus written here (Folio: ES3, `.jsx`
-//! scripts, a `loadScript` loader, a `canvas` global) — not the demo's. Everything goes
-//! through the real binary.
+//! `.jsx` script and as fenced Markdown, on the tests' own Atlas corpus
+//! (`tests/common/atlas.rs`), not the demo's. Everything goes through the real binary.
+
+mod common;
 
 use std::path::Path;
 use std::process::Command;
 
+use common::atlas::{array, write, ENGINE};
 use serde_json::Value;
 
-const ENGINE: &str =
-    "# Engine\n\nFolio lays out pages.\n\nECMAScript: 3\nScript extensions: .jsx\n";
-
-const API: &str = r#"# Global
-
-## Global-loadScript
-
-Syntax: loadScript(file: path): void
-
-## Global-log
-
-Syntax: log(message: any): void
-
-# Canvas
-
-This object is accessed using the global property "canvas".
-
-## Canvas-text
-
-Syntax: text(s: string): void
-"#;
-
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
-
-/// A Folio project: corpus, `grounded.toml`, the entry (`main.jsx` or `main.md`) and
-/// the library it loads.
-fn folio(entry: &str, main: &str, lib: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "docs/engine.md", ENGINE);
-    write(dir.path(), "docs/api.md", API);
-    write(dir.path(), "grounded.toml", "docs = \"docs\"\n");
+/// An Atlas project: the entry (`main.jsx` or `main.md`) and the library it loads.
+fn atlas(entry: &str, main: &str, lib: &str) -> tempfile::TempDir {
+    let dir = common::atlas::project(ENGINE);
     write(dir.path(), entry, main);
     write(dir.path(), "lib/b.jsx", lib);
     dir
@@ -53,19 +23,9 @@ fn folio(entry: &str, main: &str, lib: &str) -> tempfile::TempDir {
 
 /// The findings of `grounded ARGS --format json` in `root`.
 fn run(root: &Path, args: &[&str]) -> Vec<Value> {
-    let out = Command::new(env!("CARGO_BIN_EXE_grounded"))
-        .args(args)
-        .args(["--format", "json"])
-        .current_dir(root)
-        .output()
-        .expect("runs");
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
+    let mut all = args.to_vec();
+    all.extend(["--format", "json"]);
+    array(root, &all)
 }
 
 /// Lines of prose before the fence in the Markdown shape: the entry's line `n` is the
@@ -240,12 +200,12 @@ fn every_rule_blames_the_right_file_in_both_shapes() {
                     markdown(code)
                 }
             };
-            let good = folio(entry, &shape(r.good.0), r.good.1);
+            let good = atlas(entry, &shape(r.good.0), r.good.1);
             let fs = run(good.path(), &["dry-run", entry]);
             if !fs.is_empty() {
                 failures.push(format!("{} good, {entry}: wrong findings {fs:#?}", r.name));
             }
-            let bad = folio(entry, &shape(r.bad.0), r.bad.1);
+            let bad = atlas(entry, &shape(r.bad.0), r.bad.1);
             let fs = run(bad.path(), &["dry-run", entry]);
             let found: Vec<_> = fs.iter().map(got).collect();
             let ok = found.len() == r.want.len()
@@ -279,7 +239,7 @@ fn check_dry_run_reports_the_blame_at_the_declaration_with_the_use_related() {
         .iter()
         .find(|r| r.name == "declared-not-a-function")
         .unwrap();
-    let dir = folio("main.jsx", r.bad.0, r.bad.1);
+    let dir = atlas("main.jsx", r.bad.0, r.bad.1);
     let fs = run(dir.path(), &["check", "--dry-run", "main.jsx"]);
     let blamed: Vec<&Value> = fs.iter().filter(|f| f["code"] == "dry-run").collect();
     assert_eq!(blamed.len(), 1, "{fs:#?}");
@@ -300,12 +260,10 @@ fn check_dry_run_reports_the_blame_at_the_declaration_with_the_use_related() {
     );
     assert_eq!(f["related"][0]["path"], "lib/b.jsx", "{f:#}");
     assert_eq!(f["related"][0]["line"], 3, "{f:#}");
-    let out = Command::new(env!("CARGO_BIN_EXE_grounded"))
-        .args(["check", "--dry-run", "--format", "sarif", "main.jsx"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    let sarif: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sarif = common::atlas::json(
+        dir.path(),
+        &["check", "--dry-run", "--format", "sarif", "main.jsx"],
+    );
     let results = sarif["runs"][0]["results"].as_array().unwrap();
     let res = results
         .iter()
@@ -333,7 +291,7 @@ fn check_dry_run_reports_the_blame_at_the_declaration_with_the_use_related() {
 /// listing both uses.
 #[test]
 fn two_uses_of_one_wrong_declaration_are_one_finding() {
-    let dir = folio("lib/setup.jsx", "var helper = 5;\n", "helper();\n");
+    let dir = atlas("lib/setup.jsx", "var helper = 5;\n", "helper();\n");
     write(
         dir.path(),
         "a.jsx",

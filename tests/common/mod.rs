@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod agent;
+pub mod atlas;
 pub mod model_server;
 
 use std::collections::VecDeque;
