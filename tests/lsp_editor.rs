@@ -6,24 +6,7 @@
 mod common;
 
 use common::*;
-use serde_json::{json, Value};
-
-fn at(uri: &str, text: &str, needle: &str, delta: u32) -> Value {
-    let (l, c) = pos_of(text, needle);
-    json!({"textDocument": {"uri": uri}, "position": {"line": l, "character": c + delta}})
-}
-
-fn labels(v: &Value) -> Vec<String> {
-    let items = v
-        .as_array()
-        .or_else(|| v["items"].as_array())
-        .cloned()
-        .unwrap_or_default();
-    items
-        .iter()
-        .map(|i| i["label"].as_str().unwrap().to_string())
-        .collect()
-}
+use serde_json::json;
 
 fn start(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Lsp) {
     let dir = project(&demo_corpus(), files);
@@ -387,17 +370,7 @@ fn messages_are_short_and_lose_nothing() {
         std::path::Path::new(&demo),
         json!({"debounceMs": 0, "dryRun": false}),
     );
-    for f in [
-        "member",
-        "object",
-        "function",
-        "syntax",
-        "option",
-        "constructor",
-        "engine",
-        "file",
-        "construct",
-    ] {
+    for f in PLANTED {
         let p = std::path::Path::new(&demo).join(format!("mistakes/{f}.js"));
         let u = common::uri(&p);
         lsp2.open(&u, &std::fs::read_to_string(&p).unwrap());
