@@ -454,6 +454,23 @@ pub fn labels(v: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Asserts that hover at line 2, column 11 of `uri` (a `tableStart` call in the
+/// tests' scripts) still answers with the docs: the server serves after whatever came
+/// before.
+pub fn hover_works(lsp: &mut Lsp, uri: &str) {
+    let h = lsp.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 10}}),
+    );
+    assert!(
+        h["contents"]["value"]
+            .as_str()
+            .unwrap_or("")
+            .contains("tableStart"),
+        "{h}"
+    );
+}
+
 /// The `path` of every finding of a `--format json` array, in order.
 pub fn paths_of(v: &Value) -> Vec<&str> {
     v.as_array()
