@@ -272,12 +272,7 @@ fn document_and_workspace_symbols() {
         "textDocument/documentSymbol",
         json!({"textDocument": {"uri": uri}}),
     );
-    let names: Vec<&str> = syms
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["name"].as_str().unwrap())
-        .collect();
+    let names = names_of(&syms);
     for want in ["TITLE", "total", "word", "box"] {
         assert!(names.contains(&want), "{want}: {names:?}");
     }

@@ -174,12 +174,7 @@ fn document_symbols_list_functions_and_constructs() {
         "textDocument/documentSymbol",
         json!({"textDocument": {"uri": uri}}),
     );
-    let names: Vec<&str> = syms
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["name"].as_str().unwrap())
-        .collect();
+    let names = names_of(&syms);
     assert!(names.contains(&"total"), "{names:?}");
     let total = syms
         .as_array()

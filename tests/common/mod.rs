@@ -471,6 +471,15 @@ pub fn hover_works(lsp: &mut Lsp, uri: &str) {
     );
 }
 
+/// The `name` of every item of an answer that is an array (symbols), in order.
+pub fn names_of(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect()
+}
+
 /// The `path` of every finding of a `--format json` array, in order.
 pub fn paths_of(v: &Value) -> Vec<&str> {
     v.as_array()
