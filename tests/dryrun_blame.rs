@@ -311,3 +311,41 @@ fn two_uses_of_one_wrong_declaration_are_one_finding() {
         "{fs:#?}"
     );
 }
+
+/// In the editor: saving the entry runs the dry run, and the diagnostic is on the
+/// declaration, with the failed call in the other file as related information.
+#[test]
+fn the_editor_shows_the_blame_on_the_declaration_with_the_call_related() {
+    let r = RULES
+        .iter()
+        .find(|r| r.name == "declared-not-a-function")
+        .unwrap();
+    let dir = atlas("main.jsx", r.bad.0, r.bad.1);
+    let mut lsp = common::Lsp::start(&[], &[]);
+    lsp.initialize(
+        dir.path(),
+        serde_json::json!({"debounceMs": 0, "dryRun": {"enabled": true, "idleMs": 600000}}),
+    );
+    let u = common::uri(&dir.path().join("main.jsx"));
+    lsp.open(&u, r.bad.0);
+    lsp.notify(
+        "textDocument/didSave",
+        serde_json::json!({"textDocument": {"uri": u}}),
+    );
+    let ds = lsp.diagnostics_where(&u, None, |d| d.iter().any(|x| x["code"] == "dry-run"));
+    let d = ds.iter().find(|x| x["code"] == "dry-run").unwrap();
+    assert_eq!(d["range"]["start"]["line"], 0, "{d:#}");
+    let related = d["relatedInformation"].as_array().expect("related");
+    let call = related
+        .iter()
+        .find(|x| {
+            x["location"]["uri"]
+                .as_str()
+                .unwrap()
+                .ends_with("/lib/b.jsx")
+        })
+        .unwrap_or_else(|| panic!("{d:#}"));
+    assert_eq!(call["location"]["range"]["start"]["line"], 2, "{d:#}");
+    assert_eq!(call["location"]["range"]["start"]["character"], 4, "{d:#}");
+    lsp.shutdown();
+}
