@@ -184,6 +184,57 @@ fn every_rule_is_silent_on_correct_code_and_finds_the_mistake_in_both_shapes() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// With the dry run too, every rule says exactly what the static check says: the run
+/// takes open objects (`Index:`, `Extensible:`) as the checker does, reports an
+/// invented write once (its reads are the same mistake), leaves syntax the engine
+/// allows but QuickJS cannot run (E4X) to the static check as a stated limit, and
+/// places a parse error where the static check does, so it is said once.
+#[test]
+fn every_rule_says_the_same_with_the_dry_run() {
+    let dir = atlas(ENGINE);
+    let mut failures = Vec::new();
+    for r in RULES {
+        for (kind, code) in [("good", r.good), ("bad", r.bad)] {
+            for (file, text, shift) in [
+                (format!("{}/dry-{kind}.jsx", r.name), code.to_string(), 0),
+                (
+                    format!("{}/dry-{kind}.md", r.name),
+                    markdown(code),
+                    MD_SHIFT,
+                ),
+            ] {
+                write(dir.path(), &file, &text);
+                let (statics, _) = check(dir.path(), &file);
+                let all = array(
+                    dir.path(),
+                    &["check", "--dry-run", "--format", "json", &file],
+                );
+                let got: Vec<(String, u64)> = all
+                    .iter()
+                    .map(|f| {
+                        (
+                            f["code"].as_str().unwrap().to_string(),
+                            f["line"].as_u64().unwrap(),
+                        )
+                    })
+                    .collect();
+                let want: Vec<(String, u64)> = if kind == "good" {
+                    Vec::new()
+                } else {
+                    r.want
+                        .iter()
+                        .map(|(c, l)| (c.to_string(), l + shift))
+                        .collect()
+                };
+                if got != want || statics != want {
+                    failures.push(format!("{file}: want {want:?}, got {all:#?}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
 /// The same correct E4X and trailing commas on an engine that does not list them are
 /// reported: the allowance comes from the Engine chunk, nothing else.
 #[test]

@@ -104,6 +104,12 @@ pub enum Event {
         /// The file, relative to the root.
         path: String,
     },
+    /// QuickJS could not compile a script (a syntax error, before any of its lines
+    /// ran); the exception itself follows as `Uncaught`.
+    Unparsed {
+        /// The file, relative to the root.
+        path: String,
+    },
     /// A script file ran (the entry, or a file it loaded).
     Ran {
         /// The file, relative to the root.
@@ -350,6 +356,11 @@ pub fn run_entry(
                 });
                 return;
             }
+            if compile_failed {
+                state.borrow_mut().events.push(Event::Unparsed {
+                    path: entry.to_string(),
+                });
+            }
             if too_large {
                 // A loaded file too large to compile: what it threw is that.
                 return;
@@ -530,6 +541,10 @@ fn install<'js>(
                     st.borrow_mut()
                         .events
                         .push(Event::TooLarge { path: rel.clone() });
+                } else {
+                    st.borrow_mut()
+                        .events
+                        .push(Event::Unparsed { path: rel.clone() });
                 }
                 st.borrow_mut().depth -= 1;
                 return Err(ctx.throw(v));

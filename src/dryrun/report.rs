@@ -117,7 +117,7 @@ pub fn findings(
                     .map(|l| {
                         let text = texts
                             .entry(l.file.clone())
-                            .or_insert_with(|| sources.read(&l.file));
+                            .or_insert_with(|| code_of(sources, &l.file));
                         let line = match (text.as_deref(), property_of_error(message)) {
                             (Some(t), Some(p)) => {
                                 let idx = LineIndex::new(t);
@@ -142,7 +142,7 @@ pub fn findings(
                 ));
                 continue;
             }
-            Event::NoEntry { .. } | Event::Ran { .. } => continue,
+            Event::NoEntry { .. } | Event::Ran { .. } | Event::Unparsed { .. } => continue,
         };
         let fallback = Loc {
             file: entry.to_string(),
@@ -152,12 +152,40 @@ pub fn findings(
         let at = at.unwrap_or(&fallback);
         let text = texts
             .entry(at.file.clone())
-            .or_insert_with(|| sources.read(&at.file));
+            .or_insert_with(|| code_of(sources, &at.file));
         let Some(text) = text.as_deref() else {
             continue;
         };
         let idx = LineIndex::new(text);
-        let span = span_at(text, &idx, at.line, at.col, &anchor);
+        let mut span = span_at(text, &idx, at.line, at.col, &anchor);
+        let mut message = message;
+        if let Event::Uncaught { name, .. } = ev {
+            let unparsed = events
+                .iter()
+                .any(|e| matches!(e, Event::Unparsed { path } if *path == at.file));
+            if name == "SyntaxError" && unparsed {
+                // Which syntax exists is the static check's to judge (the engine's
+                // level and its `Also allows:`), and it places a parse error where it
+                // is; QuickJS, a later edition without the engine's extras, stopped
+                // on E4X the engine takes, and placed a missing `)` on the next line.
+                let index = crate::check::ProjectIndex::default();
+                let statics = crate::check::check_text(corpus, &index, &at.file, text);
+                match statics.into_iter().find(|s| s.code == Code::Syntax) {
+                    Some(s) => {
+                        span = s.span;
+                        message = format!("syntax error: {}", s.message);
+                    }
+                    None => {
+                        limits.push(format!(
+                            "`{}` has syntax the dry run's language cannot run ({}), which the static check takes for this engine: the run of `{entry}` stopped there and what follows went unexercised",
+                            at.file,
+                            message.strip_prefix("syntax error: ").unwrap_or(&message)
+                        ));
+                        continue;
+                    }
+                }
+            }
+        }
         let mut f = Finding::with_index(&at.file, &idx, span, code, message);
         if let Event::Uncaught { name, message, .. } = ev {
             let engine_pos = byte_at(text, &idx, at.line, at.col);
@@ -226,6 +254,17 @@ pub fn findings(
         out.push(f);
     }
     out
+}
+
+/// A file's text as the run placed things in it: a Markdown file's prose blanked (its
+/// offsets kept), so that names are looked up in its code only; a parse of the whole
+/// page found no member in it and spanned the wrong word.
+fn code_of(sources: &Sources, file: &str) -> Option<String> {
+    let text = sources.read(file)?;
+    if crate::js::is_markdown(file) {
+        return Some(crate::js::script_text(file, &text, &[]).into_owned());
+    }
+    Some(text)
 }
 
 /// Drops repeated findings (same file, line, column and message) and sorts by file,
