@@ -779,3 +779,29 @@ fn the_domain_tools_answer_from_the_corpus_and_the_project() {
     );
     assert!(c(4).contains("what it cannot prove"), "{}", c(4));
 }
+
+/// The `dry_run` tool points the model at the declaration that made a call fail, with
+/// the call as its related place, not at the file that only used the name.
+#[test]
+fn the_dry_run_tool_blames_the_declaration_and_names_the_failed_call() {
+    let dir = project(
+        &demo_corpus(),
+        &[
+            ("main.js", b"var helper = 5;\nloadJS(\"lib/b.js\");\n"),
+            ("lib/b.js", b"helper();\n"),
+        ],
+    );
+    let server = ModelServer::start(vec![
+        Scripted::Json(calls(&[("d", "dry_run", json!({"entry": "main.js"}))])),
+        Scripted::Json(say("looked")),
+    ]);
+    let r = run_agent(dir.path(), &server, "why does the run fail?", &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let tm = last_batch(&server.bodies()[1]);
+    let c = tm[0]["content"].as_str().unwrap();
+    assert!(
+        c.contains("main.js:1:5 `helper` is declared here as a number")
+            && c.contains("  related: lib/b.js:1:1 the run stopped here"),
+        "{c}"
+    );
+}
