@@ -17,9 +17,9 @@ mod source;
 mod walk;
 
 pub use analysis::{
-    builtin_proto, member_type, type_certain, Analysis, Binding, BindingId, BindingKind, Certain,
-    ConstructName, IdHash, IdHasher, NameHash, NameHasher, Part, PathNode, Scope, ScopeId,
-    ScopeKind, Seed, SeedType,
+    builtin_proto, is_function_kind, member_type, type_certain, Analysis, Binding, BindingId,
+    BindingKind, Certain, ConstructName, IdHash, IdHasher, NameHash, NameHasher, Part, PathNode,
+    Ref, Scope, ScopeId, ScopeKind, Seed, SeedType, WalkPath,
 };
 pub use lines::LineIndex;
 pub use source::{directives, is_markdown, script_text, Directive};
