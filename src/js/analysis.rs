@@ -1758,6 +1758,91 @@ mod tests {
         assert!(stepped > 20, "most scripts step over tokens ({stepped})");
     }
 
+    #[test]
+    fn recording_refs_changes_nothing_the_checker_reads() {
+        // The footprints' analysis is the checker's with refs recorded: the scopes,
+        // bindings and sites must be the same, or the two would answer differently.
+        let corpus = crate::docs::bundled::demo().unwrap();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut scripts = Vec::new();
+        scripts_under(&root.join("tests/fixtures/footprint"), &mut scripts);
+        scripts_under(&root.join("examples/demo"), &mut scripts);
+        scripts.push("try { f(); } catch (e) { var v = e; } e.x = 1; z = 2;".into());
+        assert!(scripts.len() > 5, "{}", scripts.len());
+        for text in &scripts {
+            let tree = crate::js::parse(text);
+            let plain = Analysis::new(&corpus, text, &tree);
+            let mut visited = 0;
+            let with = Analysis::with_refs(&corpus, text, &tree, tree.root_node(), |_| {
+                visited += 1;
+            });
+            assert_eq!(fingerprint(&plain), fingerprint(&with), "{text}");
+            assert!(plain.refs().is_empty());
+            let idents = text.matches(|c: char| c.is_ascii_alphabetic()).count();
+            assert!(with.refs().len() <= idents && visited >= with.refs().len());
+        }
+    }
+
+    /// The binding kind that the identifier starting the `nth` occurrence of `needle`
+    /// names.
+    fn kind_of_ref(a: &Analysis, text: &str, needle: &str, nth: usize) -> Option<BindingKind> {
+        let at = text.match_indices(needle).nth(nth).unwrap().0;
+        let r = a.ref_starting_at(at).expect("an identifier starts there");
+        assert!(needle.starts_with(&text[r.start..r.end]), "{needle}");
+        r.binding.map(|b| a.bindings[b].kind)
+    }
+
+    #[test]
+    fn refs_name_what_es3_scopes_say() {
+        let c = corpus();
+        let text = "function f(a) {
+  try { g(); } catch (e) { e.x = 1; var v = e; }
+  e.y = 2;
+  return a + v + h + layout;
+  function h() {}
+}
+var a = 1;
+z = 2;
+z;
+";
+        let tree = crate::js::parse(text);
+        let a = Analysis::with_refs(&c, text, &tree, tree.root_node(), |_| {});
+        // `catch` binds its parameter for the clause only.
+        assert_eq!(kind_of_ref(&a, text, "e", 1), Some(BindingKind::Catch));
+        assert_eq!(kind_of_ref(&a, text, "e", 2), Some(BindingKind::Catch));
+        assert_eq!(kind_of_ref(&a, text, "e.y", 0), None);
+        // `var` inside the catch hoists to the function; declarations hoist.
+        let v = text.find("v + h").unwrap();
+        let r = a.ref_at(v).unwrap();
+        assert_eq!(a.bindings[r.binding.unwrap()].kind, BindingKind::Var);
+        assert_ne!(a.bindings[r.binding.unwrap()].scope, 0);
+        assert_eq!(kind_of_ref(&a, text, "h +", 0), Some(BindingKind::Function));
+        // The parameter shadows the top-level `var a`.
+        assert_eq!(kind_of_ref(&a, text, "a + v", 0), Some(BindingKind::Param));
+        assert_eq!(kind_of_ref(&a, text, "a = 1", 0), Some(BindingKind::Var));
+        // Undeclared: a global, implicit when assigned.
+        assert_eq!(kind_of_ref(&a, text, "layout", 0), None);
+        assert_eq!(kind_of_ref(&a, text, "z", 0), Some(BindingKind::Implicit));
+        assert_eq!(kind_of_ref(&a, text, "z", 1), Some(BindingKind::Implicit));
+        assert_eq!(a.refs_on_row(3).len(), 4);
+    }
+
+    #[test]
+    fn a_subtree_s_refs_leave_outer_names_unresolved() {
+        let c = corpus();
+        let text = "var t = 1;
+function f(p) { var q = p + t; }
+";
+        let tree = crate::js::parse(text);
+        let f = tree.root_node().named_child(1).unwrap();
+        assert!(is_function_kind(f.kind_id()));
+        let a = Analysis::with_refs(&c, text, &tree, f, |_| {});
+        assert_eq!(kind_of_ref(&a, text, "t;", 0), None);
+        assert_eq!(kind_of_ref(&a, text, "p +", 0), Some(BindingKind::Param));
+        assert_eq!(kind_of_ref(&a, text, "f(", 0), Some(BindingKind::Function));
+        assert!(a.ref_starting_at(0).is_none(), "outside the subtree");
+    }
+
     fn corpus() -> Corpus {
         Corpus::from_texts(&[(
             "a.md",
