@@ -112,8 +112,8 @@ pub enum UseKind {
 /// One statement that declares or configures a declared variable.
 #[derive(Debug, Clone, Copy)]
 pub struct Use {
-    /// The variable.
-    pub binding: usize,
+    /// The variable: a binding of [`Analysis::js`].
+    pub binding: BindingId,
     /// How.
     pub kind: UseKind,
     /// 0-based first row of the statement.
