@@ -329,24 +329,6 @@ fn owns_lines(text: &str, start: usize, end: usize) -> bool {
     after.is_empty() || after.starts_with("//")
 }
 
-fn stmt_use(
-    ids: &Ids,
-    text: &str,
-    kind: UseKind,
-    stmt: Node,
-    parent: Option<&(Node, u16)>,
-    whole: bool,
-) -> (UseKind, usize, usize, bool, bool) {
-    let in_list = parent.is_some_and(|p| ids.is_list(p.1));
-    (
-        kind,
-        stmt.start_position().row,
-        stmt.end_position().row,
-        whole,
-        in_list && owns_lines(text, stmt.start_byte(), stmt.end_byte()),
-    )
-}
-
 /// Whether `child` is `parent`'s field `f`.
 fn is_field(parent: Node, f: NonZeroU16, child: Node) -> bool {
     parent.child_by_field_id(f.get()) == Some(child)
@@ -359,65 +341,30 @@ fn classify(ids: &Ids, text: &str, path: WalkPath) -> Option<PendingUse> {
     let (&(node, _), anc) = path.split_last()?;
     let n = anc.len();
     let &(parent, pk) = anc.last()?;
-    let at = |i: Option<usize>| i.and_then(|i| anc.get(i));
     let is_assign =
         |k: u16| k == ids.assignment_expression || k == ids.augmented_assignment_expression;
-    let keyed =
-        |u: (UseKind, usize, usize, bool, bool)| Some((node.start_byte(), u.0, u.1, u.2, u.3, u.4));
-    if pk == ids.variable_declarator && is_field(parent, ids.f_name, node) {
-        let decl = at(n.checked_sub(2))?;
-        if decl.1 != ids.variable_declaration && decl.1 != ids.lexical_declaration {
+    // (how, index of the statement in `anc`, whether it is about this variable alone)
+    let (kind, st, whole) = if pk == ids.variable_declarator && is_field(parent, ids.f_name, node) {
+        let st = n.checked_sub(2)?;
+        let decl = anc[st].0;
+        if anc[st].1 != ids.variable_declaration && anc[st].1 != ids.lexical_declaration {
             return None;
         }
-        let mut declarators = 0;
-        let mut c = decl.0.walk();
-        for ch in decl.0.named_children(&mut c) {
-            if ch.kind_id() == ids.variable_declarator {
-                declarators += 1;
-            }
-        }
-        return keyed(stmt_use(
-            ids,
-            text,
-            UseKind::Declare,
-            decl.0,
-            at(n.checked_sub(3)),
-            declarators == 1,
-        ));
-    }
-    if is_assign(pk) && is_field(parent, ids.f_left, node) {
-        let st = at(n.checked_sub(2))?;
-        if st.1 != ids.expression_statement {
+        let mut c = decl.walk();
+        let declarators = decl
+            .named_children(&mut c)
+            .filter(|ch| ch.kind_id() == ids.variable_declarator)
+            .count();
+        (UseKind::Declare, st, declarators == 1)
+    } else if is_assign(pk) && is_field(parent, ids.f_left, node) {
+        (UseKind::Assign, n.checked_sub(2)?, true)
+    } else if pk == ids.arguments {
+        let call = n.checked_sub(2)?;
+        if anc[call].1 != ids.call_expression {
             return None;
         }
-        return keyed(stmt_use(
-            ids,
-            text,
-            UseKind::Assign,
-            st.0,
-            at(n.checked_sub(3)),
-            true,
-        ));
-    }
-    if pk == ids.arguments {
-        let call = at(n.checked_sub(2))?;
-        if call.1 != ids.call_expression {
-            return None;
-        }
-        let st = at(n.checked_sub(3))?;
-        if st.1 != ids.expression_statement {
-            return None;
-        }
-        return keyed(stmt_use(
-            ids,
-            text,
-            UseKind::Pass,
-            st.0,
-            at(n.checked_sub(4)),
-            true,
-        ));
-    }
-    if pk == ids.member_expression && is_field(parent, ids.f_object, node) {
+        (UseKind::Pass, n.checked_sub(3)?, true)
+    } else if pk == ids.member_expression && is_field(parent, ids.f_object, node) {
         // Up the chain `box.a.b` while each is the object of the next.
         let mut i = n - 1;
         while i >= 1
@@ -426,27 +373,31 @@ fn classify(ids: &Ids, text: &str, path: WalkPath) -> Option<PendingUse> {
         {
             i -= 1;
         }
-        let top = anc[i];
-        let p = at(i.checked_sub(1))?;
-        let ok = (is_assign(p.1) && is_field(p.0, ids.f_left, top.0))
-            || (p.1 == ids.call_expression && is_field(p.0, ids.f_function, top.0));
+        let (top, p) = (anc[i].0, anc.get(i.checked_sub(1)?)?);
+        let ok = (is_assign(p.1) && is_field(p.0, ids.f_left, top))
+            || (p.1 == ids.call_expression && is_field(p.0, ids.f_function, top));
         if !ok {
             return None;
         }
-        let st = at(i.checked_sub(2))?;
-        if st.1 != ids.expression_statement {
-            return None;
-        }
-        return keyed(stmt_use(
-            ids,
-            text,
-            UseKind::Configure,
-            st.0,
-            at(i.checked_sub(3)),
-            true,
-        ));
+        (UseKind::Configure, i.checked_sub(2)?, true)
+    } else {
+        return None;
+    };
+    let (stmt, sk) = anc[st];
+    if kind != UseKind::Declare && sk != ids.expression_statement {
+        return None;
     }
-    None
+    // Deleting the statement's lines deletes exactly it only when it stands in a
+    // statement list (not the lone body of an `if`) and nothing else shares its lines.
+    let in_list = st.checked_sub(1).is_some_and(|p| ids.is_list(anc[p].1));
+    Some((
+        node.start_byte(),
+        kind,
+        stmt.start_position().row,
+        stmt.end_position().row,
+        whole,
+        in_list && owns_lines(text, stmt.start_byte(), stmt.end_byte()),
+    ))
 }
 
 /// The chain of a call from its ancestors and the call itself, outermost first, each
