@@ -94,6 +94,81 @@ impl Session {
         self.lsp.published.clear();
         dt
     }
+
+    /// One edit in the middle of the script, then at once a request at `pos` (its answer
+    /// timed, while the edit is being checked), then the edit's diagnostics awaited.
+    fn request_during_check(&mut self, method: &str, pos: (u32, u32)) -> Duration {
+        self.version += 1;
+        let v = self.version;
+        let line = (self.lines / 20 * 10 + 4) as u32;
+        if v % 2 == 0 {
+            self.lsp.change(&self.uri, v, [line, 18, line, 18], "x");
+        } else {
+            self.lsp.change(&self.uri, v, [line, 18, line, 19], "");
+        }
+        let t0 = Instant::now();
+        let r = self.lsp.request_full(
+            method,
+            json!({"textDocument": {"uri": self.uri}, "position": {"line": pos.0, "character": pos.1}}),
+        );
+        let dt = t0.elapsed();
+        assert!(
+            r.get("error").is_none() && !r["result"].is_null(),
+            "{method} answered nothing: {r}"
+        );
+        self.lsp.diagnostics_where(&self.uri, Some(v), |_| true);
+        self.lsp.published.clear();
+        dt
+    }
+}
+
+/// p50, p95 and max of `times`, in milliseconds.
+fn percentiles(mut times: Vec<Duration>) -> (f64, f64, f64) {
+    times.sort();
+    let p = |q: f64| times[((times.len() as f64 - 1.0) * q) as usize].as_secs_f64() * 1e3;
+    (p(0.5), p(0.95), times.last().unwrap().as_secs_f64() * 1e3)
+}
+
+/// Hover and completion on the 7.8 MB script, each sent right after an edit, so that
+/// it arrives while that edit is being checked: requests are answered from the last
+/// snapshot, never after the check.
+fn report_requests_on_large_file() {
+    let text = script_until(usize::MAX, 7_800_000);
+    let bytes = text.len();
+    let mut s = Session::start_with(text, json!({"dryRun": {"enabled": false}}));
+    // Of each block of ten lines, line 2 (from 0) is `layout.tableStart(...)` and
+    // line 8 is `    return a + N;`.
+    let block = (s.lines / 10 / 3) as u32 * 10;
+    let cases = [
+        (
+            "textDocument/hover",
+            (block + 8, 11),
+            "hover on a parameter",
+        ),
+        (
+            "textDocument/hover",
+            (block + 2, 10),
+            "hover on a documented member",
+        ),
+        (
+            "textDocument/completion",
+            (block + 8, 12),
+            "completion in a function body",
+        ),
+    ];
+    for (method, pos, what) in cases {
+        for _ in 0..3 {
+            s.request_during_check(method, pos);
+        }
+        let times: Vec<Duration> = (0..40)
+            .map(|_| s.request_during_check(method, pos))
+            .collect();
+        let (p50, p95, max) = percentiles(times);
+        eprintln!(
+            "lsp {what} on a 7.8 MB script ({bytes} bytes), sent right after an edit (40 requests): p50 {p50:.2} ms, p95 {p95:.2} ms, max {max:.2} ms"
+        );
+    }
+    s.lsp.shutdown();
 }
 
 fn report_figures() {
@@ -162,6 +237,7 @@ fn report_figures() {
 
 fn bench(c: &mut Criterion) {
     report_figures();
+    report_requests_on_large_file();
     let mut s = Session::start(10_000);
     let mut g = c.benchmark_group("lsp");
     g.sample_size(10).measurement_time(Duration::from_secs(5));

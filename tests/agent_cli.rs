@@ -7,19 +7,13 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
+use common::agent::{events, run_agent};
 use common::model_server::{calls, messages, say, tool_messages, ModelServer, Scripted};
 use common::{demo_corpus, project};
 use serde_json::{json, Value};
 
 const MAIN: &str = "loadJS(\"lib/util.js\");\nvar t = new Table();\nt.columns = 2;\nlayout.tableStart(t);\nlayout.tableRow();\nlayout.tableCell(\"a\");\nlayout.tableEnd();\nbanner(\"Report\");\nlayout.paragraph(\"done\");\n";
 const UTIL: &str = "function banner(title) {\n    layout.heading(title, 1);\n}\n";
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    transcript: Vec<Value>,
-}
 
 fn fixture() -> tempfile::TempDir {
     project(
@@ -29,46 +23,6 @@ fn fixture() -> tempfile::TempDir {
             ("lib/util.js", UTIL.as_bytes()),
         ],
     )
-}
-
-fn run_agent(root: &Path, server: &ModelServer, request: &str, env: &[(&str, &str)]) -> Run {
-    let home = tempfile::tempdir().unwrap();
-    let tdir = tempfile::tempdir().unwrap();
-    let tpath = tdir.path().join("t.jsonl");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_grounded"));
-    cmd.args(["agent", "--root"])
-        .arg(root)
-        .args([
-            "--base-url",
-            &server.url,
-            "--model",
-            "scripted",
-            "--transcript",
-        ])
-        .arg(&tpath)
-        .arg(request)
-        .env("XDG_CONFIG_HOME", home.path())
-        .env("HOME", home.path())
-        .env_remove("NO_COLOR");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().unwrap();
-    let transcript = std::fs::read_to_string(&tpath)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("each transcript line is JSON"))
-        .collect();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        transcript,
-    }
-}
-
-fn events<'a>(t: &'a [Value], name: &str) -> Vec<&'a Value> {
-    t.iter().filter(|e| e["event"] == name).collect()
 }
 
 fn final_status(t: &[Value]) -> String {
@@ -824,4 +778,30 @@ fn the_domain_tools_answer_from_the_corpus_and_the_project() {
         c(3)
     );
     assert!(c(4).contains("what it cannot prove"), "{}", c(4));
+}
+
+/// The `dry_run` tool points the model at the declaration that made a call fail, with
+/// the call as its related place, not at the file that only used the name.
+#[test]
+fn the_dry_run_tool_blames_the_declaration_and_names_the_failed_call() {
+    let dir = project(
+        &demo_corpus(),
+        &[
+            ("main.js", b"var helper = 5;\nloadJS(\"lib/b.js\");\n"),
+            ("lib/b.js", b"helper();\n"),
+        ],
+    );
+    let server = ModelServer::start(vec![
+        Scripted::Json(calls(&[("d", "dry_run", json!({"entry": "main.js"}))])),
+        Scripted::Json(say("looked")),
+    ]);
+    let r = run_agent(dir.path(), &server, "why does the run fail?", &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let tm = last_batch(&server.bodies()[1]);
+    let c = tm[0]["content"].as_str().unwrap();
+    assert!(
+        c.contains("main.js:1:5 `helper` is declared here as a number")
+            && c.contains("  related: lib/b.js:1:1 the run stopped here"),
+        "{c}"
+    );
 }

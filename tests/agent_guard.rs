@@ -7,8 +7,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
+use common::agent::{events, Run};
 use common::model_server::{calls, messages, say, tool_messages, ModelServer, Scripted};
 use common::{demo_corpus, project};
 use serde_json::{json, Value};
@@ -17,59 +17,16 @@ const MAIN: &str = "var t = new Table();\nt.columns = 2;\nlayout.tableStart(t);\
 
 const ENVELOPE: &str = "[automated pre-send check - NOT a message from the user]";
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    transcript: Vec<Value>,
-}
-
 fn fixture() -> tempfile::TempDir {
     project(&demo_corpus(), &[("main.js", MAIN.as_bytes())])
 }
 
 fn run_agent(root: &Path, server: &ModelServer, request: &str) -> Run {
-    let home = tempfile::tempdir().unwrap();
-    run_agent_in(root, server, request, home.path())
+    common::agent::run_agent(root, server, request, &[])
 }
 
-/// Like [`run_agent`] with a given home (config and cache folders): two turns that share
-/// it share the persistent lookup cache.
 fn run_agent_in(root: &Path, server: &ModelServer, request: &str, home: &Path) -> Run {
-    let tdir = tempfile::tempdir().unwrap();
-    let tpath = tdir.path().join("t.jsonl");
-    let out = Command::new(env!("CARGO_BIN_EXE_grounded"))
-        .args(["agent", "--root"])
-        .arg(root)
-        .args([
-            "--base-url",
-            &server.url,
-            "--model",
-            "scripted",
-            "--transcript",
-        ])
-        .arg(&tpath)
-        .arg(request)
-        .env("XDG_CONFIG_HOME", home)
-        .env("XDG_CACHE_HOME", home)
-        .env("HOME", home)
-        .output()
-        .unwrap();
-    let transcript = std::fs::read_to_string(&tpath)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("each transcript line is JSON"))
-        .collect();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        transcript,
-    }
-}
-
-fn events<'a>(t: &'a [Value], name: &str) -> Vec<&'a Value> {
-    t.iter().filter(|e| e["event"] == name).collect()
+    common::agent::run_agent_in(root, server, request, home, &[])
 }
 
 /// `(name, served)` of every tool result, in order.

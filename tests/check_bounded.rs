@@ -33,6 +33,24 @@ fn findings(out: &Output) -> Vec<serde_json::Value> {
         .clone()
 }
 
+/// A temp project whose `grounded.toml` names the demo corpus.
+fn demo_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "grounded.toml",
+        format!("docs = {:?}\n", demo_corpus()).as_bytes(),
+    );
+    dir
+}
+
+/// The one finding of a run (fails with all of them when there are more or none).
+fn only(out: &Output) -> serde_json::Value {
+    let f = findings(out);
+    assert_eq!(f.len(), 1, "{f:?}");
+    f[0].clone()
+}
+
 /// A file given alone, with no grounded.toml above it: its `path` arguments are relative
 /// to its own folder, and nothing outside that folder is walked.
 #[test]
@@ -67,22 +85,15 @@ fn a_file_given_alone_is_its_own_project() {
         cwd.path(),
         &[],
     );
-    let f = findings(&out);
-    assert_eq!(f.len(), 1, "{f:?}");
-    assert_eq!(f[0]["code"], "file");
+    assert_eq!(only(&out)["code"], "file");
 }
 
 /// node_modules is never walked; a file over the limit is skipped and said once (the
 /// index's walk and the folder's walk meet it both).
 #[test]
 fn a_scan_skips_dependencies_and_huge_files_and_says_so_once() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = demo_project();
     let root = dir.path();
-    write(
-        root,
-        "grounded.toml",
-        format!("docs = {:?}\n", demo_corpus()).as_bytes(),
-    );
     write(root, "main.js", b"print(1);\n");
     write(root, "node_modules/dep/index.js", b"layout.nope();\n");
     write(
@@ -101,22 +112,15 @@ fn a_scan_skips_dependencies_and_huge_files_and_says_so_once() {
     // Known-bad beside it: the same mistake in a project file is found.
     write(root, "bad.js", b"layout.nope();\n");
     let out = grounded(&["check", "--format", "json", "."], root, &[]);
-    let f = findings(&out);
-    assert_eq!(f.len(), 1, "{f:?}");
-    assert_eq!(f[0]["path"], "bad.js");
+    assert_eq!(only(&out)["path"], "bad.js");
 }
 
 /// A Latin-1 library file is read like every other file: lossily, said once, and its
 /// functions are defined.
 #[test]
 fn a_latin1_library_declares_its_functions() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = demo_project();
     let root = dir.path();
-    write(
-        root,
-        "grounded.toml",
-        format!("docs = {:?}\n", demo_corpus()).as_bytes(),
-    );
     write(
         root,
         "lib/latin1.js",
@@ -149,13 +153,8 @@ fn a_latin1_library_declares_its_functions() {
 /// Classic Mac line endings: findings on the line an editor shows.
 #[test]
 fn cr_only_line_endings_position_findings() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = demo_project();
     let root = dir.path();
-    write(
-        root,
-        "grounded.toml",
-        format!("docs = {:?}\n", demo_corpus()).as_bytes(),
-    );
     write(
         root,
         "cr.js",

@@ -1,7 +1,11 @@
 //! `grounded check` from outside: output formats, paths as given, colour, exit codes.
 
+mod common;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
+
+use common::paths_of;
 
 fn demo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/demo")
@@ -37,12 +41,7 @@ fn json_paths_are_as_given_or_joined_to_the_folder() {
         &repo,
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let paths: Vec<&str> = v
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let paths = paths_of(&v);
     // A file found in a folder argument: the folder as given, joined with the rest.
     assert!(
         paths.contains(&"examples/demo/mistakes/member.js"),

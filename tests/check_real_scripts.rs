@@ -5,151 +5,17 @@
 //! window, E4X, numeric-indexed page lists, a `group` construct) — not the demo's.
 //! Everything goes through the real binary.
 
+mod common;
+
 use std::path::Path;
-use std::process::Command;
 
+use common::atlas::{array, write, ENGINE};
 use serde_json::Value;
-
-fn write(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
-
-const ENGINE: &str = "# Engine\n\nAtlas automates documents.\n\nECMAScript: 3\nScript extensions: .jsx\nAlso allows: trailing-commas e4x\nAlso has: Array.prototype.indexOf\n";
-
-const API: &str = r#"# Global
-
-## Global-loadScript
-
-Syntax: loadScript(file: path): void
-
-## Global-readCSV
-
-Syntax: readCSV(file: path): string
-
-## Global-log
-
-Syntax: log(message: any): void
-
-# Net
-
-This object is accessed using the global property "net".
-
-## Net-request
-
-Syntax: request(url: string, headers?: Headers): string
-
-# Headers
-
-Index: [key: string]: string
-
-## Headers-Accept
-
-Syntax: Accept: string
-
-# Window
-
-Constructor: new Window(title: string)
-
-Extensible: yes
-
-## Window-add
-
-Syntax: add(kind: string): Control
-
-## Window-title
-
-Syntax: title: string
-
-# Control
-
-## Control-value
-
-Syntax: value: number
-
-# XML
-
-Constructor: new XML(text: string)
-
-Index: [key: string]: XML
-
-## XML-toXMLString
-
-Syntax: toXMLString(): string
-
-# Doc
-
-This object is accessed using the global property "doc".
-
-## Doc-pages
-
-Syntax: pages: PageList
-
-# PageList
-
-Index: [index: number]: Page
-
-## PageList-length
-
-Syntax: length: number
-
-# Page
-
-## Page-label
-
-Syntax: label: string
-
-# Sheet
-
-Constructor: new Sheet()
-
-## Sheet-name
-
-Syntax: name: string
-
-## Sheet-format
-
-Syntax: format(style: Style): void
-
-# Style
-
-## Style-color
-
-Syntax: color: string
-
-# Canvas
-
-This object is accessed using the global property "canvas".
-
-## Canvas-groupStart
-
-Syntax: groupStart(group: Group): void
-
-## Canvas-groupEnd
-
-Syntax: groupEnd(): void
-
-## Canvas-text
-
-Syntax: text(s: string): void
-
-# Group
-
-Constructor: new Group()
-
-## Group-opacity
-
-Syntax: opacity: number
-"#;
 
 /// An Atlas project in a temp dir: corpus, `grounded.toml`, a data file whose text is
 /// no script at all, a library script nothing loads.
 fn atlas(engine: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "docs/engine.md", engine);
-    write(dir.path(), "docs/api.md", API);
-    write(dir.path(), "grounded.toml", "docs = \"docs\"\n");
+    let dir = common::atlas::project(engine);
     write(
         dir.path(),
         "data/products.csv",
@@ -166,18 +32,7 @@ fn atlas(engine: &str) -> tempfile::TempDir {
 /// `(code, line)` of each finding of `grounded check --format json FILE`, and the
 /// findings themselves.
 fn check(root: &Path, file: &str) -> (Vec<(String, u64)>, Vec<Value>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_grounded"))
-        .args(["check", "--format", "json", file])
-        .current_dir(root)
-        .output()
-        .expect("runs");
-    let findings: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let findings = array(root, &["check", "--format", "json", file]);
     let got = findings
         .iter()
         .map(|f| {
@@ -329,6 +184,57 @@ fn every_rule_is_silent_on_correct_code_and_finds_the_mistake_in_both_shapes() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// With the dry run too, every rule says exactly what the static check says: the run
+/// takes open objects (`Index:`, `Extensible:`) as the checker does, reports an
+/// invented write once (its reads are the same mistake), leaves syntax the engine
+/// allows but QuickJS cannot run (E4X) to the static check as a stated limit, and
+/// places a parse error where the static check does, so it is said once.
+#[test]
+fn every_rule_says_the_same_with_the_dry_run() {
+    let dir = atlas(ENGINE);
+    let mut failures = Vec::new();
+    for r in RULES {
+        for (kind, code) in [("good", r.good), ("bad", r.bad)] {
+            for (file, text, shift) in [
+                (format!("{}/dry-{kind}.jsx", r.name), code.to_string(), 0),
+                (
+                    format!("{}/dry-{kind}.md", r.name),
+                    markdown(code),
+                    MD_SHIFT,
+                ),
+            ] {
+                write(dir.path(), &file, &text);
+                let (statics, _) = check(dir.path(), &file);
+                let all = array(
+                    dir.path(),
+                    &["check", "--dry-run", "--format", "json", &file],
+                );
+                let got: Vec<(String, u64)> = all
+                    .iter()
+                    .map(|f| {
+                        (
+                            f["code"].as_str().unwrap().to_string(),
+                            f["line"].as_u64().unwrap(),
+                        )
+                    })
+                    .collect();
+                let want: Vec<(String, u64)> = if kind == "good" {
+                    Vec::new()
+                } else {
+                    r.want
+                        .iter()
+                        .map(|(c, l)| (c.to_string(), l + shift))
+                        .collect()
+                };
+                if got != want || statics != want {
+                    failures.push(format!("{file}: want {want:?}, got {all:#?}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
 /// The same correct E4X and trailing commas on an engine that does not list them are
 /// reported: the allowance comes from the Engine chunk, nothing else.
 #[test]
@@ -444,18 +350,7 @@ fn the_dry_run_checks_data_files_exist_and_never_runs_them() {
         "main.jsx",
         "var d = readCSV(\"data/products.csv\");\nvar s = new Sheet();\ns.format({ color: \"red\" });\ns.fromat({ color: \"red\" });\n",
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_grounded"))
-        .args(["dry-run", "--format", "json", "main.jsx"])
-        .current_dir(dir.path())
-        .output()
-        .expect("runs");
-    let findings: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let findings = array(dir.path(), &["dry-run", "--format", "json", "main.jsx"]);
     assert_eq!(findings.len(), 1, "{findings:#?}");
     assert_eq!(findings[0]["path"], "main.jsx", "{findings:#?}");
     assert_eq!(findings[0]["line"], 4, "{findings:#?}");
@@ -464,12 +359,7 @@ fn the_dry_run_checks_data_files_exist_and_never_runs_them() {
         "main.jsx",
         "var d = readCSV(\"data/missing.csv\");\n",
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_grounded"))
-        .args(["dry-run", "--format", "json", "main.jsx"])
-        .current_dir(dir.path())
-        .output()
-        .expect("runs");
-    let findings: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = array(dir.path(), &["dry-run", "--format", "json", "main.jsx"]);
     assert_eq!(findings.len(), 1, "{findings:#?}");
     assert_eq!(findings[0]["code"], "file", "{findings:#?}");
     assert_eq!(findings[0]["path"], "main.jsx", "{findings:#?}");
@@ -485,18 +375,7 @@ fn a_footprint_keeps_its_object_and_lists_its_other_uses() {
         "f.jsx",
         "var g = new Group();\ng.opacity = 0.5;\ncanvas.groupStart(g);\ncanvas.text(\"x\");\ncanvas.groupEnd();\nlog(g.opacity);\ncanvas.text(\"after\");\n",
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_grounded"))
-        .args(["constructs", "--format", "json", "f.jsx"])
-        .current_dir(dir.path())
-        .output()
-        .expect("runs");
-    let got: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
+    let got = array(dir.path(), &["constructs", "--format", "json", "f.jsx"]);
     assert_eq!(got.len(), 1, "{got:#?}");
     assert_eq!(got[0]["lines"], serde_json::json!([[1, 5]]), "{got:#?}");
     assert_eq!(got[0]["uses"], serde_json::json!([[6, 6]]), "{got:#?}");

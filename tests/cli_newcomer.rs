@@ -4,8 +4,12 @@
 //! refusing `--format sarif`, warnings for unknown `grounded.toml` keys, and the
 //! corpus cache seen from outside.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use common::{parent_and_name, paths_of};
 
 use serde_json::Value;
 
@@ -31,6 +35,13 @@ fn run(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Output {
 
 fn grounded(args: &[&str], dir: &Path) -> Output {
     run(args, dir, &[])
+}
+
+/// The findings of `grounded check --format json ARGS` run in `dir`.
+fn check_json(args: &[&str], dir: &Path) -> Value {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend(args);
+    json(&grounded(&all, dir))
 }
 
 fn json(out: &Output) -> Value {
@@ -62,50 +73,28 @@ const CLEAN: &str = "layout.paragraph(\"hello\");\n";
 #[test]
 fn two_files_of_one_name_in_two_folders_never_look_alike() {
     let dir = project(&[("a/typo.js", TYPO), ("b/typo.js", TYPO)]);
-    let out = grounded(&["check", "--format", "json", "a", "b"], dir.path());
-    let v = json(&out);
-    let paths: Vec<&str> = v
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let v = check_json(&["a", "b"], dir.path());
+    let paths = paths_of(&v);
     assert_eq!(paths, ["a/typo.js", "b/typo.js"]);
     // Each opens from where the command ran.
     for p in paths {
         assert!(dir.path().join(p).is_file(), "{p}");
     }
     // From a folder above, the folder argument as given is kept.
-    let parent = dir.path().parent().unwrap();
-    let name = dir
-        .path()
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
+    let (parent, name) = parent_and_name(dir.path());
     let arg = format!("{name}/a");
-    let v = json(&grounded(&["check", "--format", "json", &arg], parent));
+    let v = check_json(&[&arg], parent);
     assert_eq!(v[0]["path"], format!("{name}/a/typo.js"));
     // The current folder itself adds nothing; a file given is shown as given.
-    let v = json(&grounded(
-        &["check", "--format", "json"],
-        &dir.path().join("a"),
-    ));
+    let v = check_json(&[], &dir.path().join("a"));
     assert_eq!(v[0]["path"], "typo.js");
-    let v = json(&grounded(
-        &["check", "--format", "json", "./b/typo.js"],
-        dir.path(),
-    ));
+    let v = check_json(&["./b/typo.js"], dir.path());
     assert_eq!(v[0]["path"], "./b/typo.js");
 }
 
 #[test]
 fn a_folder_argument_names_files_from_the_current_folder() {
-    let out = grounded(
-        &["check", "--format", "json", "examples/demo/mistakes"],
-        &repo(),
-    );
-    let v = json(&out);
+    let v = check_json(&["examples/demo/mistakes"], &repo());
     let member = v
         .as_array()
         .unwrap()
@@ -124,11 +113,7 @@ fn a_folder_argument_names_files_from_the_current_folder() {
 
 #[test]
 fn json_carries_fixes_and_the_docs_link() {
-    let out = grounded(
-        &["check", "--format", "json", "mistakes/member.js"],
-        &repo().join("examples/demo"),
-    );
-    let v = json(&out);
+    let v = check_json(&["mistakes/member.js"], &repo().join("examples/demo"));
     let f = &v[0];
     assert_eq!(f["code"], "member");
     let fix = &f["fixes"][0];
@@ -147,11 +132,7 @@ fn json_carries_fixes_and_the_docs_link() {
     let line = docs["line"].as_u64().unwrap() as usize;
     assert_eq!(text.lines().nth(line - 1), Some("# Layout"));
     // A finding without docs or fixes still has both keys.
-    let out = grounded(
-        &["check", "--format", "json", "mistakes/construct.js"],
-        &repo().join("examples/demo"),
-    );
-    let v = json(&out);
+    let v = check_json(&["mistakes/construct.js"], &repo().join("examples/demo"));
     assert!(
         v[0]["fixes"].is_array() && v[0].get("docs").is_some(),
         "{v:#}"
@@ -534,12 +515,7 @@ fn check_dry_run_of_a_folder_runs_its_top_level_scripts_or_the_configured_entry(
     std::fs::write(dir.path().join("grounded.toml"), toml).unwrap();
     let out = grounded(&["check", "--dry-run", "--format", "json", "."], dir.path());
     let v = json(&out);
-    let paths: Vec<&str> = v
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let paths = paths_of(&v);
     assert_eq!(paths, ["lib/t.js"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -547,13 +523,7 @@ fn check_dry_run_of_a_folder_runs_its_top_level_scripts_or_the_configured_entry(
         "{err}"
     );
     // From a folder above, the run's findings carry the path that opens from there.
-    let parent = dir.path().parent().unwrap();
-    let name = dir
-        .path()
-        .file_name()
-        .unwrap()
-        .to_string_lossy()
-        .into_owned();
+    let (parent, name) = parent_and_name(dir.path());
     let out = grounded(&["check", "--dry-run", "--format", "json", &name], parent);
     let v = json(&out);
     assert_eq!(v[0]["path"], format!("{name}/lib/t.js"), "{v:#}");

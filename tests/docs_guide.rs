@@ -2,6 +2,8 @@
 //! built from the page's own fenced blocks and checked with the real binary, and the
 //! README's commands are run and held to what the README says they do.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -210,17 +212,7 @@ fn the_readme_commands_do_what_the_readme_says() {
     let v: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
     let paths: Vec<&str> = v.iter().map(|f| f["path"].as_str().unwrap()).collect();
     assert_eq!(v.len(), 9, "{paths:?}");
-    for f in [
-        "member",
-        "object",
-        "function",
-        "syntax",
-        "option",
-        "constructor",
-        "engine",
-        "file",
-        "construct",
-    ] {
+    for f in common::PLANTED {
         let p = format!("examples/demo/mistakes/{f}.js");
         assert!(paths.contains(&p.as_str()), "{p} in {paths:?}");
         assert!(repo.join(&p).is_file());

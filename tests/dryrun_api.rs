@@ -25,13 +25,13 @@ fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
 }
 
 fn run(corpus: &Corpus, root: &Path, entry: &str) -> Report {
-    dryrun::run_project(
-        corpus,
-        root,
-        &[PathBuf::from(entry)],
-        &HashMap::new(),
-        &Options::default(),
-    )
+    run_with(corpus, root, &[entry], Options::default())
+}
+
+/// A run of `entries` (none: every top-level script) with `opts`, no unsaved buffers.
+fn run_with(corpus: &Corpus, root: &Path, entries: &[&str], opts: Options) -> Report {
+    let entries: Vec<PathBuf> = entries.iter().map(PathBuf::from).collect();
+    dryrun::run_project(corpus, root, &entries, &HashMap::new(), &opts)
 }
 
 fn demo_run(files: &[(&str, &str)], entry: &str) -> Vec<Finding> {
@@ -235,12 +235,11 @@ fn an_endless_loop_is_stopped_within_budget() {
         "var n = 0;\nfunction spin() {\n    while (true) { n = n + layout.pageCount; }\n}\nspin();\n",
     )]);
     let t0 = Instant::now();
-    let report = dryrun::run_project(
+    let report = run_with(
         &bundled::demo().unwrap(),
         dir.path(),
-        &[PathBuf::from("main.js")],
-        &HashMap::new(),
-        &Options {
+        &["main.js"],
+        Options {
             budget_ms: 200,
             ..Options::default()
         },
@@ -262,12 +261,11 @@ fn a_script_cannot_catch_the_timeout() {
         "for (;;) { try { while (true) {} } catch (e) { } }\n",
     )]);
     let t0 = Instant::now();
-    let report = dryrun::run_project(
+    let report = run_with(
         &bundled::demo().unwrap(),
         dir.path(),
         &[],
-        &HashMap::new(),
-        &Options {
+        Options {
             budget_ms: 100,
             ..Options::default()
         },
@@ -284,12 +282,11 @@ fn a_huge_allocation_is_a_finding() {
         "main.js",
         "var parts = [];\nfor (var i = 0; i < 1e9; i++) {\n    parts.push(\"some text that takes room \" + i);\n}\n",
     )]);
-    let fs = dryrun::run_project(
+    let fs = run_with(
         &bundled::demo().unwrap(),
         dir.path(),
-        &[PathBuf::from("main.js")],
-        &HashMap::new(),
-        &Options {
+        &["main.js"],
+        Options {
             budget_ms: 60_000,
             ..Options::default()
         },
@@ -418,13 +415,7 @@ fn without_entries_every_top_level_script_runs() {
     let corpus = bundled::demo().unwrap();
     let entries = dryrun::entries(&corpus, dir.path(), None);
     assert_eq!(entries, vec![PathBuf::from("a.js"), PathBuf::from("b.js")]);
-    let report = dryrun::run_project(
-        &corpus,
-        dir.path(),
-        &[],
-        &HashMap::new(),
-        &Options::default(),
-    );
+    let report = run_with(&corpus, dir.path(), &[], Options::default());
     let got = brief(&report.findings);
     assert_eq!(got.len(), 2, "{got:#?}");
     assert!(got[0].starts_with("b.js:1:8 dry-run"), "{got:#?}");
@@ -685,12 +676,11 @@ fn a_large_corpus_does_not_eat_the_scripts_memory() {
         "main.js",
         "var t = root.member0x1(\"a\");\nvar u = t.member0x5(\"b\").member1x3(\"c\");\nu.member0x0(\"x\").notThere = 1;\n",
     )]);
-    let report = dryrun::run_project(
+    let report = run_with(
         &corpus,
         dir.path(),
-        &[PathBuf::from("main.js")],
-        &HashMap::new(),
-        &Options {
+        &["main.js"],
+        Options {
             memory_limit: 2 << 20,
             ..Options::default()
         },
@@ -710,12 +700,11 @@ fn a_top_level_endless_loop_is_placed_on_the_loop() {
         "main.js",
         "// counts forever\nvar i = 0;\n\nwhile (i >= 0) {\n    i = i + 1;\n}\n",
     )]);
-    let report = dryrun::run_project(
+    let report = run_with(
         &bundled::demo().unwrap(),
         dir.path(),
-        &[PathBuf::from("main.js")],
-        &HashMap::new(),
-        &Options {
+        &["main.js"],
+        Options {
             budget_ms: 100,
             ..Options::default()
         },
@@ -749,12 +738,11 @@ fn a_script_too_large_to_compile_is_a_stated_limit_not_a_finding() {
         ));
     }
     let dir = project(&[("main.js", big.as_str())]);
-    let report = dryrun::run_project(
+    let report = run_with(
         &bundled::demo().unwrap(),
         dir.path(),
-        &[PathBuf::from("main.js")],
-        &HashMap::new(),
-        &Options {
+        &["main.js"],
+        Options {
             memory_limit: 1 << 20,
             ..Options::default()
         },

@@ -110,6 +110,25 @@ fn finished_after(lsp: &mut Lsp) -> Value {
     })
 }
 
+/// Asks the agent for the edit of `edit_script` on `u`, and waits for its end.
+fn ask_to_edit(lsp: &mut Lsp, u: &str) -> Value {
+    lsp.request(
+        "workspace/executeCommand",
+        json!({"command": "grounded.askAgent",
+               "arguments": [{"request": "change the paragraph to newer", "uri": u}]}),
+    );
+    finished_after(lsp)
+}
+
+/// What the model was told last before its third answer: how the edit went.
+fn last_told(server: &ModelServer) -> String {
+    let told = messages(&server.bodies()[2]);
+    told.last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 #[test]
 fn a_client_that_refuses_the_edit_leaves_the_write_not_done() {
     let server = ModelServer::start(edit_script());
@@ -117,19 +136,10 @@ fn a_client_that_refuses_the_edit_leaves_the_write_not_done() {
     lsp.set_apply_edit(Some(
         json!({"applied": false, "failureReason": "the buffer moved on"}),
     ));
-    lsp.request(
-        "workspace/executeCommand",
-        json!({"command": "grounded.askAgent",
-               "arguments": [{"request": "change the paragraph to newer", "uri": u}]}),
-    );
-    let done = finished_after(&mut lsp);
+    let done = ask_to_edit(&mut lsp, &u);
     assert_eq!(done["params"]["status"], "unchanged", "{done}");
     assert_eq!(done["params"]["changed"], json!([]));
-    let told = messages(&server.bodies()[2]);
-    let last = told.last().unwrap()["content"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let last = last_told(&server);
     assert!(
         last.contains("refused the edit: the buffer moved on"),
         "{last}"
@@ -142,18 +152,9 @@ fn a_client_that_never_answers_the_edit_leaves_the_write_not_done() {
     let server = ModelServer::start(edit_script());
     let (mut lsp, _dir, u) = start(&server);
     lsp.set_apply_edit(None);
-    lsp.request(
-        "workspace/executeCommand",
-        json!({"command": "grounded.askAgent",
-               "arguments": [{"request": "change the paragraph to newer", "uri": u}]}),
-    );
-    let done = finished_after(&mut lsp);
+    let done = ask_to_edit(&mut lsp, &u);
     assert_eq!(done["params"]["status"], "unchanged", "{done}");
-    let told = messages(&server.bodies()[2]);
-    let last = told.last().unwrap()["content"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let last = last_told(&server);
     assert!(
         last.contains("did not answer workspace/applyEdit"),
         "{last}"

@@ -6,24 +6,7 @@
 mod common;
 
 use common::*;
-use serde_json::{json, Value};
-
-fn at(uri: &str, text: &str, needle: &str, delta: u32) -> Value {
-    let (l, c) = pos_of(text, needle);
-    json!({"textDocument": {"uri": uri}, "position": {"line": l, "character": c + delta}})
-}
-
-fn labels(v: &Value) -> Vec<String> {
-    let items = v
-        .as_array()
-        .or_else(|| v["items"].as_array())
-        .cloned()
-        .unwrap_or_default();
-    items
-        .iter()
-        .map(|i| i["label"].as_str().unwrap().to_string())
-        .collect()
-}
+use serde_json::json;
 
 fn start(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Lsp) {
     let dir = project(&demo_corpus(), files);
@@ -156,9 +139,29 @@ fn completion_knows_scope_level_members_and_open_literals() {
         !o.contains(&"layout".to_string()),
         "keys, not globals: {o:?}"
     );
+    // A key already written in the literal is not offered again; the one being typed is.
+    lsp.change(
+        &uri,
+        5,
+        [line, 0, line, 29],
+        "layout.blockStart(box, { borderColor: \"red\", padding: 2, bord",
+    );
+    let o = labels(&lsp.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": 61}}),
+    ));
+    assert!(o.contains(&"borderWidth".to_string()), "{o:?}");
+    assert!(!o.contains(&"borderColor".to_string()), "written: {o:?}");
+    assert!(!o.contains(&"padding".to_string()), "written: {o:?}");
+    lsp.change(
+        &uri,
+        6,
+        [line, 0, line, 61],
+        "layout.blockStart(box, { bord",
+    );
 
     // The construct snippet after `layout.`.
-    lsp.change(&uri, 5, [line, 0, line, 29], "layout.");
+    lsp.change(&uri, 7, [line, 0, line, 29], "layout.");
     let items = lsp.request(
         "textDocument/completion",
         json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": 7}}),
@@ -289,12 +292,7 @@ fn document_and_workspace_symbols() {
         "textDocument/documentSymbol",
         json!({"textDocument": {"uri": uri}}),
     );
-    let names: Vec<&str> = syms
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["name"].as_str().unwrap())
-        .collect();
+    let names = names_of(&syms);
     for want in ["TITLE", "total", "word", "box"] {
         assert!(names.contains(&want), "{want}: {names:?}");
     }
@@ -387,17 +385,7 @@ fn messages_are_short_and_lose_nothing() {
         std::path::Path::new(&demo),
         json!({"debounceMs": 0, "dryRun": false}),
     );
-    for f in [
-        "member",
-        "object",
-        "function",
-        "syntax",
-        "option",
-        "constructor",
-        "engine",
-        "file",
-        "construct",
-    ] {
+    for f in PLANTED {
         let p = std::path::Path::new(&demo).join(format!("mistakes/{f}.js"));
         let u = common::uri(&p);
         lsp2.open(&u, &std::fs::read_to_string(&p).unwrap());
@@ -420,5 +408,56 @@ fn messages_are_short_and_lose_nothing() {
         }
     }
     lsp2.shutdown();
+    lsp.shutdown();
+}
+
+/// On a buffer past the size where requests analyse only the statements around the
+/// cursor (1 MiB), hover and completion still know the whole file: a function declared
+/// a megabyte away is hovered with its own declaration line and comment, its
+/// parameters and the file's globals are completed, an option key is hovered, and an
+/// edit typed just before is seen.
+#[test]
+fn requests_on_a_large_buffer_know_the_whole_file() {
+    let mut text = String::from(
+        "// Scales a width to the page.\nfunction scaleWidth(w) {\n    return w * 2;\n}\nvar PAGE = 3;\n",
+    );
+    let mut i = 0;
+    while text.len() < 1_100_000 {
+        text.push_str(&format!(
+            "var t{i} = new Table();\nlayout.tableStart(t{i}, {{ cellPadding: {i} }});\nlayout.tableEnd();\nfunction f{i}(a) {{\n    return a + scaleWidth({i});\n}}\n"
+        ));
+        i += 1;
+    }
+    let (dir, mut lsp) = start(&[("big.js", text.as_bytes())]);
+    let uri = uri(&dir.path().join("big.js"));
+    lsp.open(&uri, &text);
+    lsp.diagnostics_where(&uri, Some(1), |_| true);
+    let last = i - 1;
+    // An edit near the end: a new line inside the last function, typed before the
+    // requests.
+    let needle = format!("    return a + scaleWidth({last});");
+    let (line, _) = pos_of(&text, &needle);
+    lsp.change(&uri, 2, [line, 0, line, 0], "    var local = PAGE;\n");
+    text = {
+        let at = text.find(&needle).unwrap();
+        format!("{}    var local = PAGE;\n{}", &text[..at], &text[at..])
+    };
+    let h = hover_text(&mut lsp, &uri, &text, &format!("scaleWidth({last})"), 1);
+    assert!(
+        h.contains("function scaleWidth(w) {") && h.contains("Scales a width to the page."),
+        "the declaration a megabyte away: {h}"
+    );
+    let h = hover_text(&mut lsp, &uri, &text, "local = PAGE", 9);
+    assert!(h.contains("var PAGE = 3;"), "{h}");
+    let h = hover_text(&mut lsp, &uri, &text, &format!("cellPadding: {last}"), 2);
+    assert!(h.contains("cellPadding"), "the option key: {h}");
+    let items = lsp.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": 4}}),
+    );
+    let l = labels(&items);
+    for want in ["a", "local", "scaleWidth", "PAGE", "f0", "layout"] {
+        assert!(l.contains(&want.to_string()), "{want} missing: {l:?}");
+    }
     lsp.shutdown();
 }

@@ -3,24 +3,7 @@
 mod common;
 
 use common::*;
-use serde_json::{json, Value};
-
-fn at(uri: &str, text: &str, needle: &str, delta: u32) -> Value {
-    let (l, c) = pos_of(text, needle);
-    json!({"textDocument": {"uri": uri}, "position": {"line": l, "character": c + delta}})
-}
-
-fn labels(v: &Value) -> Vec<String> {
-    let items = v
-        .as_array()
-        .or_else(|| v["items"].as_array())
-        .cloned()
-        .unwrap_or_default();
-    items
-        .iter()
-        .map(|i| i["label"].as_str().unwrap().to_string())
-        .collect()
-}
+use serde_json::json;
 
 const SCRIPT: &str = "// é😀 non-ASCII first\nvar t = new Table();\nt.columns = 2;\nlayout.tableStart(t, { cellPadding: 3 });\nlayout.tableCell(\"x\");\nlayout.tableEnd();\nfunction total(a, b) {\n    return a + b;\n}\ntotal(1, 2);\n";
 
@@ -191,12 +174,7 @@ fn document_symbols_list_functions_and_constructs() {
         "textDocument/documentSymbol",
         json!({"textDocument": {"uri": uri}}),
     );
-    let names: Vec<&str> = syms
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["name"].as_str().unwrap())
-        .collect();
+    let names = names_of(&syms);
     assert!(names.contains(&"total"), "{names:?}");
     let total = syms
         .as_array()

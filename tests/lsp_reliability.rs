@@ -26,20 +26,6 @@ fn messages(lsp: &Lsp, needle: &str) -> usize {
         .count()
 }
 
-fn hover_works(lsp: &mut Lsp, u: &str) {
-    let h = lsp.request(
-        "textDocument/hover",
-        json!({"textDocument": {"uri": u}, "position": {"line": 1, "character": 10}}),
-    );
-    assert!(
-        h["contents"]["value"]
-            .as_str()
-            .unwrap_or("")
-            .contains("tableStart"),
-        "{h}"
-    );
-}
-
 /// The corpus load panics (a test switch makes reading one corpus file panic): the user
 /// is told, with the file and that it is a bug, and the session goes on with the
 /// bundled corpus.

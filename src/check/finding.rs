@@ -181,6 +181,21 @@ pub struct Related {
     pub message: String,
 }
 
+/// Another place of the project that a finding is about: the use that failed, when
+/// the finding is at the declaration that made it fail; the declaration, the load or
+/// a near name, when it stays at the use.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Place {
+    /// The file, named as the finding's own path is.
+    pub path: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column (in characters).
+    pub column: usize,
+    /// What the place is.
+    pub message: String,
+}
+
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
@@ -209,6 +224,10 @@ pub struct Finding {
     /// The docs chunk that says more.
     #[serde(skip)]
     pub related: Option<Related>,
+    /// Other places of the project the finding is about (JSON `related`, only when
+    /// there are some, so findings without any read as before).
+    #[serde(rename = "related", skip_serializing_if = "Vec::is_empty")]
+    pub places: Vec<Place>,
 }
 
 impl Finding {
@@ -246,6 +265,7 @@ impl Finding {
             message: message.into(),
             fixes: Vec::new(),
             related: None,
+            places: Vec::new(),
         }
     }
 }

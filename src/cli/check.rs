@@ -87,6 +87,9 @@ pub fn run(
                     .entry(shown.clone())
                     .or_insert_with(|| project.root.join(&f.path));
                 f.path = shown;
+                for p in &mut f.places {
+                    p.path = shown_from_root(&project.root, Path::new(&p.path), &checked.checked);
+                }
                 f
             })
             .collect();
@@ -144,10 +147,9 @@ fn dry_run_entries(
         };
         if p.is_dir() {
             folders.push(abs);
-        } else if !crate::js::is_markdown(&p.to_string_lossy()) {
-            if let Ok(rel) = abs.strip_prefix(&project.root) {
-                out.push(rel.to_path_buf());
-            }
+        } else if let Ok(rel) = abs.strip_prefix(&project.root) {
+            // A Markdown file named on its own runs its fenced blocks, as it is checked.
+            out.push(rel.to_path_buf());
         }
     }
     if !folders.is_empty() {
@@ -341,6 +343,12 @@ fn human(
             let (path, line) = docs_location(corpus, r);
             notes.push(format!("docs: {} at {path}:{line}", r.message));
         }
+        for p in &f.places {
+            notes.push(format!(
+                "related: {}:{}:{}: {}",
+                p.path, p.line, p.column, p.message
+            ));
+        }
         let text = texts.get(&f.path).unwrap_or_default();
         if too_long(f, text, width) {
             let mut lock = stdout.lock();
@@ -495,16 +503,30 @@ fn sarif(
                     }
                 }],
             });
+            let mut related = Vec::new();
             if let Some(rel) = &f.related {
                 let (path, line) = docs_location(corpus, rel);
-                r["relatedLocations"] = json!([{
+                related.push(json!({
                     "id": 0,
                     "message": {"text": rel.message},
                     "physicalLocation": {
                         "artifactLocation": artifact(&path),
                         "region": {"startLine": line},
                     }
-                }]);
+                }));
+            }
+            for p in &f.places {
+                related.push(json!({
+                    "id": related.len(),
+                    "message": {"text": p.message},
+                    "physicalLocation": {
+                        "artifactLocation": artifact(&p.path),
+                        "region": {"startLine": p.line, "startColumn": p.column},
+                    }
+                }));
+            }
+            if !related.is_empty() {
+                r["relatedLocations"] = json!(related);
             }
             if let (false, Some(text)) = (f.fixes.is_empty(), texts.get(&f.path)) {
                 let idx = crate::js::LineIndex::new(text);

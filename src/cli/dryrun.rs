@@ -100,6 +100,9 @@ pub fn run(
         }
         files.files.insert(shown.clone(), full);
         f.path = shown;
+        for p in &mut f.places {
+            p.path = super::from_cwd(&project.root.join(&p.path));
+        }
     }
     match format {
         Format::Json => {
@@ -149,6 +152,7 @@ fn print_finding(f: &Finding, text: Option<&str>) {
         f.message
     );
     let Some(line) = text.and_then(|t| t.lines().nth(f.line.saturating_sub(1))) else {
+        print_places(f);
         return;
     };
     let end = if f.end_line == f.line {
@@ -164,4 +168,15 @@ fn print_finding(f: &Finding, text: Option<&str>) {
     );
     println!("{:>5} | {}", f.line, w.text);
     println!("      | {}{}", " ".repeat(w.caret_at), "^".repeat(w.carets));
+    print_places(f);
+}
+
+/// The other places a finding is about, one line each under its excerpt.
+fn print_places(f: &Finding) {
+    for p in &f.places {
+        println!(
+            "      = related: {}:{}:{}: {}",
+            p.path, p.line, p.column, p.message
+        );
+    }
 }

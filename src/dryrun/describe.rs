@@ -77,7 +77,8 @@ pub fn loader_names(corpus: &Corpus) -> Vec<String> {
 
 /// The whole description, as JSON text:
 /// `{"i": {iface: {"parent": p, "anc": [ancestors, nearest first], "m": {own name:
-///   member}}}, "g": {var: iface},
+///   member}, "k": string-index type, "n": number-index type, "x": extensible}},
+///   "g": {var: iface},
 ///   "c": {name: iface}, "f": {name: member + loader flag}, "xg": [..], "xf": [..]}`.
 pub fn describe(corpus: &Corpus) -> String {
     let mut ifaces = Map::new();
@@ -94,10 +95,23 @@ pub fn describe(corpus: &Corpus) -> String {
             .map(|m| (m.name.clone(), member_code(m)))
             .collect();
         let parent = iface.parents.first().cloned();
-        ifaces.insert(
-            name.clone(),
-            json!({ "parent": parent, "anc": corpus.ancestors(name), "m": members }),
-        );
+        let mut entry = json!({ "parent": parent, "anc": corpus.ancestors(name), "m": members });
+        // Open objects, as the static check reads them (ancestors included): a run
+        // that reported `xml.item`, `w.pbar = ...` on an extensible dialog or
+        // `pages[0]` accused correct code the checker had stopped accusing.
+        if corpus.open_keys(name) {
+            let t = std::iter::once(name.as_str())
+                .chain(corpus.ancestors(name).iter().map(String::as_str))
+                .find_map(|i| corpus.interfaces.get(i)?.string_index.as_ref());
+            entry["k"] = t.map_or(json!("a"), type_code);
+        }
+        if let Some(t) = corpus.number_index(name) {
+            entry["n"] = type_code(t);
+        }
+        if corpus.is_extensible(name) {
+            entry["x"] = json!(true);
+        }
+        ifaces.insert(name.clone(), entry);
     }
     let mut funcs = Map::new();
     if let Some(g) = corpus.interfaces.get(GLOBAL_INTERFACE_NAME) {

@@ -104,10 +104,19 @@ pub enum Event {
         /// The file, relative to the root.
         path: String,
     },
+    /// QuickJS could not compile a script (a syntax error, before any of its lines
+    /// ran); the exception itself follows as `Uncaught`.
+    Unparsed {
+        /// The file, relative to the root.
+        path: String,
+    },
     /// A script file ran (the entry, or a file it loaded).
     Ran {
         /// The file, relative to the root.
         path: String,
+        /// The load that ran it (`None` for the entry): the other side of a name the
+        /// loaded file uses and nobody declares.
+        from: Option<Loc>,
     },
     /// The entry script itself does not exist.
     NoEntry {
@@ -327,9 +336,10 @@ pub fn run_entry(
         };
         state.borrow_mut().events.push(Event::Ran {
             path: entry.to_string(),
+            from: None,
         });
         armed.store(true, Ordering::Relaxed);
-        let prepared = sources.prepare(&text);
+        let prepared = sources.prepare(entry, &text);
         let mut compile_failed = false;
         let result = eval_phased(&ctx, &prepared, entry, &mut compile_failed);
         armed.store(false, Ordering::Relaxed);
@@ -345,6 +355,11 @@ pub fn run_entry(
                     path: entry.to_string(),
                 });
                 return;
+            }
+            if compile_failed {
+                state.borrow_mut().events.push(Event::Unparsed {
+                    path: entry.to_string(),
+                });
             }
             if too_large {
                 // A loaded file too large to compile: what it threw is that.
@@ -511,10 +526,11 @@ fn install<'js>(
                 return Ok(());
             }
             st.borrow_mut().depth += 1;
-            st.borrow_mut()
-                .events
-                .push(Event::Ran { path: rel.clone() });
-            let prepared = src.prepare(&text);
+            st.borrow_mut().events.push(Event::Ran {
+                path: rel.clone(),
+                from: locate(&stack),
+            });
+            let prepared = src.prepare(&rel, &text);
             let mut compile_failed = false;
             let r = eval_phased(&ctx, &prepared, &rel, &mut compile_failed);
             if r.is_err() && compile_failed {
@@ -525,6 +541,10 @@ fn install<'js>(
                     st.borrow_mut()
                         .events
                         .push(Event::TooLarge { path: rel.clone() });
+                } else {
+                    st.borrow_mut()
+                        .events
+                        .push(Event::Unparsed { path: rel.clone() });
                 }
                 st.borrow_mut().depth -= 1;
                 return Err(ctx.throw(v));

@@ -23,6 +23,7 @@ use std::rc::Rc;
 use crate::check::Finding;
 use crate::docs::Corpus;
 
+mod blame;
 pub mod describe;
 pub mod engine;
 pub mod report;

@@ -189,7 +189,13 @@
     function handlerOf(name) {
         var h = handlers[name];
         if (h) return h;
-        var M = membersOf(name);
+        var M = membersOf(name), I = IFACES[name];
+        // Open objects (the docs' `Index:` and `Extensible:`): a key of the index, or
+        // a property the script set, is no invention.
+        function indexed(k) {
+            if (I.n !== undefined && INDEX.test(k)) return I.n;
+            return I.k;
+        }
         h = {
             get: function (t, k, r) {
                 if (typeof k === "symbol" || hasOwn.call(t, k)) return Reflect.get(t, k, r);
@@ -207,18 +213,26 @@
                 // `k in t`: what the script itself added to Object.prototype (ES3
                 // polyfills) is on every object of the engine too.
                 if (PROBES[k] === true || k in t) return Reflect.get(t, k, r);
+                var it = indexed(k);
+                if (it !== undefined) return make(it);
                 H.report(name, String(k), where());
                 return permissive();
             },
             set: function (t, k, v) {
                 if (typeof k === "symbol" || hasOwn.call(t, k) ||
-                    (M[k] !== undefined && hasOwn.call(M, k)) || PROBES[k] === true || k in t) {
+                    (M[k] !== undefined && hasOwn.call(M, k)) || PROBES[k] === true || k in t ||
+                    I.x === true || indexed(k) !== undefined) {
                     defineProperty(t, k, {
                         value: v, writable: true, enumerable: true, configurable: true
                     });
                     return true;
                 }
                 H.report(name, String(k), where());
+                // The write is the mistake, reported here; later reads of the same
+                // member are the same one (said once, at the write).
+                defineProperty(t, k, {
+                    value: v, writable: true, enumerable: true, configurable: true
+                });
                 return true;
             },
             has: function (t, k) {

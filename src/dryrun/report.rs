@@ -7,6 +7,7 @@ use crate::check::{Code, Finding, Fix, Span};
 use crate::docs::Corpus;
 use crate::js::LineIndex;
 
+use super::blame::{self, Verdict};
 use super::engine::{Event, Loc};
 use super::source::Sources;
 
@@ -26,10 +27,12 @@ pub fn findings(
     let ran: HashSet<&str> = events
         .iter()
         .filter_map(|e| match e {
-            Event::Ran { path } => Some(path.as_str()),
+            Event::Ran { path, .. } => Some(path.as_str()),
             _ => None,
         })
         .collect();
+    // Read only when a failure needs to know who declared what (see `blame`).
+    let mut project: Option<blame::Project> = None;
     for ev in events {
         let (at, code, message, anchor) = match ev {
             Event::Invented { iface, member, at } => {
@@ -114,7 +117,7 @@ pub fn findings(
                     .map(|l| {
                         let text = texts
                             .entry(l.file.clone())
-                            .or_insert_with(|| sources.read(&l.file));
+                            .or_insert_with(|| code_of(sources, &l.file));
                         let line = match (text.as_deref(), property_of_error(message)) {
                             (Some(t), Some(p)) => {
                                 let idx = LineIndex::new(t);
@@ -139,7 +142,7 @@ pub fn findings(
                 ));
                 continue;
             }
-            Event::NoEntry { .. } | Event::Ran { .. } => continue,
+            Event::NoEntry { .. } | Event::Ran { .. } | Event::Unparsed { .. } => continue,
         };
         let fallback = Loc {
             file: entry.to_string(),
@@ -149,13 +152,94 @@ pub fn findings(
         let at = at.unwrap_or(&fallback);
         let text = texts
             .entry(at.file.clone())
-            .or_insert_with(|| sources.read(&at.file));
+            .or_insert_with(|| code_of(sources, &at.file));
         let Some(text) = text.as_deref() else {
             continue;
         };
         let idx = LineIndex::new(text);
-        let span = span_at(text, &idx, at.line, at.col, &anchor);
+        let mut span = span_at(text, &idx, at.line, at.col, &anchor);
+        let mut message = message;
+        if let Event::Uncaught { name, .. } = ev {
+            let unparsed = events
+                .iter()
+                .any(|e| matches!(e, Event::Unparsed { path } if *path == at.file));
+            if name == "SyntaxError" && unparsed {
+                // Which syntax exists is the static check's to judge (the engine's
+                // level and its `Also allows:`), and it places a parse error where it
+                // is; QuickJS, a later edition without the engine's extras, stopped
+                // on E4X the engine takes, and placed a missing `)` on the next line.
+                let index = crate::check::ProjectIndex::default();
+                let statics = crate::check::check_text(corpus, &index, &at.file, text);
+                match statics.into_iter().find(|s| s.code == Code::Syntax) {
+                    Some(s) => {
+                        span = s.span;
+                        message = format!("syntax error: {}", s.message);
+                    }
+                    None => {
+                        limits.push(format!(
+                            "`{}` has syntax the dry run's language cannot run ({}), which the static check takes for this engine: the run of `{entry}` stopped there and what follows went unexercised",
+                            at.file,
+                            message.strip_prefix("syntax error: ").unwrap_or(&message)
+                        ));
+                        continue;
+                    }
+                }
+            }
+        }
         let mut f = Finding::with_index(&at.file, &idx, span, code, message);
+        if let Event::Uncaught { name, message, .. } = ev {
+            let engine_pos = byte_at(text, &idx, at.line, at.col);
+            if name == "TypeError" && message == "not a function" {
+                if let Some((s, e)) = blame::callee_name(&at.file, text, engine_pos) {
+                    let m = f.message.clone();
+                    f = Finding::with_index(&at.file, &idx, Span::new(s, e), code, m);
+                }
+            }
+            let project = project.get_or_insert_with(|| {
+                let also: Vec<&str> = ran.iter().copied().collect();
+                blame::Project::scan(corpus, sources, &also)
+            });
+            let failure = blame::Failure {
+                file: &at.file,
+                text,
+                // A missing name is where the span found it; anything else where the
+                // engine pointed (the call, the read).
+                pos: if name == "ReferenceError" {
+                    span.start
+                } else {
+                    engine_pos
+                },
+                name,
+                message,
+                shown: &f.message,
+            };
+            let loads: Vec<(String, Option<(String, usize)>)> = events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Ran { path, from } => {
+                        Some((path.clone(), from.as_ref().and_then(|l| project.byte_of(l))))
+                    }
+                    _ => None,
+                })
+                .collect();
+            match project.judge(&failure, &loads) {
+                Some(Verdict::Moved { at: decl }) => {
+                    if let Some(mut moved) = project.finding(&decl, Code::DryRun) {
+                        moved.places.push(crate::check::Place {
+                            path: f.path.clone(),
+                            line: f.line,
+                            column: f.column,
+                            message: format!("the run stopped here: {}", f.message),
+                        });
+                        f = moved;
+                    }
+                }
+                Some(Verdict::Stays(notes)) => {
+                    f.places = notes.iter().filter_map(|n| project.place(n)).collect();
+                }
+                None => {}
+            }
+        }
         if let Event::Invented { iface, member, .. } = ev {
             f.related = crate::check::suggest::interface_related(corpus, iface);
             let spans_name = text.get(span.start..span.end) == Some(member.as_str());
@@ -172,11 +256,46 @@ pub fn findings(
     out
 }
 
+/// A file's text as the run placed things in it: a Markdown file's prose blanked (its
+/// offsets kept), so that names are looked up in its code only; a parse of the whole
+/// page found no member in it and spanned the wrong word.
+fn code_of(sources: &Sources, file: &str) -> Option<String> {
+    let text = sources.read(file)?;
+    if crate::js::is_markdown(file) {
+        return Some(crate::js::script_text(file, &text, &[]).into_owned());
+    }
+    Some(text)
+}
+
 /// Drops repeated findings (same file, line, column and message) and sorts by file,
-/// then position.
+/// then position. Findings with related places at one place are one blame (two
+/// entries that stopped at two uses of the same wrong declaration): they become one,
+/// with every use listed.
 pub fn dedup(findings: &mut Vec<Finding>) {
-    let mut seen = HashSet::new();
-    findings.retain(|f| seen.insert((f.path.clone(), f.line, f.column, f.message.clone())));
+    let mut seen: HashMap<(String, usize, usize, String), usize> = HashMap::new();
+    let mut out: Vec<Finding> = Vec::with_capacity(findings.len());
+    for f in findings.drain(..) {
+        let message = if f.places.is_empty() {
+            f.message.clone()
+        } else {
+            "\0related".to_string()
+        };
+        match seen.entry((f.path.clone(), f.line, f.column, message)) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                let kept = &mut out[*e.get()];
+                for p in f.places {
+                    if !kept.places.contains(&p) {
+                        kept.places.push(p);
+                    }
+                }
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(out.len());
+                out.push(f);
+            }
+        }
+    }
+    *findings = out;
     findings.sort_by(|a, b| {
         (&a.path, a.span.start, a.span.end, &a.message).cmp(&(
             &b.path,
@@ -185,6 +304,18 @@ pub fn dedup(findings: &mut Vec<Finding>) {
             &b.message,
         ))
     });
+}
+
+/// The byte offset of a 1-based (line, column in characters) of the engine's stack.
+pub(super) fn byte_at(text: &str, idx: &LineIndex, line: usize, col: usize) -> usize {
+    let line0 = line.saturating_sub(1).min(idx.len().saturating_sub(1));
+    let ls = idx.line_start(line0);
+    let rest = text.get(ls..).unwrap_or("");
+    let le = rest.find('\n').unwrap_or(rest.len());
+    rest[..le]
+        .char_indices()
+        .nth(col.saturating_sub(1))
+        .map_or(ls + le, |(i, _)| ls + i)
 }
 
 /// The property of a `TypeError: cannot read property 'x' of undefined` line.

@@ -116,8 +116,11 @@ impl Sources {
 
     /// The script as the engine runs it: a line that begins with a directive is not
     /// JavaScript and is blanked (line numbers kept); `#include "x"` becomes a load of x
-    /// at that point, as the engine runs it.
-    pub fn prepare(&self, text: &str) -> String {
+    /// at that point, as the engine runs it. A Markdown file (`rel`) runs its fenced
+    /// `js` blocks in order, as the checker reads them, prose blanked.
+    pub fn prepare(&self, rel: &str, text: &str) -> String {
+        let fenced = crate::js::is_markdown(rel).then(|| crate::js::script_text(rel, text, &[]));
+        let text = fenced.as_deref().unwrap_or(text);
         if self.directives.is_empty() {
             return text.to_string();
         }
@@ -340,7 +343,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let s = Sources::new(dir.path(), &HashMap::new(), &c);
         let text = "#target folio\r\n  #include \"lib/a.jsx\"\n#includepath \"lib\"\nvar a = 1; // #include \"no\"\n";
-        let out = s.prepare(text);
+        let out = s.prepare("a.jsx", text);
         assert_eq!(
             out,
             "\r\n__grounded_include__(\"lib/a.jsx\");\n\nvar a = 1; // #include \"no\"\n"

@@ -14,6 +14,7 @@ use tower_lsp_server::ls_types::*;
 
 use super::document::{range_of, Document, Kind};
 use super::server::{guard, read, Backend, INDEX_IDLE};
+use super::typing::LOCAL_ANALYSIS_BYTES;
 use crate::check::{Finding, Session, Severity};
 use crate::js::LineIndex;
 
@@ -146,6 +147,24 @@ impl Backend {
                 });
             }
         }
+        for p in &f.places {
+            // Absolute paths (the dry run's scheduler made them so). The column counts
+            // characters: the same UTF-16 units on lines of ASCII, and on any other
+            // line still the right line to open.
+            if let Some(uri) = Uri::from_file_path(Path::new(&p.path)) {
+                let pos = Position::new(
+                    p.line.saturating_sub(1) as u32,
+                    p.column.saturating_sub(1) as u32,
+                );
+                related.push(DiagnosticRelatedInformation {
+                    location: Location {
+                        uri,
+                        range: Range::new(pos, pos),
+                    },
+                    message: p.message.clone(),
+                });
+            }
+        }
         let related_information = (!related.is_empty()).then_some(related);
         Diagnostic {
             range,
@@ -264,7 +283,7 @@ impl Backend {
                 };
                 if kind == Kind::Skipped {
                     *slot = None;
-                    return Some((rel, Vec::new(), t0.elapsed()));
+                    return Some((rel, Vec::new(), t0.elapsed(), None));
                 }
                 let corpus = this.corpus();
                 let index = read(&this.state.index);
@@ -290,15 +309,16 @@ impl Backend {
                     if reuse { "" } else { " (new session)" },
                     findings.len()
                 );
-                Some((rel, findings, t0.elapsed()))
+                let seed = slot.as_ref().map(|s| (s.seed(), s.edited_tree().clone()));
+                Some((rel, findings, t0.elapsed(), seed))
             })
         })
         .await;
-        let (rel, findings, cost) = match res {
+        let (rel, findings, cost, seed) = match res {
             Ok(Ok(Some(f))) => f,
             Ok(Ok(None)) => return,
             Ok(Err(_)) => match self.state.docs.get(&key) {
-                Some(e) => (e.rel.clone(), Vec::new(), e.last_check),
+                Some(e) => (e.rel.clone(), Vec::new(), e.last_check, None),
                 None => return,
             },
             Err(e) => {
@@ -312,6 +332,15 @@ impl Backend {
                 e.findings = Arc::new(findings);
                 e.findings_version = version;
                 e.last_check = cost;
+                if let Some((seed, tree)) = seed {
+                    e.seed = Some(seed);
+                    // A large buffer's requests read the tree around the cursor
+                    // ([`Backend::script_at`]); the first needs one without parsing
+                    // the buffer again (seconds on a 7.8 MB script).
+                    if e.doc.tree.is_none() && e.doc.text.len() >= LOCAL_ANALYSIS_BYTES {
+                        e.doc.tree = Some(tree);
+                    }
+                }
             }
             _ => return,
         }

@@ -123,7 +123,11 @@ impl Backend {
             return;
         };
         let mut by_uri: HashMap<String, (Uri, Vec<Finding>)> = HashMap::new();
-        for f in report.findings {
+        for mut f in report.findings {
+            // Related places open from the editor by absolute path.
+            for place in &mut f.places {
+                place.path = root.join(&place.path).to_string_lossy().into_owned();
+            }
             let p = Path::new(&f.path);
             let abs = if p.is_absolute() {
                 p.to_path_buf()

@@ -17,7 +17,7 @@ use super::scan::{open_brackets, Open};
 use super::typing::{chain_start, parse_snippet, snippet_expr, walk, FileCtx};
 use crate::docs::{Corpus, Member, MemberKind, Type};
 use crate::es::{self, Proto};
-use crate::js::{BindingKind, Certain, LineIndex};
+use crate::js::{BindingKind, Certain, LineIndex, Seed};
 
 fn text_of<'s>(node: Node, src: &'s str) -> &'s str {
     src.get(node.byte_range()).unwrap_or("")
@@ -82,8 +82,17 @@ fn node_at(tree: &Tree, offset: usize) -> Option<Node<'_>> {
 
 /// Hover on a member name, a global, the project's own names, the language's built-ins
 /// and option keys.
-pub fn hover(corpus: &Corpus, text: &str, tree: &Tree, offset: usize) -> Option<Hover> {
-    let ctx = FileCtx::new(corpus, text, tree);
+///
+/// `seed` is the checker's last seed of the file: with it, a large file analyses only
+/// the statement under the cursor ([`FileCtx::at`]).
+pub fn hover(
+    corpus: &Corpus,
+    text: &str,
+    tree: &Tree,
+    offset: usize,
+    seed: Option<&Seed>,
+) -> Option<Hover> {
+    let ctx = FileCtx::at(corpus, text, tree, offset, seed);
     let node = node_at(tree, offset)?;
     let idx = LineIndex::new(text);
     let parent = node.parent();
@@ -105,7 +114,15 @@ pub fn hover(corpus: &Corpus, text: &str, tree: &Tree, offset: usize) -> Option<
         "identifier" | "shorthand_property_identifier" => {
             let name = text_of(node, text);
             if let Some(b) = ctx.analysis.binding_at(name, node.start_byte()) {
-                declaration_markdown(text, b.kind, b.start)
+                // A statement analysed alone knows the file's other top-level names
+                // from the seed, without where they are declared.
+                let at = match (ctx.local, b.scope) {
+                    (true, 0) => top_level_declaration(tree, text, name)
+                        .or_else(|| declaration_in_text(text, name))
+                        .unwrap_or(b.start),
+                    _ => b.start,
+                };
+                declaration_markdown(text, b.kind, at)
             } else if let Some(iface) = corpus.global_interface(name) {
                 if ctx.node_interface(node).as_deref() != Some(iface) {
                     return None;
@@ -213,14 +230,62 @@ pub fn undeclared_name_at(
     text: &str,
     tree: &Tree,
     offset: usize,
+    seed: Option<&Seed>,
 ) -> Option<String> {
     let node = node_at(tree, offset)?;
     if node.kind() != "identifier" {
         return None;
     }
     let name = text_of(node, text);
-    let a = crate::js::Analysis::new(corpus, text, tree);
-    (!a.is_declared(name, node.start_byte())).then(|| name.to_string())
+    let ctx = FileCtx::at(corpus, text, tree, offset, seed);
+    (!ctx.analysis.is_declared(name, node.start_byte())).then(|| name.to_string())
+}
+
+/// Where `function name` or `var name` first appears in `text`: the declaration of a
+/// top-level name outside the statements a large file's request parsed.
+fn declaration_in_text(text: &str, name: &str) -> Option<usize> {
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    text.match_indices(name).map(|(i, _)| i).find(|&i| {
+        let before = text[..i].trim_end_matches([' ', '\t']);
+        let keyword = before.ends_with("function") || before.ends_with("var");
+        let spaced = before.len() < i;
+        let after_ok = !text[i + name.len()..].starts_with(ident);
+        let word_before = before
+            .strip_suffix("function")
+            .or_else(|| before.strip_suffix("var"))
+            .is_some_and(|b| !b.ends_with(ident));
+        keyword && spaced && after_ok && word_before
+    })
+}
+
+/// Where the file's top level declares `name` (a function or a `var`): the position a
+/// statement analysed alone does not know.
+fn top_level_declaration(tree: &Tree, text: &str, name: &str) -> Option<usize> {
+    let root = tree.root_node();
+    let mut c = root.walk();
+    for n in root.named_children(&mut c) {
+        match n.kind() {
+            "function_declaration" | "generator_function_declaration" => {
+                if let Some(id) = n.child_by_field_name("name") {
+                    if text_of(id, text) == name {
+                        return Some(id.start_byte());
+                    }
+                }
+            }
+            "variable_declaration" | "lexical_declaration" => {
+                let mut d = n.walk();
+                for v in n.named_children(&mut d) {
+                    if let Some(id) = v.child_by_field_name("name") {
+                        if text_of(id, text) == name {
+                            return Some(id.start_byte());
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// What a built-in global of the language is, its edition, and whether the engine's
@@ -388,6 +453,7 @@ pub fn completion(
     tree: &Tree,
     offset: usize,
     project: &[(String, String)],
+    seed: Option<&Seed>,
 ) -> Vec<CompletionItem> {
     let offset = offset.min(text.len());
     if in_comment_or_string(tree, offset) {
@@ -397,7 +463,7 @@ pub fn completion(
     if inside {
         return Vec::new();
     }
-    let ctx = FileCtx::new(corpus, text, tree);
+    let ctx = FileCtx::at(corpus, text, tree, offset, seed);
     let word = ident_start(text, offset);
     let level = corpus.engine.es_year;
     // After `receiver.`
@@ -424,7 +490,7 @@ pub fn completion(
     let key_place = before_word.ends_with('{') || before_word.ends_with(',');
     if let [.., call, lit] = open.as_slice() {
         if call.bracket == b'(' && lit.bracket == b'{' && key_place {
-            if let Some(items) = option_keys(&ctx, *call, *lit) {
+            if let Some(items) = option_keys(&ctx, *call, *lit, word) {
                 return items;
             }
         }
@@ -684,13 +750,16 @@ fn open_literal_interface<'a>(ctx: &FileCtx<'a>, call: Open, lit: Open) -> Optio
     param_type(m, call.commas)?.interface()
 }
 
-fn option_keys(ctx: &FileCtx, call: Open, lit: Open) -> Option<Vec<CompletionItem>> {
+/// The option interface's keys not yet written in the literal (but the one under the
+/// cursor at `word`).
+fn option_keys(ctx: &FileCtx, call: Open, lit: Open, word: usize) -> Option<Vec<CompletionItem>> {
     let iface = open_literal_interface(ctx, call, lit)?;
+    let written = super::scan::literal_keys(ctx.text, lit.at, word);
     Some(
         ctx.corpus
             .members_of(iface)
             .into_iter()
-            .filter(|m| m.kind != MemberKind::Method)
+            .filter(|m| m.kind != MemberKind::Method && !written.contains(&m.name))
             .map(|m| {
                 let mut item = member_item(ctx.corpus, m);
                 item.kind = Some(CompletionItemKind::FIELD);
@@ -708,8 +777,9 @@ pub fn signature_help(
     text: &str,
     tree: &Tree,
     offset: usize,
+    seed: Option<&Seed>,
 ) -> Option<SignatureHelp> {
-    let ctx = FileCtx::new(corpus, text, tree);
+    let ctx = FileCtx::at(corpus, text, tree, offset, seed);
     let (open, inside) = open_brackets(text, Some(tree), offset);
     if inside {
         return None;

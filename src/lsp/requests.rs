@@ -19,17 +19,19 @@ impl Backend {
     /// `textDocument/hover`.
     pub(super) async fn hover_at(&self, params: HoverParams) -> Result<Option<Hover>> {
         let p = params.text_document_position_params;
-        let Some((text, tree)) = self.script(&p.text_document.uri).await else {
+        let Some((text, tree, seed)) = self.script_at(&p.text_document.uri, p.position).await
+        else {
             return Ok(None);
         };
         let corpus = self.corpus();
+        let seed = seed.as_deref();
         let (found, name) = guard("hover", || {
             let off = LineIndex::new(&text).offset_utf16(p.position.line, p.position.character);
-            match features::hover(&corpus, &text, &tree, off) {
+            match features::hover(&corpus, &text, &tree, off, seed) {
                 Some(h) => (Some(h), None),
                 None => (
                     None,
-                    features::undeclared_name_at(&corpus, &text, &tree, off),
+                    features::undeclared_name_at(&corpus, &text, &tree, off, seed),
                 ),
             }
         })?;
@@ -79,14 +81,15 @@ impl Backend {
         params: CompletionParams,
     ) -> Result<Option<CompletionResponse>> {
         let p = params.text_document_position;
-        let Some((text, tree)) = self.script(&p.text_document.uri).await else {
+        let Some((text, tree, seed)) = self.script_at(&p.text_document.uri, p.position).await
+        else {
             return Ok(None);
         };
         let corpus = self.corpus();
         let project = self.project_names(&p.text_document.uri);
         guard("completion", || {
             let off = LineIndex::new(&text).offset_utf16(p.position.line, p.position.character);
-            let items = features::completion(&corpus, &text, &tree, off, &project);
+            let items = features::completion(&corpus, &text, &tree, off, &project, seed.as_deref());
             (!items.is_empty()).then_some(CompletionResponse::Array(items))
         })
     }
@@ -97,13 +100,14 @@ impl Backend {
         params: SignatureHelpParams,
     ) -> Result<Option<SignatureHelp>> {
         let p = params.text_document_position_params;
-        let Some((text, tree)) = self.script(&p.text_document.uri).await else {
+        let Some((text, tree, seed)) = self.script_at(&p.text_document.uri, p.position).await
+        else {
             return Ok(None);
         };
         let corpus = self.corpus();
         guard("signatureHelp", || {
             let off = LineIndex::new(&text).offset_utf16(p.position.line, p.position.character);
-            features::signature_help(&corpus, &text, &tree, off)
+            features::signature_help(&corpus, &text, &tree, off, seed.as_deref())
         })
     }
 

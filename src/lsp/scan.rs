@@ -143,6 +143,80 @@ pub fn open_brackets(text: &str, tree: Option<&Tree>, offset: usize) -> (Vec<Ope
     (stack, false)
 }
 
+/// The keys already written in the object literal whose `{` is at `open`, at its own
+/// depth, before and after the cursor, except the key being typed at `word` (the start
+/// of the word under the cursor). Reads to the literal's `}`, or at most [`MAX_BACK`]
+/// bytes while it is still unclosed.
+///
+/// Why: completion inside `{ cellPadding: 3, |` offered `cellPadding` again, and a key
+/// written twice in an options literal is a mistake the checker would then report.
+pub fn literal_keys(text: &str, open: usize, word: usize) -> Vec<String> {
+    let b = text.as_bytes();
+    let end = text.len().min(open.saturating_add(MAX_BACK));
+    let mut keys = Vec::new();
+    let mut depth = 0usize;
+    // Whether a key may start here: right after the `{` or a comma of the literal.
+    let mut key_place = true;
+    let mut i = open + 1;
+    while i < end {
+        let c = b[i];
+        match c {
+            _ if c.is_ascii_whitespace() => {
+                i += 1;
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i = text[i..].find('\n').map_or(end, |n| i + n);
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = text[i + 2..].find("*/").map_or(end, |n| i + 2 + n + 2);
+                continue;
+            }
+            _ => {}
+        }
+        if depth == 0 && key_place {
+            key_place = false;
+            let (name, after) = match c {
+                b'"' | b'\'' => {
+                    let e = skip_quoted(b, i, c);
+                    (text.get(i + 1..e.saturating_sub(1)), e)
+                }
+                _ if c.is_ascii_alphanumeric() || c == b'_' || c == b'$' => {
+                    let e = b[i..]
+                        .iter()
+                        .position(|&x| !(x.is_ascii_alphanumeric() || x == b'_' || x == b'$'))
+                        .map_or(b.len(), |n| i + n);
+                    (text.get(i..e), e)
+                }
+                _ => (None, i),
+            };
+            if let Some(name) = name {
+                let colon = text[after.min(text.len())..].trim_start().starts_with(':');
+                if colon && !(i..=after).contains(&word) {
+                    keys.push(name.to_string());
+                }
+                i = after.max(i + 1);
+                continue;
+            }
+        }
+        match c {
+            b'"' | b'\'' | b'`' => {
+                i = skip_quoted(b, i, c);
+                continue;
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' if depth == 0 => break,
+            b')' | b']' | b'}' => depth -= 1,
+            b',' if depth == 0 => key_place = true,
+            b';' if depth == 0 => break,
+            _ => {}
+        }
+        i += 1;
+    }
+    keys
+}
+
 /// Whether the quoted literal that ends at `end` was closed by its quote.
 fn closed(b: &[u8], end: usize, quote: u8) -> bool {
     end > 0 && b[end - 1] == quote
@@ -211,5 +285,21 @@ mod tests {
         );
         assert!(at_end("f(\"a, ").1, "inside a string");
         assert!(at_end("f(1, // note, ").1, "inside a comment");
+    }
+
+    #[test]
+    fn literal_keys_are_those_written_at_its_depth_but_the_one_typed() {
+        let t = "f(x, { a: 1, \"b\": g({ c: 2 }), // d: 3\n e: [1, 2], cellP";
+        let open = t.find('{').unwrap();
+        let word = t.len() - "cellP".len();
+        assert_eq!(literal_keys(t, open, word), ["a", "b", "e"]);
+        // The key under the cursor is not "written": it is being typed.
+        let a = t.find("a:").unwrap();
+        assert_eq!(literal_keys(t, open, a), ["b", "e"]);
+        // Keys after the cursor count, up to the literal's end.
+        let t = "f({ , cellPadding: 3 }); var z = { q: 1 };";
+        assert_eq!(literal_keys(t, 2, 4), ["cellPadding"]);
+        // A value is no key, nor is a ternary's branch.
+        assert!(literal_keys("f({ a: b ? c : d, ", 2, 99).eq(&["a"]));
     }
 }

@@ -9,7 +9,9 @@ use tower_lsp_server::ls_types::*;
 
 use super::document::{Document, Kind};
 use super::server::{guard, Backend};
+use super::typing::LOCAL_ANALYSIS_BYTES;
 use crate::check::Finding;
+use crate::js::LineIndex;
 
 /// One open buffer and what was last published for it.
 pub(super) struct Entry {
@@ -29,6 +31,18 @@ pub(super) struct Entry {
     pub(super) session: Arc<Mutex<Option<crate::check::Session>>>,
     /// What the last check of this buffer cost: the adaptive debounce's measure.
     pub(super) last_check: std::time::Duration,
+    /// The seed of the session's last full check: hover and completion on a large buffer
+    /// analyse the statement under the cursor with it, instead of the whole buffer,
+    /// while the next check runs.
+    pub(super) seed: Option<Arc<crate::js::Seed>>,
+}
+
+/// The point `text` ends at, starting from `p`.
+fn advance(p: tree_sitter::Point, text: &str) -> tree_sitter::Point {
+    match text.rfind('\n') {
+        Some(i) => tree_sitter::Point::new(p.row + text.matches('\n').count(), text.len() - i - 1),
+        None => tree_sitter::Point::new(p.row, p.column + text.len()),
+    }
 }
 
 /// A buffer's state at one version, for analysis off the store's lock.
@@ -124,6 +138,95 @@ impl Backend {
         }
     }
 
+    /// [`Backend::script`] for a request at `pos`, with the seed of the buffer's last
+    /// check (see [`Entry::seed`]).
+    ///
+    /// A buffer of [`LOCAL_ANALYSIS_BYTES`] and more is never parsed again for a
+    /// request: the top-level statements around `pos` are cut from the buffer's last
+    /// tree (edited to the text's positions) and parsed alone; the tree returned holds
+    /// only them, at their offsets in the whole text. Why: tree-sitter's incremental
+    /// reparse of a 7.8 MB script of 34,000 functions cost over a second of CPU, and
+    /// hover and completion waited for it behind every keystroke. Before its first
+    /// check, such a buffer answers nothing rather than wait seconds.
+    pub(super) async fn script_at(
+        &self,
+        uri: &Uri,
+        pos: Position,
+    ) -> Option<(String, tree_sitter::Tree, Option<Arc<crate::js::Seed>>)> {
+        let large = self.state.docs.get(uri.as_str()).is_some_and(|e| {
+            e.doc.kind == Kind::Script && e.doc.text.len() >= LOCAL_ANALYSIS_BYTES
+        });
+        if large {
+            let this = self.clone();
+            let key = uri.as_str().to_string();
+            return tokio::task::spawn_blocking(move || {
+                guard("parse", || this.piece_at(&key, pos)).ok().flatten()
+            })
+            .await
+            .ok()
+            .flatten();
+        }
+        match self.fresh_async(uri.as_str()).await? {
+            Snapshot {
+                text,
+                tree: Some(tree),
+                kind: Kind::Script | Kind::Markdown,
+                ..
+            } => {
+                let seed = self.state.docs.get(uri.as_str())?.seed.clone();
+                Some((text, tree, seed))
+            }
+            _ => None,
+        }
+    }
+
+    /// The statements around `pos` of a large buffer, parsed alone (see
+    /// [`Backend::script_at`]).
+    fn piece_at(
+        &self,
+        key: &str,
+        pos: Position,
+    ) -> Option<(String, tree_sitter::Tree, Option<Arc<crate::js::Seed>>)> {
+        let (text, tree, seed, directives, rel) = {
+            let e = self.state.docs.get(key)?;
+            let seed = e.seed.clone()?;
+            let tree = e.doc.tree.clone()?;
+            (
+                e.doc.text.clone(),
+                tree,
+                seed,
+                e.doc.directives.clone(),
+                e.rel.clone(),
+            )
+        };
+        let offset = LineIndex::new(&text).offset_utf16(pos.line, pos.character);
+        let node = super::typing::top_level_at(&tree, offset)?;
+        let lo = node.prev_sibling().unwrap_or(node);
+        let hi = node.next_sibling().unwrap_or(node);
+        let start = lo.start_byte().min(text.len());
+        // Through the cursor's line, for text typed after the last statement.
+        let line_end = text[offset.min(text.len())..]
+            .find('\n')
+            .map_or(text.len(), |i| offset + i);
+        let end = hi.end_byte().max(line_end).min(text.len());
+        if start >= end || !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+            return None;
+        }
+        let start_point = lo.start_position();
+        let range = tree_sitter::Range {
+            start_byte: start,
+            end_byte: end,
+            start_point,
+            end_point: advance(start_point, &text[start..end]),
+        };
+        let script = crate::js::script_text(&rel, &text, &directives);
+        let mut parser = crate::js::parser();
+        parser.set_included_ranges(&[range]).ok()?;
+        let piece = parser.parse(script.as_bytes(), None)?;
+        drop(script);
+        Some((text, piece, Some(seed)))
+    }
+
     /// `textDocument/didOpen`: stores the buffer and checks it at once.
     pub(super) async fn open_document(&self, params: DidOpenTextDocumentParams) {
         let td = params.text_document;
@@ -146,6 +249,7 @@ impl Backend {
                 findings_version: -1,
                 session: Arc::new(Mutex::new(None)),
                 last_check: std::time::Duration::ZERO,
+                seed: None,
             },
         );
         if self.adopt_project_of(&key).await {

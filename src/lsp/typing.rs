@@ -13,7 +13,16 @@
 use tree_sitter::{Node, Tree};
 
 use crate::docs::{Corpus, Member};
-use crate::js::Analysis;
+use crate::js::{Analysis, Seed};
+
+/// From this size on, a request analyses only the top-level statement under the cursor,
+/// with the rest of the file standing in as the checker's last [`Seed`].
+///
+/// Why: hover and completion analysed the whole buffer for every request, and on a
+/// 7.8 MB script that is hundreds of milliseconds while the check of the last keystroke
+/// is still running: the editor felt frozen. Smaller files keep the whole analysis,
+/// which also knows the positions of declarations in other statements.
+pub const LOCAL_ANALYSIS_BYTES: usize = 1 << 20;
 
 /// The file an expression lives in: names resolve against its declarations.
 pub struct FileCtx<'a> {
@@ -23,12 +32,30 @@ pub struct FileCtx<'a> {
     pub text: &'a str,
     /// The whole file's tree.
     pub tree: &'a Tree,
-    /// The checker's analysis of the file.
+    /// The checker's analysis of the file (or of the statement at the request's
+    /// offset, see [`FileCtx::at`]).
     pub analysis: Analysis<'a>,
+    /// Whether `analysis` covers only one top-level statement: the program scope's
+    /// bindings then come from the seed, without their positions.
+    pub local: bool,
 }
 
 fn text_of<'s>(node: Node, src: &'s str) -> &'s str {
     src.get(node.byte_range()).unwrap_or("")
+}
+
+/// The top-level node holding `offset`, else the last one starting before it.
+pub fn top_level_at(tree: &Tree, offset: usize) -> Option<Node<'_>> {
+    let root = tree.root_node();
+    let mut c = root.walk();
+    if c.goto_first_child_for_byte(offset).is_some() {
+        if c.node().start_byte() > offset {
+            // Between statements: the one before (else the first, after it).
+            c.goto_previous_sibling();
+        }
+        return Some(c.node());
+    }
+    root.child(root.child_count().checked_sub(1)?)
 }
 
 /// Walks every node of a tree, depth first.
@@ -58,6 +85,32 @@ impl<'a> FileCtx<'a> {
             text,
             tree,
             analysis: Analysis::new(corpus, text, tree),
+            local: false,
+        }
+    }
+
+    /// The context a request at `offset` needs: the whole file analysed, or on a file of
+    /// [`LOCAL_ANALYSIS_BYTES`] and more, with the checker's last `seed`, the top-level
+    /// statement holding `offset` (or the last one before it) alone.
+    pub fn at(
+        corpus: &'a Corpus,
+        text: &'a str,
+        tree: &'a Tree,
+        offset: usize,
+        seed: Option<&'a Seed>,
+    ) -> FileCtx<'a> {
+        let (Some(seed), true) = (seed, text.len() >= LOCAL_ANALYSIS_BYTES) else {
+            return FileCtx::new(corpus, text, tree);
+        };
+        let Some(node) = top_level_at(tree, offset) else {
+            return FileCtx::new(corpus, text, tree);
+        };
+        FileCtx {
+            corpus,
+            text,
+            tree,
+            analysis: Analysis::for_node(corpus, text, tree, node, seed),
+            local: true,
         }
     }
 

@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod agent;
+pub mod atlas;
 pub mod model_server;
 
 use std::collections::VecDeque;
@@ -431,6 +433,82 @@ pub fn pos_of(text: &str, needle: &str) -> (u32, u32) {
     let ls = text[..at].rfind('\n').map_or(0, |i| i + 1);
     (line as u32, text[ls..at].encode_utf16().count() as u32)
 }
+
+/// `textDocument/*` params at `needle`'s first occurrence in `text`, `delta` UTF-16
+/// units further on.
+pub fn at(uri: &str, text: &str, needle: &str, delta: u32) -> Value {
+    let (l, c) = pos_of(text, needle);
+    json!({"textDocument": {"uri": uri}, "position": {"line": l, "character": c + delta}})
+}
+
+/// The labels of a completion answer (a list, or a `CompletionList`'s items).
+pub fn labels(v: &Value) -> Vec<String> {
+    let items = v
+        .as_array()
+        .or_else(|| v["items"].as_array())
+        .cloned()
+        .unwrap_or_default();
+    items
+        .iter()
+        .map(|i| i["label"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Asserts that hover at line 2, column 11 of `uri` (a `tableStart` call in the
+/// tests' scripts) still answers with the docs: the server serves after whatever came
+/// before.
+pub fn hover_works(lsp: &mut Lsp, uri: &str) {
+    let h = lsp.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 10}}),
+    );
+    assert!(
+        h["contents"]["value"]
+            .as_str()
+            .unwrap_or("")
+            .contains("tableStart"),
+        "{h}"
+    );
+}
+
+/// The `name` of every item of an answer that is an array (symbols), in order.
+pub fn names_of(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect()
+}
+
+/// The `path` of every finding of a `--format json` array, in order.
+pub fn paths_of(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect()
+}
+
+/// The folder above `dir` and `dir`'s own name there: a command run from the parent
+/// names the project by it.
+pub fn parent_and_name(dir: &Path) -> (&Path, String) {
+    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+    (dir.parent().unwrap(), name)
+}
+
+/// The families with one planted mistake each under `examples/demo/mistakes/` (the
+/// file `NAME.js`); `dynamic.js` is the dry run's and is not listed.
+pub const PLANTED: &[&str] = &[
+    "member",
+    "object",
+    "function",
+    "syntax",
+    "option",
+    "constructor",
+    "engine",
+    "file",
+    "construct",
+];
 
 /// A project folder: `grounded.toml` with `docs` and optional `entry`, plus files.
 pub fn project(docs: &str, files: &[(&str, &[u8])]) -> tempfile::TempDir {

@@ -451,6 +451,14 @@ impl Tool for DryRun {
                 "{}:{}:{} {}\n",
                 f.path, f.line, f.column, f.message
             ));
+            // The other side of a blame (the call that failed, when the finding is at
+            // the declaration): the model edits where it is pointed, and needs both.
+            for p in &f.places {
+                out.push_str(&format!(
+                    "  related: {}:{}:{} {}\n",
+                    p.path, p.line, p.column, p.message
+                ));
+            }
         }
         out.push_str("what it cannot prove:\n");
         for l in &report.limits {
