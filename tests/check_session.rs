@@ -361,3 +361,27 @@ fn located_construct_calls_agree_with_the_walk() {
         "the scripts include unclosed and stray constructs ({warned})"
     );
 }
+
+/// A statement re-checked alone is seeded with only the whole file's names it spells
+/// (globals, project names, polyfills). The names it does spell must all come with it:
+/// a polyfill the file supplies, a global whose type is certain, a function declared
+/// far away. Known-bad edits (an invented member of that global, a built-in the level
+/// lacks and nothing supplies) must still be found.
+#[test]
+fn a_statement_rechecked_alone_sees_the_polyfills_globals_and_functions_it_names() {
+    let script = "String.prototype.trim = function () { return this; };\nvar far = new Table();\nfunction helper(x) { return x; }\nvar s = \" a \";\nvar out = s.trim() + helper(1);\nfar.columns = 2;\n";
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let mut s = Session::new(corpus, project, "s.js", script);
+    assert!(s.findings().is_empty(), "{:?}", shown(s.findings()));
+    // Known-good edits inside one statement: the polyfilled `trim`, the far function.
+    edit_and_compare(&mut s, "helper(1)", "helper(2)");
+    edit_and_compare(&mut s, "far.columns = 2", "far.columns = 3");
+    assert!(s.findings().is_empty(), "{:?}", shown(s.findings()));
+    // Known-bad: an invented member of the far global, a built-in nothing supplies.
+    edit_and_compare(&mut s, "far.columns = 3", "far.colums = 3");
+    edit_and_compare(&mut s, "s.trim() + helper(2)", "s.trim() + [1].indexOf(1)");
+    let codes: Vec<&str> = s.findings().iter().map(|f| f.code.as_str()).collect();
+    assert_eq!(codes.len(), 2, "{:?}", shown(s.findings()));
+    assert!(s.incremental_edits() >= 3, "{}", s.incremental_edits());
+}

@@ -562,6 +562,27 @@ fn a_name_another_script_declares_is_not_the_runs_to_judge() {
 }
 
 #[test]
+fn a_name_another_script_declares_only_inside_a_function_is_still_undefined() {
+    // The other script's `var shared` is local to its function: the shared global
+    // scope does not have it, so the run's ReferenceError is a finding, not a limit.
+    let dir = project(&[
+        ("main.js", "var x = shared(1);\n"),
+        (
+            "setup.js",
+            "function setup() { var shared = 1; return shared; }\n",
+        ),
+    ]);
+    let report = run(&bundled::demo().unwrap(), dir.path(), "main.js");
+    let f = one(&report.findings);
+    assert!(f.message.contains("shared"), "{}", f.message);
+    assert!(
+        !report.limits.iter().any(|l| l.contains("declared by")),
+        "{:#?}",
+        report.limits
+    );
+}
+
+#[test]
 fn a_statement_without_a_call_is_placed_on_its_own_line() {
     // `var n = first.numbr;` makes no call: the engine notes no position for it, the
     // finding must still name line 3, not an earlier one.

@@ -180,6 +180,22 @@ fn a_global_never_expands_and_a_declared_variable_does() {
 }
 
 #[test]
+fn a_catch_parameter_is_the_clause_s_variable_as_the_checker_scopes_it() {
+    // ES3: `catch (e)` binds `e` for the clause only. The footprint layer once scoped
+    // it to the whole function, so `e.count` after the clause joined its footprint
+    // while the checker called that `e` a global.
+    let text = "function f() {\n    try { g(); } catch (e) {\n        e.handled = true;\n    }\n    e.count = 1;\n    var e2 = new Block();\n    e2.name = \"n\";\n}\n";
+    let tree = grounded::js::parse(text);
+    let v = variable_footprint(text, &tree, At::Line(3));
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert_eq!((v[0].name.as_str(), v[0].declared_line), ("e", 2));
+    assert_eq!(v[0].lines, vec![3]);
+    assert!(variable_footprint(text, &tree, At::Line(5)).is_empty());
+    let d = variable_footprint(text, &tree, At::Line(7));
+    assert_eq!((d[0].name.as_str(), d[0].lines.clone()), ("e2", vec![6, 7]));
+}
+
+#[test]
 fn a_shadowed_global_is_not_the_engine_s_construct() {
     let corpus = bundled::demo().unwrap();
     let text = "function f(layout) {\n    layout.tableStart(x);\n}\nvar layout2 = 1;\n";

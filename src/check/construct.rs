@@ -32,9 +32,10 @@ use tree_sitter::Node;
 use crate::check::{Code, Finding, Span};
 use crate::docs::Corpus;
 use crate::footprint::{
-    analysis::{construct_calls_on_paths, helper_call, is_function_kind, Analysis, ConstructCall},
+    analysis::{construct_calls_on_paths, helper_call, ConstructCall},
     constructs::{match_calls, Matched},
 };
+use crate::js::is_function_kind;
 
 /// The construct findings of a script (warnings).
 pub fn check(corpus: &Corpus, path: &str, text: &str, tree: &tree_sitter::Tree) -> Vec<Finding> {
@@ -52,8 +53,8 @@ pub fn check_helpers(
     if !crate::footprint::mentions_constructs(corpus, text) {
         return (Vec::new(), Vec::new());
     }
-    let an = Analysis::new(text, tree, Some(corpus));
-    findings(corpus, path, text, an.calls, tree.root_node())
+    let a = crate::js::Analysis::new(corpus, text, tree);
+    check_with_helpers(corpus, path, text, &a)
 }
 
 /// Like [`check`], for a caller that has already analysed the script (the checker):

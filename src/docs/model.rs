@@ -344,6 +344,28 @@ impl Corpus {
         Corpus::from_sources(files, facts, diags, &path.display().to_string())
     }
 
+    /// A corpus that documents nothing: what the script analysis types against when a
+    /// question needs no docs (a variable's footprint, `find`'s footprints): no global,
+    /// no construct, no member, so nothing is certain and no call is a construct's.
+    pub fn empty() -> Corpus {
+        Corpus {
+            chunks: Chunks::new(Vec::new()),
+            kinds: Vec::new(),
+            interfaces: BTreeMap::new(),
+            globals: BTreeMap::new(),
+            constructors: BTreeMap::new(),
+            constructs: BTreeMap::new(),
+            skipped_pairs: Vec::new(),
+            engine: Engine::default(),
+            extra_globals: BTreeSet::new(),
+            extra_functions: BTreeSet::new(),
+            absent: BTreeMap::new(),
+            diagnostics: Vec::new(),
+            origin: String::new(),
+            ancestors: BTreeMap::new(),
+        }
+    }
+
     /// Builds a corpus from files already in memory (the bundled corpus, tests).
     /// `facts` is the overlay file, if any.
     pub fn from_sources(
@@ -370,18 +392,9 @@ impl Corpus {
         let mut c = Corpus {
             kinds: chunks.iter().map(|ch| kind_of(&ch.title)).collect(),
             chunks: Chunks::new(chunks),
-            interfaces: BTreeMap::new(),
-            globals: BTreeMap::new(),
-            constructors: BTreeMap::new(),
-            constructs: BTreeMap::new(),
-            skipped_pairs: Vec::new(),
-            engine: Engine::default(),
-            extra_globals: BTreeSet::new(),
-            extra_functions: BTreeSet::new(),
-            absent: BTreeMap::new(),
             diagnostics: diags,
             origin: origin.to_string(),
-            ancestors: BTreeMap::new(),
+            ..Corpus::empty()
         };
         c.read_chunks();
         c.resolve_types();

@@ -237,26 +237,31 @@ pub fn scripts(corpus: &Corpus, root: &Path) -> Vec<String> {
     scripts
 }
 
-/// A script the run did not run (`ran`) that declares `name` with `function` or `var`.
+/// A script the run did not run (`ran`) that declares `name` at its top level (`var`,
+/// `function`, `let`, `const`, `class`), as the checker's scopes read it: a pattern over
+/// the text also took a `var` inside a function for a global one.
 pub fn declared_elsewhere(
     corpus: &Corpus,
     root: &Path,
     name: &str,
     ran: &std::collections::HashSet<&str>,
 ) -> Option<String> {
-    let Ok(re) = Regex::new(&format!(
-        r"\b(?:function\s+{n}\s*\(|var\s+(?:[^;]*[,\s])?{n}\b)",
-        n = regex::escape(name)
-    )) else {
-        return None;
-    };
     scripts(corpus, root)
         .into_iter()
         .filter(|s| !ran.contains(s.as_str()))
         .find(|s| {
-            crate::textfile::read(&root.join(s))
-                .map(|d| re.is_match(&d.text))
-                .unwrap_or(false)
+            let Ok(d) = crate::textfile::read(&root.join(s)) else {
+                return false;
+            };
+            if !d.text.contains(name) {
+                return false;
+            }
+            let text = crate::js::script_text(s, &d.text, &corpus.engine.directives);
+            let tree = crate::js::parse(&text);
+            let a = crate::js::Analysis::new(corpus, &text, &tree);
+            // The program scope has no parent: only a top-level declaration answers.
+            a.resolve(name, 0)
+                .is_some_and(|b| a.bindings[b].kind != crate::js::BindingKind::Implicit)
         })
 }
 

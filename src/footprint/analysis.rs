@@ -1,22 +1,27 @@
-//! One pass over a script's tree: function scopes, declared variables, the statements
-//! that declare or configure each variable, and the calls of constructs' Start and End
-//! members.
+//! The statements and calls that footprints are made of, over `js`'s scopes: the
+//! statements that declare or configure each variable, and the calls of constructs'
+//! Start and End members.
 //!
-//! Scoping is deliberately simple and correct for ES3: a `var`, a function declaration
-//! and a parameter belong to their enclosing function (or the program). Names that no
-//! scope declares are globals and never expand: expanding `layout` would bring every
-//! line of the script.
+//! What a name refers to is [`crate::js::Analysis`]'s answer (the checker's), read in
+//! its one walk ([`crate::js::Analysis::with_refs`]): a second scope analysis here once
+//! answered "what does `box` refer to" on its own, and two answers disagree one day
+//! (a catch parameter was a variable of its whole function here, and the agent's
+//! footprints would then contradict the checker's findings in one reply). What stays
+//! here is about constructs and deletion: which statements declare, assign, configure
+//! or pass a variable, whether deleting their lines deletes exactly them, and where
+//! each construct call stands.
 //!
-//! The walk is iterative (a tree cursor and an explicit ancestor stack), so a deeply
-//! nested script cannot overflow the stack.
+//! Names that no scope declares are globals and never expand, an implicit global
+//! (`x = 1` with no `var`) included: expanding `layout` would bring every line of the
+//! script.
 
-use std::collections::HashMap;
 use std::num::NonZeroU16;
 use std::sync::OnceLock;
 
 use tree_sitter::{Node, Tree};
 
 use crate::docs::Corpus;
+use crate::js::{self, BindingId, BindingKind, Ref, WalkPath};
 
 /// Node kind and field ids of the JavaScript grammar, resolved once.
 struct Ids {
@@ -27,14 +32,6 @@ struct Ids {
     switch_default: u16,
     switch_body: u16,
     if_statement: u16,
-    function_declaration: u16,
-    generator_function_declaration: u16,
-    function_expression: u16,
-    generator_function: u16,
-    arrow_function: u16,
-    method_definition: u16,
-    formal_parameters: u16,
-    assignment_pattern: u16,
     variable_declarator: u16,
     variable_declaration: u16,
     lexical_declaration: u16,
@@ -44,18 +41,13 @@ struct Ids {
     member_expression: u16,
     call_expression: u16,
     arguments: u16,
-    catch_clause: u16,
-    for_in_statement: u16,
     property_identifier: u16,
     comment: u16,
     f_name: NonZeroU16,
     f_left: NonZeroU16,
     f_object: NonZeroU16,
     f_function: NonZeroU16,
-    f_property: NonZeroU16,
     f_arguments: NonZeroU16,
-    f_parameter: NonZeroU16,
-    f_kind: NonZeroU16,
 }
 
 fn ids() -> &'static Ids {
@@ -75,14 +67,6 @@ fn ids() -> &'static Ids {
             switch_default: k("switch_default"),
             switch_body: k("switch_body"),
             if_statement: k("if_statement"),
-            function_declaration: k("function_declaration"),
-            generator_function_declaration: k("generator_function_declaration"),
-            function_expression: k("function_expression"),
-            generator_function: k("generator_function"),
-            arrow_function: k("arrow_function"),
-            method_definition: k("method_definition"),
-            formal_parameters: k("formal_parameters"),
-            assignment_pattern: k("assignment_pattern"),
             variable_declarator: k("variable_declarator"),
             variable_declaration: k("variable_declaration"),
             lexical_declaration: k("lexical_declaration"),
@@ -92,43 +76,24 @@ fn ids() -> &'static Ids {
             member_expression: k("member_expression"),
             call_expression: k("call_expression"),
             arguments: k("arguments"),
-            catch_clause: k("catch_clause"),
-            for_in_statement: k("for_in_statement"),
             property_identifier: k("property_identifier"),
             comment: k("comment"),
             f_name: f("name"),
             f_left: f("left"),
             f_object: f("object"),
             f_function: f("function"),
-            f_property: f("property"),
             f_arguments: f("arguments"),
-            f_parameter: f("parameter"),
-            f_kind: f("kind"),
         }
     })
 }
 
 impl Ids {
-    fn is_function(&self, k: u16) -> bool {
-        k == self.function_declaration
-            || k == self.generator_function_declaration
-            || k == self.function_expression
-            || k == self.generator_function
-            || k == self.arrow_function
-            || k == self.method_definition
-    }
-
     fn is_list(&self, k: u16) -> bool {
         k == self.program
             || k == self.statement_block
             || k == self.switch_case
             || k == self.switch_default
     }
-}
-
-/// Whether a node is a function (its own scope of `var`s and parameters).
-pub fn is_function_node(n: &Node) -> bool {
-    ids().is_function(n.kind_id())
 }
 
 /// How a statement involves a variable.
@@ -147,8 +112,8 @@ pub enum UseKind {
 /// One statement that declares or configures a declared variable.
 #[derive(Debug, Clone, Copy)]
 pub struct Use {
-    /// The variable.
-    pub binding: usize,
+    /// The variable: a binding of [`Analysis::js`].
+    pub binding: BindingId,
     /// How.
     pub kind: UseKind,
     /// 0-based first row of the statement.
@@ -161,29 +126,6 @@ pub struct Use {
     /// owns its lines (nothing else of the code shares them): deleting its lines
     /// deletes exactly it.
     pub deletable: bool,
-}
-
-/// A declared variable: a name in one function scope.
-#[derive(Debug, Clone)]
-pub struct Binding {
-    /// Its name.
-    pub name: String,
-    /// 0-based row of its first declaration.
-    pub decl_row: usize,
-}
-
-/// An identifier in the code, resolved.
-#[derive(Debug, Clone, Copy)]
-pub struct Ref {
-    /// First byte.
-    pub start: usize,
-    /// One past the last byte.
-    pub end: usize,
-    /// 0-based row.
-    pub row: usize,
-    /// The declared variable it names, `None` for a global.
-    pub binding: Option<usize>,
-    scope: usize,
 }
 
 /// An ancestor of a call, for finding the statements that hold a construct.
@@ -215,7 +157,8 @@ pub struct ConstructCall {
     pub member: String,
     /// Byte span of the member's name.
     pub member_span: (usize, usize),
-    /// The function scope the call is in (matching happens per scope).
+    /// The function the call is in (its node id, 0 for the top level): matching
+    /// happens per function.
     pub scope: usize,
     /// The call's ancestors, root first, the call itself last.
     pub chain: Vec<ChainNode>,
@@ -235,243 +178,143 @@ pub struct ConstructCall {
     object_start: Option<usize>,
 }
 
-#[derive(Debug)]
-struct Scope {
-    parent: Option<usize>,
-    names: HashMap<String, usize>,
-}
-
 /// The facts of one script that footprints are made of.
 #[derive(Debug)]
-pub struct Analysis {
-    /// Declared variables.
-    pub bindings: Vec<Binding>,
-    /// Every identifier, in document order.
-    pub refs: Vec<Ref>,
-    /// Every declaring or configuring statement, in document order.
+pub struct Analysis<'a> {
+    /// Scopes, bindings and every identifier with the binding it names: the checker's
+    /// analysis, made [`js::Analysis::with_refs`].
+    pub js: js::Analysis<'a>,
+    /// Every declaring or configuring statement of a declared variable, in document
+    /// order.
     pub uses: Vec<Use>,
     /// Construct Start/End calls on globals, in document order (empty without a corpus).
     pub calls: Vec<ConstructCall>,
     uses_by_binding: Vec<Vec<usize>>,
 }
 
-#[derive(Clone, Copy)]
-struct Step<'t> {
-    node: Node<'t>,
-    field: Option<NonZeroU16>,
+/// The corpus of an analysis asked without one (variable footprints, `find`): it
+/// names no construct, so no call is one.
+fn no_corpus() -> &'static Corpus {
+    static EMPTY: OnceLock<Corpus> = OnceLock::new();
+    EMPTY.get_or_init(Corpus::empty)
 }
 
-impl Analysis {
+/// (identifier's first byte, kind, statement's first row, last row, whole, deletable)
+type PendingUse = (usize, UseKind, usize, usize, bool, bool);
+
+impl<'a> Analysis<'a> {
     /// Analyses a script. With a corpus, also finds the calls of constructs.
-    pub fn new(text: &str, tree: &Tree, corpus: Option<&Corpus>) -> Analysis {
-        Analysis::of_node(text, tree.root_node(), corpus)
+    pub fn new(text: &'a str, tree: &'a Tree, corpus: Option<&'a Corpus>) -> Analysis<'a> {
+        Analysis::of_node(text, tree, tree.root_node(), corpus)
     }
 
     /// Analyses one subtree only (a function and what it holds): names it does not
     /// declare count as outer. A footprint query on a huge script reads the function
     /// it is in, not the whole file.
-    pub fn of_node(text: &str, top: Node, corpus: Option<&Corpus>) -> Analysis {
+    pub fn of_node(
+        text: &'a str,
+        tree: &'a Tree,
+        top: Node<'a>,
+        corpus: Option<&'a Corpus>,
+    ) -> Analysis<'a> {
         let ids = ids();
-        let mut scopes = vec![Scope {
-            parent: None,
-            names: HashMap::new(),
-        }];
-        let mut bindings: Vec<Binding> = Vec::new();
-        let mut refs: Vec<Ref> = Vec::new();
-        // (ref index, kind, stmt start row, end row, whole, deletable)
-        let mut pending_uses: Vec<(usize, UseKind, usize, usize, bool, bool)> = Vec::new();
-        let mut calls: Vec<ConstructCall> = Vec::new();
-        let mut scope_stack: Vec<usize> = vec![0];
-        let mut path: Vec<Step> = Vec::new();
-        let mut cursor = top.walk();
-
-        let mut declare = |scopes: &mut Vec<Scope>, scope: usize, name: &str, row: usize| {
-            if let Some(&b) = scopes[scope].names.get(name) {
-                return b;
-            }
-            let b = bindings.len();
-            bindings.push(Binding {
-                name: name.to_string(),
-                decl_row: row,
-            });
-            scopes[scope].names.insert(name.to_string(), b);
-            b
-        };
-
-        loop {
-            let node = cursor.node();
-            let field = cursor.field_id();
-            let kind = node.kind_id();
-            let cur_scope = *scope_stack.last().expect("the program scope stays");
-
-            if ids.is_function(kind) {
-                // A function declaration's name belongs to the enclosing scope.
-                if kind == ids.function_declaration || kind == ids.generator_function_declaration {
-                    if let Some(n) = node.child_by_field_id(ids.f_name.get()) {
-                        let name = text.get(n.byte_range()).unwrap_or("");
-                        declare(&mut scopes, cur_scope, name, n.start_position().row);
-                    }
+        let mut pending: Vec<PendingUse> = Vec::new();
+        let js = js::Analysis::with_refs(
+            match corpus {
+                Some(c) => c,
+                None => no_corpus(),
+            },
+            text,
+            tree,
+            top,
+            |path| {
+                if path.last().is_some_and(|n| n.1 == ids.identifier) {
+                    pending.extend(classify(ids, text, path));
                 }
-                scopes.push(Scope {
-                    parent: Some(cur_scope),
-                    names: HashMap::new(),
-                });
-                let s = scopes.len() - 1;
-                if kind == ids.function_expression || kind == ids.generator_function {
-                    if let Some(n) = node.child_by_field_id(ids.f_name.get()) {
-                        declare(
-                            &mut scopes,
-                            s,
-                            text.get(n.byte_range()).unwrap_or(""),
-                            n.start_position().row,
-                        );
-                    }
-                }
-                scope_stack.push(s);
-            } else if kind == ids.identifier {
-                let scope = cur_scope;
-                let name = text.get(node.byte_range()).unwrap_or("");
-                let row = node.start_position().row;
-                let parent = path.last().copied();
-                if let Some(p) = parent {
-                    let pk = p.node.kind_id();
-                    let is_decl = (pk == ids.variable_declarator && field == Some(ids.f_name))
-                        || pk == ids.formal_parameters
-                        || (pk == ids.assignment_pattern
-                            && field == Some(ids.f_left)
-                            && path.len() >= 2
-                            && path[path.len() - 2].node.kind_id() == ids.formal_parameters)
-                        || (pk == ids.arrow_function && field == Some(ids.f_parameter))
-                        || (pk == ids.catch_clause && field == Some(ids.f_parameter))
-                        || (pk == ids.for_in_statement
-                            && field == Some(ids.f_left)
-                            && p.node.child_by_field_id(ids.f_kind.get()).is_some());
-                    if is_decl {
-                        declare(&mut scopes, scope, name, row);
-                    }
-                }
-                let ri = refs.len();
-                refs.push(Ref {
-                    start: node.start_byte(),
-                    end: node.end_byte(),
-                    row,
-                    binding: None,
-                    scope,
-                });
-                if let Some(u) = classify(ids, text, &path, node, field) {
-                    pending_uses.push((ri, u.0, u.1, u.2, u.3, u.4));
-                }
-            } else if kind == ids.call_expression {
-                if let Some(c) = corpus {
-                    if let Some(call) = construct_call(ids, text, c, node, &path, cur_scope) {
-                        calls.push(call);
-                    }
-                }
-            }
-
-            path.push(Step { node, field });
-            if cursor.goto_first_child() {
+            },
+        );
+        let mut uses = Vec::with_capacity(pending.len());
+        let mut uses_by_binding = vec![Vec::new(); js.bindings.len()];
+        for (at, kind, start_row, end_row, whole, deletable) in pending {
+            let Some(b) = js.ref_starting_at(at).and_then(|r| variable(&js, r)) else {
                 continue;
+            };
+            uses_by_binding[b].push(uses.len());
+            uses.push(Use {
+                binding: b,
+                kind,
+                start_row,
+                end_row,
+                whole,
+                deletable,
+            });
+        }
+        let calls = match corpus {
+            Some(corpus) => {
+                // The same calls the checker's `construct` family pairs, with the same
+                // answer to whether the receiver is the engine's global.
+                let mut calls =
+                    construct_calls_on_paths(text, corpus, js.construct_paths(), &|n, o| {
+                        js.is_declared(n, o)
+                    });
+                for c in &mut calls {
+                    if let (Some(o), Some((_, b))) = (c.object_start, c.object.as_mut()) {
+                        *b = js.ref_starting_at(o).and_then(|r| variable(&js, r));
+                    }
+                }
+                calls
             }
-            loop {
-                let done = path.pop().expect("every entered node is on the path");
-                if ids.is_function(done.node.kind_id()) {
-                    scope_stack.pop();
-                }
-                if cursor.goto_next_sibling() {
-                    break;
-                }
-                if !cursor.goto_parent() {
-                    return finish(text, scopes, bindings, refs, pending_uses, calls);
-                }
-            }
+            None => Vec::new(),
+        };
+        Analysis {
+            js,
+            uses,
+            calls,
+            uses_by_binding,
         }
     }
 
+    /// Every identifier of the analysed code, in document order.
+    pub fn refs(&self) -> &[Ref] {
+        self.js.refs()
+    }
+
+    /// The declared variable a ref names: `None` for a global, implicit ones included
+    /// (globals never expand).
+    pub fn variable(&self, r: &Ref) -> Option<BindingId> {
+        variable(&self.js, r)
+    }
+
+    /// A variable's name.
+    pub fn name(&self, binding: BindingId) -> &'a str {
+        self.js.bindings.get(binding).map_or("", |b| b.name)
+    }
+
+    /// 0-based row of a variable's first declaration.
+    pub fn decl_row(&self, binding: BindingId) -> usize {
+        let start = self.js.bindings.get(binding).map_or(0, |b| b.start);
+        let text = self.js.text();
+        text.get(..start)
+            .map_or(0, |h| h.bytes().filter(|&b| b == b'\n').count())
+    }
+
     /// The statements of a variable, in document order.
-    pub fn uses_of(&self, binding: usize) -> impl Iterator<Item = &Use> {
+    pub fn uses_of(&self, binding: BindingId) -> impl Iterator<Item = &Use> + '_ {
+        let uses = &self.uses;
         self.uses_by_binding
             .get(binding)
             .into_iter()
             .flatten()
-            .map(|&i| &self.uses[i])
-    }
-
-    /// The refs whose identifier lies on 0-based `row`.
-    pub fn refs_on_row(&self, row: usize) -> &[Ref] {
-        let a = self.refs.partition_point(|r| r.row < row);
-        let b = self.refs.partition_point(|r| r.row <= row);
-        &self.refs[a..b]
-    }
-
-    /// The ref whose identifier covers byte `offset` (its end included, as a cursor
-    /// right after a name is on it).
-    pub fn ref_at(&self, offset: usize) -> Option<&Ref> {
-        let i = self.refs.partition_point(|r| r.end < offset);
-        self.refs
-            .get(i)
-            .filter(|r| r.start <= offset && offset <= r.end)
+            .map(move |&i| &uses[i])
     }
 }
 
-type PendingUse = (usize, UseKind, usize, usize, bool, bool);
-
-fn finish(
-    text: &str,
-    scopes: Vec<Scope>,
-    bindings: Vec<Binding>,
-    mut refs: Vec<Ref>,
-    pending_uses: Vec<PendingUse>,
-    mut calls: Vec<ConstructCall>,
-) -> Analysis {
-    for r in refs.iter_mut() {
-        let name = text.get(r.start..r.end).unwrap_or("");
-        let mut s = Some(r.scope);
-        while let Some(i) = s {
-            if let Some(&b) = scopes[i].names.get(name) {
-                r.binding = Some(b);
-                break;
-            }
-            s = scopes[i].parent;
-        }
-    }
-    let mut uses = Vec::with_capacity(pending_uses.len());
-    let mut uses_by_binding = vec![Vec::new(); bindings.len()];
-    for (ri, kind, start_row, end_row, whole, deletable) in pending_uses {
-        let Some(b) = refs[ri].binding else {
-            continue;
-        };
-        uses_by_binding[b].push(uses.len());
-        uses.push(Use {
-            binding: b,
-            kind,
-            start_row,
-            end_row,
-            whole,
-            deletable,
-        });
-    }
-    let ref_at_start = |start: usize| -> Option<&Ref> {
-        let i = refs.partition_point(|r| r.start < start);
-        refs.get(i).filter(|r| r.start == start)
-    };
-    calls.retain_mut(|c| {
-        // A receiver that the script declares is not the engine's global.
-        if ref_at_start(c.receiver_start).is_some_and(|r| r.binding.is_some()) {
-            return false;
-        }
-        if let (Some(o), Some((_, b))) = (c.object_start, c.object.as_mut()) {
-            *b = ref_at_start(o).and_then(|r| r.binding);
-        }
-        true
-    });
-    Analysis {
-        bindings,
-        refs,
-        uses,
-        calls,
-        uses_by_binding,
-    }
+fn variable(js: &js::Analysis, r: &Ref) -> Option<BindingId> {
+    r.binding.filter(|&b| {
+        js.bindings
+            .get(b)
+            .is_some_and(|b| b.kind != BindingKind::Implicit)
+    })
 }
 
 fn owns_lines(text: &str, start: usize, end: usize) -> bool {
@@ -486,155 +329,75 @@ fn owns_lines(text: &str, start: usize, end: usize) -> bool {
     after.is_empty() || after.starts_with("//")
 }
 
-fn stmt_use(
-    ids: &Ids,
-    text: &str,
-    kind: UseKind,
-    stmt: Node,
-    parent: Option<&Step>,
-    whole: bool,
-) -> (UseKind, usize, usize, bool, bool) {
-    let in_list = parent.is_some_and(|p| ids.is_list(p.node.kind_id()));
-    (
+/// Whether `child` is `parent`'s field `f`.
+fn is_field(parent: Node, f: NonZeroU16, child: Node) -> bool {
+    parent.child_by_field_id(f.get()) == Some(child)
+}
+
+/// Whether the identifier that ends `path` (its ancestors before it) sits where a
+/// statement declares or configures it: that statement, keyed by the identifier's
+/// first byte.
+fn classify(ids: &Ids, text: &str, path: WalkPath) -> Option<PendingUse> {
+    let (&(node, _), anc) = path.split_last()?;
+    let n = anc.len();
+    let &(parent, pk) = anc.last()?;
+    let is_assign =
+        |k: u16| k == ids.assignment_expression || k == ids.augmented_assignment_expression;
+    // (how, index of the statement in `anc`, whether it is about this variable alone)
+    let (kind, st, whole) = if pk == ids.variable_declarator && is_field(parent, ids.f_name, node) {
+        let st = n.checked_sub(2)?;
+        let decl = anc[st].0;
+        if anc[st].1 != ids.variable_declaration && anc[st].1 != ids.lexical_declaration {
+            return None;
+        }
+        let mut c = decl.walk();
+        let declarators = decl
+            .named_children(&mut c)
+            .filter(|ch| ch.kind_id() == ids.variable_declarator)
+            .count();
+        (UseKind::Declare, st, declarators == 1)
+    } else if is_assign(pk) && is_field(parent, ids.f_left, node) {
+        (UseKind::Assign, n.checked_sub(2)?, true)
+    } else if pk == ids.arguments {
+        let call = n.checked_sub(2)?;
+        if anc[call].1 != ids.call_expression {
+            return None;
+        }
+        (UseKind::Pass, n.checked_sub(3)?, true)
+    } else if pk == ids.member_expression && is_field(parent, ids.f_object, node) {
+        // Up the chain `box.a.b` while each is the object of the next.
+        let mut i = n - 1;
+        while i >= 1
+            && anc[i - 1].1 == ids.member_expression
+            && is_field(anc[i - 1].0, ids.f_object, anc[i].0)
+        {
+            i -= 1;
+        }
+        let (top, p) = (anc[i].0, anc.get(i.checked_sub(1)?)?);
+        let ok = (is_assign(p.1) && is_field(p.0, ids.f_left, top))
+            || (p.1 == ids.call_expression && is_field(p.0, ids.f_function, top));
+        if !ok {
+            return None;
+        }
+        (UseKind::Configure, i.checked_sub(2)?, true)
+    } else {
+        return None;
+    };
+    let (stmt, sk) = anc[st];
+    if kind != UseKind::Declare && sk != ids.expression_statement {
+        return None;
+    }
+    // Deleting the statement's lines deletes exactly it only when it stands in a
+    // statement list (not the lone body of an `if`) and nothing else shares its lines.
+    let in_list = st.checked_sub(1).is_some_and(|p| ids.is_list(anc[p].1));
+    Some((
+        node.start_byte(),
         kind,
         stmt.start_position().row,
         stmt.end_position().row,
         whole,
         in_list && owns_lines(text, stmt.start_byte(), stmt.end_byte()),
-    )
-}
-
-/// Whether an identifier (whose ancestors are `path`, parent last) sits where a
-/// statement declares or configures it, and that statement.
-fn classify(
-    ids: &Ids,
-    text: &str,
-    path: &[Step],
-    _node: Node,
-    field: Option<NonZeroU16>,
-) -> Option<(UseKind, usize, usize, bool, bool)> {
-    let n = path.len();
-    let parent = path.last()?;
-    let pk = parent.node.kind_id();
-    let at = |i: Option<usize>| i.and_then(|i| path.get(i));
-    let is_assign =
-        |k: u16| k == ids.assignment_expression || k == ids.augmented_assignment_expression;
-    if pk == ids.variable_declarator && field == Some(ids.f_name) {
-        let decl = at(n.checked_sub(2))?;
-        let dk = decl.node.kind_id();
-        if dk != ids.variable_declaration && dk != ids.lexical_declaration {
-            return None;
-        }
-        let mut declarators = 0;
-        let mut c = decl.node.walk();
-        for ch in decl.node.named_children(&mut c) {
-            if ch.kind_id() == ids.variable_declarator {
-                declarators += 1;
-            }
-        }
-        return Some(stmt_use(
-            ids,
-            text,
-            UseKind::Declare,
-            decl.node,
-            at(n.checked_sub(3)),
-            declarators == 1,
-        ));
-    }
-    if is_assign(pk) && field == Some(ids.f_left) {
-        let st = at(n.checked_sub(2))?;
-        if st.node.kind_id() != ids.expression_statement {
-            return None;
-        }
-        return Some(stmt_use(
-            ids,
-            text,
-            UseKind::Assign,
-            st.node,
-            at(n.checked_sub(3)),
-            true,
-        ));
-    }
-    if pk == ids.arguments {
-        let call = at(n.checked_sub(2))?;
-        if call.node.kind_id() != ids.call_expression {
-            return None;
-        }
-        let st = at(n.checked_sub(3))?;
-        if st.node.kind_id() != ids.expression_statement {
-            return None;
-        }
-        return Some(stmt_use(
-            ids,
-            text,
-            UseKind::Pass,
-            st.node,
-            at(n.checked_sub(4)),
-            true,
-        ));
-    }
-    if pk == ids.member_expression && field == Some(ids.f_object) {
-        let mut i = n - 1;
-        while i >= 1
-            && path[i - 1].node.kind_id() == ids.member_expression
-            && path[i].field == Some(ids.f_object)
-        {
-            i -= 1;
-        }
-        let top = path[i];
-        let p = at(i.checked_sub(1))?;
-        let pk = p.node.kind_id();
-        let ok = (is_assign(pk) && top.field == Some(ids.f_left))
-            || (pk == ids.call_expression && top.field == Some(ids.f_function));
-        if !ok {
-            return None;
-        }
-        let st = at(i.checked_sub(2))?;
-        if st.node.kind_id() != ids.expression_statement {
-            return None;
-        }
-        return Some(stmt_use(
-            ids,
-            text,
-            UseKind::Configure,
-            st.node,
-            at(i.checked_sub(3)),
-            true,
-        ));
-    }
-    None
-}
-
-fn construct_call(
-    ids: &Ids,
-    text: &str,
-    corpus: &Corpus,
-    node: Node,
-    path: &[Step],
-    scope: usize,
-) -> Option<ConstructCall> {
-    let func = node.child_by_field_id(ids.f_function.get())?;
-    if func.kind_id() != ids.member_expression {
-        return None;
-    }
-    let prop = func.child_by_field_id(ids.f_property.get())?;
-    let obj = func.child(0)?;
-    if obj.kind_id() != ids.identifier || prop.kind_id() != ids.property_identifier {
-        return None;
-    }
-    let chain = |is_start: bool| {
-        let nodes = path.iter().map(|s| s.node).chain(std::iter::once(node));
-        let (chain, statement) =
-            chain_and_statement(ids, nodes.map(|n| (n, n.kind_id(), n.end_position().row)));
-        let func = function_of(ids, text, path.iter().map(|s| s.node));
-        (chain, !is_start && exits_after(statement), func)
-    };
-    let parts = CallParts {
-        call: node,
-        receiver: (obj.start_byte(), obj.end_byte()),
-        member: (prop.start_byte(), prop.end_byte()),
-    };
-    construct_call_parts(ids, text, corpus, parts, &chain, scope)
+    ))
 }
 
 /// The chain of a call from its ancestors and the call itself, outermost first, each
@@ -658,7 +421,7 @@ fn chain_and_statement<'t>(
             // scope, and scanning their statements after each End would cost the
             // square of a long flat script.
             let (list, holder) = before;
-            let nested = list != ids.program && !ids.is_function(holder);
+            let nested = list != ids.program && !js::is_function_kind(holder);
             statement = nested.then_some(node);
         }
         chain.push(ChainNode {
@@ -687,9 +450,9 @@ fn function_of<'t>(
     ancestors: impl DoubleEndedIterator<Item = Node<'t>>,
 ) -> (usize, Option<String>) {
     let mut it = ancestors.rev();
-    match it.find(|n| ids.is_function(n.kind_id())) {
+    match it.find(|n| js::is_function_kind(n.kind_id())) {
         Some(f) => {
-            let name = (f.kind_id() == ids.function_declaration)
+            let name = (f.kind_id() == js::query::kind_ids().function_declaration)
                 .then(|| f.child_by_field_id(ids.f_name.get()))
                 .flatten()
                 .and_then(|n| text.get(n.byte_range()))
@@ -733,11 +496,6 @@ pub fn helper_call(
         receiver_start: span.0,
         object_start: None,
     }
-}
-
-/// Whether the node kind is a function (its own scope).
-pub fn is_function_kind(k: u16) -> bool {
-    ids().is_function(k)
 }
 
 /// Whether a statement after `statement` in its list leaves the list: the path
@@ -855,7 +613,7 @@ pub fn construct_calls_on_paths(
         let scope = ancestors
             .iter()
             .rev()
-            .find(|p| ids.is_function(p.kind))
+            .find(|p| js::is_function_kind(p.kind))
             .map_or(0, |p| p.node.id());
         // Everything was read by the walk: the chain costs no look at the tree.
         let chain = |is_start: bool| {

@@ -196,8 +196,8 @@ pub fn resolved_instances(an: &Analysis) -> Vec<(ConstructInstance, bool)> {
         .map(|(&b, _)| (b, Vec::new()))
         .collect();
     if !named_rows.is_empty() {
-        for r in &an.refs {
-            if let Some(v) = r.binding.and_then(|b| named_rows.get_mut(&b)) {
+        for r in an.refs() {
+            if let Some(v) = an.variable(r).and_then(|b| named_rows.get_mut(&b)) {
                 v.push((r.row, r.row));
             }
         }

@@ -10,8 +10,9 @@
 //! This layer also holds the two operations built on footprints: project search
 //! ([`find`]) and deletion that can only shrink a file ([`delete`]).
 //!
-//! Invariant: depends on `docs` (which calls are constructs) and `js` (parsing) only;
-//! every construct comes from the corpus, none is named here.
+//! Invariant: depends on `docs` (which calls are constructs) and `js` (parsing, and
+//! what each name refers to: the checker's scopes) only; every construct comes from the
+//! corpus, none is named here.
 
 pub mod analysis;
 pub mod constructs;
@@ -213,7 +214,7 @@ pub fn instance_at(
         if n.start_byte() > offset {
             break;
         }
-        if analysis::is_function_node(&n) {
+        if crate::js::is_function_kind(n.kind_id()) {
             scopes.push(n);
         }
     }
@@ -221,7 +222,7 @@ pub fn instance_at(
     scopes.push(tree.root_node());
     let last = scopes.len() - 1;
     for (k, top) in scopes.into_iter().enumerate() {
-        let an = Analysis::of_node(text, top, Some(corpus));
+        let an = Analysis::of_node(text, tree, top, Some(corpus));
         let best = constructs::resolved_instances(&an)
             .into_iter()
             .filter(|(i, _)| i.lines.iter().any(|&(a, b)| a <= line && line <= b))
@@ -268,10 +269,10 @@ pub fn variable_footprint(text: &str, tree: &tree_sitter::Tree, at: At) -> Vec<V
 pub fn variables_at(an: &Analysis, at: At) -> Vec<VariableFootprint> {
     let mut bindings: Vec<usize> = Vec::new();
     match at {
-        At::Offset(o) => bindings.extend(an.ref_at(o).and_then(|r| r.binding)),
+        At::Offset(o) => bindings.extend(an.js.ref_at(o).and_then(|r| an.variable(r))),
         At::Line(l) if l >= 1 => {
-            for r in an.refs_on_row(l - 1) {
-                if let Some(b) = r.binding {
+            for r in an.js.refs_on_row(l - 1) {
+                if let Some(b) = an.variable(r) {
                     if !bindings.contains(&b) {
                         bindings.push(b);
                     }
@@ -290,8 +291,8 @@ pub fn variables_at(an: &Analysis, at: At) -> Vec<VariableFootprint> {
             lines.sort_unstable();
             lines.dedup();
             VariableFootprint {
-                name: an.bindings[b].name.clone(),
-                declared_line: an.bindings[b].decl_row + 1,
+                name: an.name(b).to_string(),
+                declared_line: an.decl_row(b) + 1,
                 lines,
             }
         })

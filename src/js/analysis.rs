@@ -203,6 +203,40 @@ pub struct Analysis<'a> {
     /// with its ancestors from the walk's root: the construct family pairs those calls
     /// without a second walk.
     construct_paths: Vec<ConstructName<'a>>,
+    /// Every identifier and the binding it names, when asked for
+    /// ([`Analysis::with_refs`]): the checker asks a name's scope only where it judges
+    /// one, and recording every identifier would cost its walk for nothing.
+    refs: Vec<Ref>,
+}
+
+/// An identifier of the code and what it names there, recorded by
+/// [`Analysis::with_refs`]: the one answer to "what does `box` refer to here" that the
+/// footprints share with the checker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ref {
+    /// First byte.
+    pub start: usize,
+    /// One past the last byte.
+    pub end: usize,
+    /// 0-based row.
+    pub row: usize,
+    /// The scope it is written in.
+    pub scope: ScopeId,
+    /// The binding it names, [`BindingKind::Implicit`] ones included; `None` for a name
+    /// that no scope declares and the script never assigns (a global such as `layout`).
+    pub binding: Option<BindingId>,
+}
+
+/// The ancestors of a node the analysis walk visits, from the walk's root down to the
+/// node itself (last), each with its kind id: what [`Analysis::with_refs`] shows its
+/// caller.
+pub type WalkPath<'p, 'a> = &'p [(Node<'a>, u16)];
+
+/// Whether a node kind is a function of any form (declaration, expression, generator,
+/// arrow, method): the scope that parameters, `var`s and function declarations belong
+/// to (ES3), and the unit constructs pair in.
+pub fn is_function_kind(kind: u16) -> bool {
+    query::kind_ids().is_function(kind)
 }
 
 /// A part of a site (its head or its tail) with what the families ask of it first,
@@ -366,6 +400,7 @@ impl<'a> Analysis<'a> {
             list_kinds: Vec::new(),
             with_ranges: Vec::new(),
             construct_paths: Vec::new(),
+            refs: Vec::new(),
         }
     }
 
@@ -377,8 +412,44 @@ impl<'a> Analysis<'a> {
             assigns: Vec::new(),
             narrows: Vec::new(),
         };
-        a.walk(tree.root_node(), &mut pending, every_token);
+        a.walk(
+            tree.root_node(),
+            &mut pending,
+            every_token,
+            false,
+            &mut |_| {},
+        );
         a.settle(pending);
+        a
+    }
+
+    /// Analyses `root` (the tree's root, or one subtree such as a function: names it
+    /// does not declare are then outer ones), also recording every identifier and the
+    /// binding it names ([`Analysis::refs`]), and shows `visit` every node the walk
+    /// visits with its ancestors ([`WalkPath`]), so that a layer above (the footprints'
+    /// statements) reads what it needs in the same walk instead of a second one with a
+    /// scope logic of its own.
+    pub fn with_refs(
+        corpus: &'a Corpus,
+        text: &'a str,
+        tree: &'a Tree,
+        root: Node<'a>,
+        mut visit: impl FnMut(WalkPath<'_, 'a>),
+    ) -> Analysis<'a> {
+        let mut a = Analysis::empty(corpus, text, tree);
+        let mut pending = Pending {
+            assigns: Vec::new(),
+            narrows: Vec::new(),
+        };
+        a.walk(root, &mut pending, false, true, &mut visit);
+        a.settle(pending);
+        // Resolved after the walk: `var` and function declarations hoist, so a name
+        // used before its declaration still names it.
+        for i in 0..a.refs.len() {
+            let r = a.refs[i];
+            let name = text.get(r.start..r.end).unwrap_or("");
+            a.refs[i].binding = a.resolve(name, r.scope);
+        }
         a
     }
 
@@ -426,7 +497,7 @@ impl<'a> Analysis<'a> {
             assigns: Vec::new(),
             narrows: Vec::new(),
         };
-        a.walk(node, &mut pending, false);
+        a.walk(node, &mut pending, false, false, &mut |_| {});
         a.settle(pending);
         a
     }
@@ -537,7 +608,17 @@ impl<'a> Analysis<'a> {
     /// One cursor walk over `root`. A node whose kind roots a pattern of `scopes.scm`
     /// builds scopes and bindings; of `sites.scm`, is kept for the families; of
     /// `syntax.scm`, has the query run at that one node (see [`query::Roles`]).
-    fn walk(&mut self, root: Node<'a>, p: &mut Pending<'a>, every_token: bool) {
+    ///
+    /// With `refs`, every identifier is recorded in [`Analysis::refs`] and `visit` sees
+    /// every node with its ancestors.
+    fn walk<V: FnMut(WalkPath<'_, 'a>)>(
+        &mut self,
+        root: Node<'a>,
+        p: &mut Pending<'a>,
+        every_token: bool,
+        refs: bool,
+        visit: &mut V,
+    ) {
         let roles = query::roles();
         let ids = query::kind_ids();
         // Tokens matter only where a pattern is rooted at one (`typeof`, `let`...);
@@ -608,6 +689,18 @@ impl<'a> Analysis<'a> {
                 }
             }
             path.push((node, k));
+            if refs {
+                if k == ids.identifier {
+                    self.refs.push(Ref {
+                        start: node.start_byte(),
+                        end: node.end_byte(),
+                        row: node.start_position().row,
+                        scope: open.last().map_or(0, |s| s.0),
+                        binding: None,
+                    });
+                }
+                visit(&path[..]);
+            }
             if k == ids.property_identifier {
                 let name = self.node_text(node);
                 if crate::es::es3_reserved(name) {
@@ -1268,6 +1361,34 @@ impl<'a> Analysis<'a> {
         self.binding_at(name, offset).is_some()
     }
 
+    /// Every identifier of the analysed code in document order, with the binding it
+    /// names; empty unless the analysis was made [`Analysis::with_refs`].
+    pub fn refs(&self) -> &[Ref] {
+        &self.refs
+    }
+
+    /// The refs whose identifier lies on 0-based `row`.
+    pub fn refs_on_row(&self, row: usize) -> &[Ref] {
+        let a = self.refs.partition_point(|r| r.row < row);
+        let b = self.refs.partition_point(|r| r.row <= row);
+        &self.refs[a..b]
+    }
+
+    /// The ref whose identifier covers byte `offset` (its end included, as a cursor
+    /// right after a name is on it).
+    pub fn ref_at(&self, offset: usize) -> Option<&Ref> {
+        let i = self.refs.partition_point(|r| r.end < offset);
+        self.refs
+            .get(i)
+            .filter(|r| r.start <= offset && offset <= r.end)
+    }
+
+    /// The ref whose identifier starts at byte `start`.
+    pub fn ref_starting_at(&self, start: usize) -> Option<&Ref> {
+        let i = self.refs.partition_point(|r| r.start < start);
+        self.refs.get(i).filter(|r| r.start == start)
+    }
+
     /// Whether `name` is declared in `scope` (or an enclosing one) by the script, or at
     /// the top level of a reachable project file.
     pub fn is_declared_in(&self, name: &str, scope: ScopeId) -> bool {
@@ -1635,6 +1756,91 @@ mod tests {
             }
         }
         assert!(stepped > 20, "most scripts step over tokens ({stepped})");
+    }
+
+    #[test]
+    fn recording_refs_changes_nothing_the_checker_reads() {
+        // The footprints' analysis is the checker's with refs recorded: the scopes,
+        // bindings and sites must be the same, or the two would answer differently.
+        let corpus = crate::docs::bundled::demo().unwrap();
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut scripts = Vec::new();
+        scripts_under(&root.join("tests/fixtures/footprint"), &mut scripts);
+        scripts_under(&root.join("examples/demo"), &mut scripts);
+        scripts.push("try { f(); } catch (e) { var v = e; } e.x = 1; z = 2;".into());
+        assert!(scripts.len() > 5, "{}", scripts.len());
+        for text in &scripts {
+            let tree = crate::js::parse(text);
+            let plain = Analysis::new(&corpus, text, &tree);
+            let mut visited = 0;
+            let with = Analysis::with_refs(&corpus, text, &tree, tree.root_node(), |_| {
+                visited += 1;
+            });
+            assert_eq!(fingerprint(&plain), fingerprint(&with), "{text}");
+            assert!(plain.refs().is_empty());
+            let idents = text.matches(|c: char| c.is_ascii_alphabetic()).count();
+            assert!(with.refs().len() <= idents && visited >= with.refs().len());
+        }
+    }
+
+    /// The binding kind that the identifier starting the `nth` occurrence of `needle`
+    /// names.
+    fn kind_of_ref(a: &Analysis, text: &str, needle: &str, nth: usize) -> Option<BindingKind> {
+        let at = text.match_indices(needle).nth(nth).unwrap().0;
+        let r = a.ref_starting_at(at).expect("an identifier starts there");
+        assert!(needle.starts_with(&text[r.start..r.end]), "{needle}");
+        r.binding.map(|b| a.bindings[b].kind)
+    }
+
+    #[test]
+    fn refs_name_what_es3_scopes_say() {
+        let c = corpus();
+        let text = "function f(a) {
+  try { g(); } catch (e) { e.x = 1; var v = e; }
+  e.y = 2;
+  return a + v + h + layout;
+  function h() {}
+}
+var a = 1;
+z = 2;
+z;
+";
+        let tree = crate::js::parse(text);
+        let a = Analysis::with_refs(&c, text, &tree, tree.root_node(), |_| {});
+        // `catch` binds its parameter for the clause only.
+        assert_eq!(kind_of_ref(&a, text, "e", 1), Some(BindingKind::Catch));
+        assert_eq!(kind_of_ref(&a, text, "e", 2), Some(BindingKind::Catch));
+        assert_eq!(kind_of_ref(&a, text, "e.y", 0), None);
+        // `var` inside the catch hoists to the function; declarations hoist.
+        let v = text.find("v + h").unwrap();
+        let r = a.ref_at(v).unwrap();
+        assert_eq!(a.bindings[r.binding.unwrap()].kind, BindingKind::Var);
+        assert_ne!(a.bindings[r.binding.unwrap()].scope, 0);
+        assert_eq!(kind_of_ref(&a, text, "h +", 0), Some(BindingKind::Function));
+        // The parameter shadows the top-level `var a`.
+        assert_eq!(kind_of_ref(&a, text, "a + v", 0), Some(BindingKind::Param));
+        assert_eq!(kind_of_ref(&a, text, "a = 1", 0), Some(BindingKind::Var));
+        // Undeclared: a global, implicit when assigned.
+        assert_eq!(kind_of_ref(&a, text, "layout", 0), None);
+        assert_eq!(kind_of_ref(&a, text, "z", 0), Some(BindingKind::Implicit));
+        assert_eq!(kind_of_ref(&a, text, "z", 1), Some(BindingKind::Implicit));
+        assert_eq!(a.refs_on_row(3).len(), 4);
+    }
+
+    #[test]
+    fn a_subtree_s_refs_leave_outer_names_unresolved() {
+        let c = corpus();
+        let text = "var t = 1;
+function f(p) { var q = p + t; }
+";
+        let tree = crate::js::parse(text);
+        let f = tree.root_node().named_child(1).unwrap();
+        assert!(is_function_kind(f.kind_id()));
+        let a = Analysis::with_refs(&c, text, &tree, f, |_| {});
+        assert_eq!(kind_of_ref(&a, text, "t;", 0), None);
+        assert_eq!(kind_of_ref(&a, text, "p +", 0), Some(BindingKind::Param));
+        assert_eq!(kind_of_ref(&a, text, "f(", 0), Some(BindingKind::Function));
+        assert!(a.ref_starting_at(0).is_none(), "outside the subtree");
     }
 
     fn corpus() -> Corpus {

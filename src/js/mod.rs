@@ -6,7 +6,9 @@
 //! - [`script_text`]: what the parser sees (directive lines and Markdown prose blanked,
 //!   offsets kept).
 //! - [`Analysis`]: scopes, bindings and the certain type of an expression — what the
-//!   checker judges and what the language server shows on hover and completion.
+//!   checker judges and what the language server shows on hover and completion; made
+//!   [`Analysis::with_refs`], also what every identifier refers to ([`Ref`]), which the
+//!   footprints, references/rename and the dry run read: the one scope analysis.
 //! - [`query`]: the patterns of `grammars/javascript/*.scm`, compiled once.
 //! - [`Preorder`]: the one way the tree is walked (no probing for absent siblings).
 
@@ -17,9 +19,9 @@ mod source;
 mod walk;
 
 pub use analysis::{
-    builtin_proto, member_type, type_certain, Analysis, Binding, BindingId, BindingKind, Certain,
-    ConstructName, IdHash, IdHasher, NameHash, NameHasher, Part, PathNode, Scope, ScopeId,
-    ScopeKind, Seed, SeedType,
+    builtin_proto, is_function_kind, member_type, type_certain, Analysis, Binding, BindingId,
+    BindingKind, Certain, ConstructName, IdHash, IdHasher, NameHash, NameHasher, Part, PathNode,
+    Ref, Scope, ScopeId, ScopeKind, Seed, SeedType, WalkPath,
 };
 pub use lines::LineIndex;
 pub use source::{directives, is_markdown, script_text, Directive};

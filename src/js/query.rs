@@ -405,6 +405,23 @@ pub struct KindIds {
     pub method_definition: u16,
     pub number: u16,
     pub subscript_expression: u16,
+    pub function_declaration: u16,
+    pub generator_function_declaration: u16,
+    pub function_expression: u16,
+    pub generator_function: u16,
+    pub arrow_function: u16,
+}
+
+impl KindIds {
+    /// Whether `k` is a function of any form (see [`crate::js::is_function_kind`]).
+    pub fn is_function(&self, k: u16) -> bool {
+        k == self.function_declaration
+            || k == self.generator_function_declaration
+            || k == self.function_expression
+            || k == self.generator_function
+            || k == self.arrow_function
+            || k == self.method_definition
+    }
 }
 
 /// The kind ids, computed once.
@@ -431,6 +448,11 @@ pub fn kind_ids() -> &'static KindIds {
             method_definition: id("method_definition"),
             number: id("number"),
             subscript_expression: id("subscript_expression"),
+            function_declaration: id("function_declaration"),
+            generator_function_declaration: id("generator_function_declaration"),
+            function_expression: id("function_expression"),
+            generator_function: id("generator_function"),
+            arrow_function: id("arrow_function"),
         }
     })
 }

@@ -1096,13 +1096,13 @@ pub fn occurrences(corpus: &Corpus, text: &str, tree: &Tree, sym: &Symbol) -> Ve
     if !text.contains(sym.name.as_str()) {
         return Vec::new();
     }
-    let a = crate::js::Analysis::new(corpus, text, tree);
+    let a = crate::js::Analysis::with_refs(corpus, text, tree, tree.root_node(), |_| {});
     let mut out = Vec::new();
-    walk(tree, |n| {
-        if n.kind() != "identifier" || text_of(n, text) != sym.name {
-            return;
+    for r in a.refs() {
+        if text.get(r.start..r.end) != Some(sym.name.as_str()) {
+            continue;
         }
-        let b = a.binding_at(&sym.name, n.start_byte());
+        let b = r.binding.and_then(|b| a.bindings.get(b));
         let same = match (&sym.decl, b) {
             (Some(d), Some(b)) => b.start == *d,
             (Some(_), None) => false,
@@ -1110,9 +1110,9 @@ pub fn occurrences(corpus: &Corpus, text: &str, tree: &Tree, sym: &Symbol) -> Ve
             (None, None) => true,
         };
         if same {
-            out.push((n.start_byte(), n.end_byte()));
+            out.push((r.start, r.end));
         }
-    });
+    }
     out
 }
 
