@@ -99,9 +99,49 @@ impl<'a> LineIndex<'a> {
     }
 }
 
+/// [`LineIndex::offset_utf16`] without building the index: one pass to the line, no
+/// allocation. For one position in a large text (a request on a 7.8 MB buffer built
+/// an index of 340,000 lines, 8 ms, to read one position).
+pub fn offset_utf16(text: &str, line: u32, col: u32) -> usize {
+    let start = match line {
+        0 => 0,
+        l => match text.match_indices('\n').nth(l as usize - 1) {
+            Some((i, _)) => i + 1,
+            None => return text.len(),
+        },
+    };
+    let end = text[start..]
+        .find('\n')
+        .map_or(text.len(), |i| start + i + 1);
+    let mut units = 0u32;
+    for (i, ch) in text[start..end].char_indices() {
+        if units >= col || ch == '\n' {
+            return start + i;
+        }
+        units += ch.len_utf16() as u32;
+    }
+    end
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_position_is_read_as_the_index_reads_it() {
+        for text in ["", "a", "a\n", "ab\ncd\n\nx", "é😀x\ny\n", "\n\n\n"] {
+            let idx = LineIndex::new(text);
+            for line in 0..6 {
+                for col in 0..6 {
+                    assert_eq!(
+                        offset_utf16(text, line, col),
+                        idx.offset_utf16(line, col),
+                        "{text:?} {line}:{col}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn positions() {

@@ -23,7 +23,7 @@ pub use analysis::{
     BindingKind, Certain, ConstructName, IdHash, IdHasher, NameHash, NameHasher, Part, PathNode,
     Ref, Scope, ScopeId, ScopeKind, Seed, SeedType, WalkPath,
 };
-pub use lines::LineIndex;
+pub use lines::{offset_utf16, LineIndex};
 pub use source::{directives, is_markdown, script_text, Directive};
 pub use walk::Preorder;
 

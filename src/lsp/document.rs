@@ -228,6 +228,23 @@ pub fn position_of(idx: &LineIndex, offset: usize) -> Position {
     Position { line, character }
 }
 
+/// [`range_of`] without an index of the whole text: for one range in a large buffer.
+pub fn range_in(text: &str, start: usize, end: usize) -> Range {
+    let pos = |at: usize| {
+        let at = at.min(text.len());
+        let head = text.get(..at).unwrap_or_default();
+        let line_start = head.rfind('\n').map_or(0, |i| i + 1);
+        Position::new(
+            head.matches('\n').count() as u32,
+            head[line_start..].encode_utf16().count() as u32,
+        )
+    };
+    Range {
+        start: pos(start),
+        end: pos(end),
+    }
+}
+
 /// The LSP range of a byte range.
 pub fn range_of(idx: &LineIndex, start: usize, end: usize) -> Range {
     Range {

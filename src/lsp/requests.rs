@@ -26,7 +26,7 @@ impl Backend {
         let corpus = self.corpus();
         let seed = seed.as_deref();
         let (found, name) = guard("hover", || {
-            let off = LineIndex::new(&text).offset_utf16(p.position.line, p.position.character);
+            let off = crate::js::offset_utf16(&text, p.position.line, p.position.character);
             match features::hover(&corpus, &text, &tree, off, seed) {
                 Some(h) => (Some(h), None),
                 None => (
@@ -88,7 +88,7 @@ impl Backend {
         let corpus = self.corpus();
         let project = self.project_names(&p.text_document.uri);
         guard("completion", || {
-            let off = LineIndex::new(&text).offset_utf16(p.position.line, p.position.character);
+            let off = crate::js::offset_utf16(&text, p.position.line, p.position.character);
             let items = features::completion(&corpus, &text, &tree, off, &project, seed.as_deref());
             if items.len() > MAX_COMPLETION_ITEMS {
                 return Some(CompletionResponse::List(CompletionList {
@@ -112,7 +112,7 @@ impl Backend {
         };
         let corpus = self.corpus();
         guard("signatureHelp", || {
-            let off = LineIndex::new(&text).offset_utf16(p.position.line, p.position.character);
+            let off = crate::js::offset_utf16(&text, p.position.line, p.position.character);
             features::signature_help(&corpus, &text, &tree, off, seed.as_deref())
         })
     }
@@ -149,7 +149,7 @@ impl Backend {
         };
         let corpus = self.corpus();
         let target = guard("definition", || {
-            let off = LineIndex::new(&text).offset_utf16(p.position.line, p.position.character);
+            let off = crate::js::offset_utf16(&text, p.position.line, p.position.character);
             features::definition(&corpus, &root, &text, &tree, off)
         })?;
         let loc = match target {
@@ -297,7 +297,7 @@ impl Backend {
                 .collect()
         };
         guard("symbol", || {
-            let off = LineIndex::new(&text).offset_utf16(p.position.line, p.position.character);
+            let off = crate::js::offset_utf16(&text, p.position.line, p.position.character);
             features::symbol_at(&corpus, &text, &tree, off, &|n| names.contains(n))
                 .map(|(s, start, _)| (s, start))
         })

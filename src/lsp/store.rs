@@ -11,7 +11,6 @@ use super::document::{Document, Kind};
 use super::server::{guard, Backend};
 use super::typing::LOCAL_ANALYSIS_BYTES;
 use crate::check::Finding;
-use crate::js::LineIndex;
 
 /// One open buffer and what was last published for it.
 pub(super) struct Entry {
@@ -199,7 +198,7 @@ impl Backend {
                 e.rel.clone(),
             )
         };
-        let offset = LineIndex::new(&text).offset_utf16(pos.line, pos.character);
+        let offset = crate::js::offset_utf16(&text, pos.line, pos.character);
         let node = super::typing::top_level_at(&tree, offset)?;
         let lo = node.prev_sibling().unwrap_or(node);
         let hi = node.next_sibling().unwrap_or(node);
