@@ -454,6 +454,47 @@ fn fuzz_corpus_load() {
     });
 }
 
+/// The corpus cache is a file in the user's cache folder: anything may be there (a
+/// torn write, another build's format, a disk error). Whatever its bytes, a load
+/// answers exactly as a fresh load of the corpus, or the cache could serve other
+/// bytes' derivation.
+#[test]
+fn fuzz_corpus_cache() {
+    let corpus_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/demo");
+    let cache = tempfile::tempdir().unwrap();
+    let fresh = Corpus::load(&corpus_dir).unwrap();
+    let shape = |c: &Corpus| {
+        (
+            c.chunks.len(),
+            c.interfaces.len(),
+            c.globals.len(),
+            (0..c.chunks.len().min(5))
+                .map(|i| c.chunk(i).text.clone())
+                .collect::<Vec<_>>(),
+        )
+    };
+    let want = shape(&fresh);
+    Corpus::load_cached_in(&corpus_dir, Some(cache.path())).unwrap();
+    let file = std::fs::read_dir(cache.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .find(|p| p.is_file())
+        .expect("the first load writes the cache file");
+    let valid = std::fs::read(&file).unwrap();
+    fuzz("cache", &[valid], 60, |b| {
+        std::fs::write(&file, b).unwrap();
+        let c = Corpus::load_cached_in(&corpus_dir, Some(cache.path()))
+            .expect("a broken cache is rebuilt, never an error");
+        assert_eq!(
+            shape(&c),
+            want,
+            "a cache file of {} bytes changed the corpus",
+            b.len()
+        );
+    });
+}
+
 #[test]
 fn fuzz_check() {
     let corpus = Corpus::load(std::path::Path::new(&common::demo_corpus())).unwrap();
