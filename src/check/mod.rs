@@ -1205,8 +1205,10 @@ impl SeedNames {
         };
         let mut polyfills: std::collections::HashMap<String, Vec<usize>> = Default::default();
         for (i, p) in seed.polyfills.iter().enumerate() {
-            let last = p.rsplit('.').next().unwrap_or(p);
-            polyfills.entry(last.to_string()).or_default().push(i);
+            polyfills
+                .entry(crate::js::Seed::polyfill_name(p).to_string())
+                .or_default()
+                .push(i);
         }
         SeedNames {
             globals: index(&mut seed.globals.iter().map(|g| &g.0)),
@@ -1215,17 +1217,15 @@ impl SeedNames {
         }
     }
 
-    /// `seed` with only the globals, project names and polyfills that `text` (one
-    /// statement) contains as a word: a name the statement never spells cannot change how it is
-    /// judged, since every use of a binding is by name. Words inside strings and
-    /// comments are kept too: more names than needed, never fewer.
+    /// [`crate::js::Seed::spelt_in`], from this index: one lookup per word of the
+    /// statement instead of a pass over the whole seed on every keystroke.
     fn for_text(&self, seed: &crate::js::Seed, text: &str) -> crate::js::Seed {
         let mut globals = Vec::new();
         let mut project = Vec::new();
         let mut polyfills = Vec::new();
         let mut seen = HashSet::new();
-        for w in text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '$' | '\\'))) {
-            if w.is_empty() || !seen.insert(w) {
+        for w in crate::js::Seed::words(text) {
+            if !seen.insert(w) {
                 continue;
             }
             if let Some(&i) = self.globals.get(w) {
@@ -1353,4 +1353,45 @@ fn point_of(text: &str, offset: usize) -> tree_sitter::Point {
     let row = before.matches('\n').count();
     let col = offset - before.rfind('\n').map(|i| i + 1).unwrap_or(0);
     tree_sitter::Point::new(row, col)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SeedNames;
+    use crate::js::{BindingKind, Seed};
+
+    /// The session's indexed cut of the seed and the request's linear one
+    /// ([`Seed::spelt_in`]) keep the same names, in the seed's order: a hover and the
+    /// diagnostics must read a statement alike.
+    #[test]
+    fn the_indexed_cut_of_a_seed_is_the_linear_one() {
+        let seed = Seed {
+            globals: ["far", "near", "t1", "unused"]
+                .iter()
+                .map(|n| (n.to_string(), BindingKind::Var, None))
+                .collect(),
+            narrowed: vec!["n".into()],
+            typeof_names: vec!["JSON".into()],
+            polyfills: vec![
+                "String.prototype.trim".into(),
+                "f0".into(),
+                "Object.keys".into(),
+            ],
+            project_names: vec!["helper".into(), "other".into()],
+            construct_helpers: vec!["openBox".into()],
+        };
+        let text = "var x = near + far.t1; s.trim(); helper(\"unused\") // keys";
+        let cut = SeedNames::of(&seed).for_text(&seed, text);
+        assert_eq!(cut, seed.spelt_in(text));
+        let names: Vec<&str> = cut.globals.iter().map(|g| g.0.as_str()).collect();
+        assert_eq!(names, ["far", "near", "t1", "unused"]);
+        assert_eq!(cut.polyfills, ["String.prototype.trim", "Object.keys"]);
+        assert_eq!(cut.project_names, ["helper"]);
+        let none = SeedNames::of(&seed).for_text(&seed, "x = 1;");
+        assert!(
+            none.globals.is_empty() && none.polyfills.is_empty(),
+            "{none:?}"
+        );
+        assert_eq!(none.construct_helpers, ["openBox"], "kept whole");
+    }
 }

@@ -54,35 +54,7 @@ fn text_of<'s>(node: Node, src: &'s str) -> &'s str {
 pub fn request_seed(seed: Option<&Seed>, text: &str, tree: &Tree, offset: usize) -> Option<Seed> {
     let seed = seed.filter(|_| text.len() >= LOCAL_ANALYSIS_BYTES)?;
     let node = top_level_at(tree, offset)?;
-    let own = text.get(node.byte_range()).unwrap_or_default();
-    let words: std::collections::HashSet<&str> = own
-        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '$' | '\\')))
-        .filter(|w| !w.is_empty())
-        .collect();
-    let spelt = |n: &str| words.contains(n.rsplit('.').next().unwrap_or(n));
-    Some(Seed {
-        globals: seed
-            .globals
-            .iter()
-            .filter(|g| words.contains(g.0.as_str()))
-            .cloned()
-            .collect(),
-        narrowed: seed.narrowed.clone(),
-        typeof_names: seed.typeof_names.clone(),
-        polyfills: seed
-            .polyfills
-            .iter()
-            .filter(|p| spelt(p))
-            .cloned()
-            .collect(),
-        project_names: seed
-            .project_names
-            .iter()
-            .filter(|p| words.contains(p.as_str()))
-            .cloned()
-            .collect(),
-        construct_helpers: seed.construct_helpers.clone(),
-    })
+    Some(seed.spelt_in(text.get(node.byte_range()).unwrap_or_default()))
 }
 
 /// The top-level node holding `offset`, else the last one starting before it.
