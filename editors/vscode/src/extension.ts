@@ -1,21 +1,55 @@
-// The grounded extension: starts `grounded serve` on stdio and hands it the settings.
+// The grounded extension: starts `grounded serve --stdio` and hands it the settings.
 //
 // Everything the server does (diagnostics, quick fixes, hover, completion) comes from the
-// server; this file only starts it, passes the `grounded` settings (as
-// initializationOptions, and on request through workspace/configuration), offers a
-// restart command, and prompts for agent requests (`grounded: Ask the agent...`).
+// server; this file starts it, passes the `grounded` settings (as initializationOptions,
+// and on request through workspace/configuration), shows the server's state in the
+// status bar and its log in the "grounded" output channel, and gives the agent a face:
+// a prompt (`grounded: Ask the agent...`), a notification with a Cancel button while a
+// turn runs, and one clear message when the server refuses a turn.
 
+import * as fs from "fs";
+import * as path from "path";
 import * as vscode from "vscode";
 import {
   ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
+  MessageType,
+  NotificationType,
+  RevealOutputChannelOn,
   ServerOptions,
+  ShowMessageNotification,
+  ShowMessageParams,
+  State,
   TransportKind,
 } from "vscode-languageclient/node";
+import { Status } from "./status";
+
+/** The server's commands (interfaces.md, "The agent in the editor"). */
+const ASK = "grounded.askAgent";
+const CANCEL = "grounded.cancelAgent";
+
+/** `grounded/agentFinished`: the turn ended (its summary also comes as showMessage). */
+const AgentFinished = new NotificationType<{ turn?: number; status?: string }>("grounded/agentFinished");
+
+/**
+ * How long a server error message that starts with "grounded agent:" is held back, in
+ * case the command's error answer with the same text follows. The server both shows the
+ * message and answers the command with it (eglot and Helix show only one of the two);
+ * shown as they came, one click on *Ask grounded agent to fix this* without a model gave
+ * three notifications (the message, "Request workspace/executeCommand failed", and
+ * "Running the contributed command failed").
+ */
+const DUPLICATE_WINDOW_MS = 600;
 
 let client: LanguageClient | undefined;
-let output: vscode.OutputChannel | undefined;
+let output: vscode.OutputChannel;
+let status: Status;
+let lastTurn: number | undefined;
+let agentRun: AgentRun | undefined;
+/** Turns whose `grounded/agentFinished` came before the command's answer. */
+const finishedTurns = new Set<number>();
+const heldBack = new Map<string, ReturnType<typeof setTimeout>>();
 
 function settings(): Record<string, unknown> {
   const c = vscode.workspace.getConfiguration("grounded");
@@ -36,19 +70,345 @@ function settings(): Record<string, unknown> {
   };
 }
 
-let lastTurn: number | undefined;
+/**
+ * The binary the setting names, resolved as the OS would (an absolute or relative path,
+ * else a name on PATH), or undefined. Checked before starting: a missing binary
+ * otherwise shows as "the server crashed 5 times", which says nothing about the cause.
+ */
+function resolveServer(command: string): string | undefined {
+  const runnable = (p: string) => {
+    try {
+      return fs.statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (command.includes("/") || command.includes("\\")) {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const p = path.isAbsolute(command) || !folder ? command : path.join(folder, command);
+    return runnable(p) ? p : undefined;
+  }
+  const exts = process.platform === "win32" ? ["", ".exe", ".cmd"] : [""];
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    for (const ext of exts) {
+      const p = path.join(dir, command + ext);
+      if (dir && runnable(p)) {
+        return p;
+      }
+    }
+  }
+  return undefined;
+}
+
+async function openSettings(query: string): Promise<void> {
+  await vscode.commands.executeCommand("workbench.action.openSettings", query);
+}
+
+/**
+ * One agent turn as a notification: its progress messages, and a Cancel button that
+ * sends `grounded.cancelAgent`. The turn keeps running after the notification is
+ * dismissed; the status bar says so until `grounded/agentFinished`.
+ */
+class AgentRun {
+  private progress: vscode.Progress<{ message?: string }> | undefined;
+  private finish: (() => void) | undefined;
+  private ended = false;
+
+  constructor(first?: string) {
+    first = first?.replace(/^grounded agent:\s*/, "");
+    void vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: "grounded agent", cancellable: true },
+      (progress, token) => {
+        this.progress = progress;
+        if (first) {
+          progress.report({ message: first });
+        }
+        token.onCancellationRequested(() => {
+          void cancelTurn(true);
+        });
+        return new Promise<void>((resolve) => {
+          this.finish = resolve;
+          if (this.ended) {
+            resolve();
+          }
+        });
+      },
+    );
+    status.agentSays(first ?? "starting");
+  }
+
+  say(message: string): void {
+    // The notification's title already says "grounded agent".
+    const m = message.replace(/^grounded agent:\s*/, "");
+    this.progress?.report({ message: m });
+    status.agentSays(m);
+  }
+
+  end(): void {
+    this.ended = true;
+    this.finish?.();
+  }
+}
+
+function agentBegan(message?: string): void {
+  if (!agentRun) {
+    agentRun = new AgentRun(message);
+  }
+}
+
+function agentEnded(): void {
+  agentRun?.end();
+  agentRun = undefined;
+  status.agentEnded();
+}
+
+async function cancelTurn(fromNotification: boolean): Promise<void> {
+  if (!client || client.state !== State.Running) {
+    return;
+  }
+  try {
+    const r = (await client.sendRequest(ExecuteCommandRequest.type, {
+      command: CANCEL,
+      arguments: lastTurn === undefined ? [] : [{ turn: lastTurn }],
+    })) as { cancelled?: boolean } | null;
+    if (r?.cancelled) {
+      status.agentSays("cancelling after its current step");
+    } else if (!fromNotification) {
+      void vscode.window.showInformationMessage("grounded: no agent turn is running.");
+    }
+  } catch (e) {
+    output.appendLine(`${CANCEL}: ${e}`);
+  }
+}
+
+function errorText(e: unknown): string {
+  if (e && typeof e === "object" && "message" in e) {
+    return String((e as { message: unknown }).message);
+  }
+  return String(e);
+}
+
+/** The server refused a turn: one message, with the button that fixes the cause. */
+function refused(message: string): void {
+  const held = heldBack.get(message);
+  if (held) {
+    clearTimeout(held);
+    heldBack.delete(message);
+  }
+  agentEnded();
+  const busy = /still running/.test(message);
+  const button = busy ? "Cancel the turn" : "Open Settings";
+  void vscode.window.showErrorMessage(message, button).then(async (b) => {
+    if (b === "Cancel the turn") {
+      await cancelTurn(false);
+    } else if (b === "Open Settings") {
+      await openSettings("grounded.agent");
+    }
+  });
+}
+
+/** `window/showMessage`, holding back an agent error the command's answer will repeat. */
+function showServerMessage(m: ShowMessageParams): void {
+  const show = () => {
+    switch (m.type) {
+      case MessageType.Error:
+        void vscode.window.showErrorMessage(m.message);
+        break;
+      case MessageType.Warning:
+        void vscode.window.showWarningMessage(m.message);
+        break;
+      default:
+        void vscode.window.showInformationMessage(m.message);
+    }
+  };
+  if (m.type === MessageType.Error && m.message.startsWith("grounded agent:")) {
+    heldBack.set(
+      m.message,
+      setTimeout(() => {
+        heldBack.delete(m.message);
+        show();
+      }, DUPLICATE_WINDOW_MS),
+    );
+    return;
+  }
+  show();
+}
+
+function makeClient(command: string): LanguageClient {
+  // TransportKind.stdio appends `--stdio`, as every client does for stdio servers.
+  const serverOptions: ServerOptions = {
+    run: { command, args: ["serve"], transport: TransportKind.stdio },
+    debug: {
+      command,
+      args: ["serve"],
+      transport: TransportKind.stdio,
+      options: { env: { ...process.env, GROUNDED_LOG: "debug" } },
+    },
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [
+      { scheme: "file", language: "javascript" },
+      { scheme: "file", language: "javascriptreact" },
+      { scheme: "untitled", language: "javascript" },
+      { scheme: "file", language: "markdown" },
+    ],
+    initializationOptions: settings(),
+    outputChannel: output,
+    // Failed requests go to the log, not to a notification each: the messages a user
+    // must see the server shows itself (window/showMessage).
+    revealOutputChannelOn: RevealOutputChannelOn.Never,
+    synchronize: { configurationSection: "grounded" },
+    middleware: {
+      didOpen: (doc, next) => {
+        status.sent(doc.uri.toString());
+        return next(doc);
+      },
+      didChange: (e, next) => {
+        status.sent(e.document.uri.toString());
+        return next(e);
+      },
+      didClose: (doc, next) => {
+        status.closed(doc.uri.toString());
+        return next(doc);
+      },
+      handleDiagnostics: (uri, diagnostics, next) => {
+        status.answered(uri.toString());
+        next(uri, diagnostics);
+      },
+      handleWorkDoneProgress: (token, params, next) => {
+        // The agent's progress becomes a notification with a Cancel button (the
+        // client's own rendering is a status-bar spinner nobody can cancel); the dry
+        // run's stays the spinner and sets the status item.
+        const key = String(token);
+        if (params.kind === "begin") {
+          if (/agent/.test(params.title)) {
+            agentTokens.add(key);
+            agentBegan(params.message);
+            return;
+          }
+          if (/dry run/.test(params.title)) {
+            dryRunTokens.add(key);
+            status.dryRunBegan();
+          }
+        } else if (agentTokens.has(key)) {
+          if (params.kind === "report" && params.message) {
+            agentRun?.say(params.message);
+          } else if (params.kind === "end") {
+            // The turn's summary follows as a message of its own; the notification
+            // with its Cancel button has nothing left to cancel.
+            agentTokens.delete(key);
+            agentRun?.end();
+          }
+          return;
+        } else if (params.kind === "end" && dryRunTokens.delete(key)) {
+          status.dryRunEnded();
+        }
+        next(token, params);
+      },
+      executeCommand: async (cmd, args, next) => {
+        if (cmd !== ASK) {
+          return next(cmd, args);
+        }
+        const c = client;
+        if (!c) {
+          return undefined;
+        }
+        try {
+          const r = (await c.sendRequest(ExecuteCommandRequest.type, { command: cmd, arguments: args })) as {
+            turn?: number;
+          } | null;
+          lastTurn = r?.turn;
+          if (lastTurn === undefined || !finishedTurns.has(lastTurn)) {
+            agentBegan();
+          }
+          return r;
+        } catch (e) {
+          refused(errorText(e));
+          return undefined;
+        }
+      },
+    },
+  };
+  return new LanguageClient("grounded", "grounded", serverOptions, clientOptions);
+}
+
+const agentTokens = new Set<string>();
+const dryRunTokens = new Set<string>();
+
+/** Starts (or restarts) the server; a missing binary is said plainly, with the setting. */
+async function start(): Promise<void> {
+  if (client) {
+    const old = client;
+    client = undefined;
+    await old.stop().catch((e) => output.appendLine(`stopping the old server: ${e}`));
+  }
+  agentEnded();
+  const setting = vscode.workspace.getConfiguration("grounded").get<string>("serverPath") || "grounded";
+  const command = resolveServer(setting);
+  if (!command) {
+    const msg = `grounded: the server binary \`${setting}\` was not found. Install grounded (cargo install --path . in its repository) or set grounded.serverPath to the binary's absolute path.`;
+    output.appendLine(msg);
+    status.stopped("binary not found");
+    void vscode.window.showErrorMessage(msg, "Open Settings").then((b) => {
+      if (b) {
+        void openSettings("grounded.serverPath");
+      }
+    });
+    return;
+  }
+  output.appendLine(`starting ${command} serve --stdio`);
+  const c = makeClient(command);
+  client = c;
+  status.starting();
+  c.onDidChangeState((e) => {
+    if (client !== c) {
+      return;
+    }
+    if (e.newState === State.Running) {
+      status.running();
+    } else if (e.newState === State.Starting) {
+      status.starting();
+    } else {
+      status.stopped("see its log");
+      agentEnded();
+    }
+  });
+  try {
+    await c.start();
+  } catch (e) {
+    output.appendLine(`the server did not start: ${errorText(e)}`);
+    status.stopped(errorText(e));
+    return;
+  }
+  // After start: these replace the client's defaults (a handler per method).
+  c.onNotification(ShowMessageNotification.type, showServerMessage);
+  c.onNotification(AgentFinished, (p) => {
+    if (p.turn !== undefined) {
+      finishedTurns.add(p.turn);
+    }
+    if (lastTurn === undefined || p.turn === undefined || p.turn === lastTurn) {
+      agentEnded();
+    }
+  });
+}
 
 // `grounded: Ask the agent...`: prompts for a request and sends it with the file and
 // the selection. The server answers at once with a turn id; its edits arrive as
-// workspace edits (undoable), its progress as a progress notification, its end as a
-// message. (`grounded.askAgent` itself is registered by the language client from the
-// server's executeCommandProvider, so this command has a name of its own.)
+// workspace edits (undoable), its progress in the notification, its end as a message.
+// (`grounded.askAgent` itself is registered by the language client from the server's
+// executeCommandProvider, so this command has a name of its own.)
 async function ask(): Promise<void> {
-  if (!client) {
+  if (!client || client.state !== State.Running) {
+    void vscode.window.showErrorMessage("grounded: the server is not running.", "Show the log").then((b) => {
+      if (b) {
+        output.show(true);
+      }
+    });
     return;
   }
   const request = await vscode.window.showInputBox({
-    prompt: "Ask the grounded agent",
+    title: "Ask the grounded agent",
+    prompt: "What should the agent do? It reads the docs and edits the open files (each edit is undoable).",
     placeHolder: "add a footer with page numbers",
   });
   if (!request) {
@@ -64,73 +424,38 @@ async function ask(): Promise<void> {
       end: { line: s.end.line, character: s.end.character },
     };
   }
-  try {
-    const r = (await client.sendRequest(ExecuteCommandRequest.type, {
-      command: "grounded.askAgent",
-      arguments: [arg],
-    })) as { turn?: number } | null;
-    lastTurn = r?.turn;
-  } catch (e) {
-    // The server has already shown its message (no model, a turn running).
-    output?.appendLine(`grounded.askAgent: ${e}`);
-  }
-}
-
-function makeClient(): LanguageClient {
-  const command = vscode.workspace.getConfiguration("grounded").get<string>("serverPath") || "grounded";
-  const serverOptions: ServerOptions = {
-    run: { command, args: ["serve"], transport: TransportKind.stdio },
-    debug: {
-      command,
-      args: ["serve"],
-      transport: TransportKind.stdio,
-      options: { env: { ...process.env, GROUNDED_LOG: "debug" } },
-    },
-  };
-  output = output ?? vscode.window.createOutputChannel("grounded");
-  const clientOptions: LanguageClientOptions = {
-    documentSelector: [
-      { scheme: "file", language: "javascript" },
-      { scheme: "file", language: "javascriptreact" },
-      { scheme: "untitled", language: "javascript" },
-    ],
-    initializationOptions: settings(),
-    outputChannel: output,
-    synchronize: { configurationSection: "grounded" },
-  };
-  return new LanguageClient("grounded", "grounded", serverOptions, clientOptions);
+  await vscode.commands.executeCommand(ASK, arg);
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  client = makeClient();
+  output = vscode.window.createOutputChannel("grounded");
+  status = new Status("grounded.showOutput");
   context.subscriptions.push(
+    output,
+    status,
     vscode.commands.registerCommand("grounded.restartServer", async () => {
-      if (client) {
-        await client.stop();
+      await start();
+      if (client?.state === State.Running) {
+        vscode.window.setStatusBarMessage("grounded: server restarted", 3000);
       }
-      client = makeClient();
-      await client.start();
-      vscode.window.setStatusBarMessage("grounded: server restarted", 3000);
     }),
-    vscode.commands.registerCommand("grounded.showOutput", () => output?.show(true)),
+    vscode.commands.registerCommand("grounded.showOutput", () => output.show(true)),
     vscode.commands.registerCommand("grounded.ask", ask),
-    vscode.commands.registerCommand("grounded.cancel", async () => {
-      await client?.sendRequest(ExecuteCommandRequest.type, {
-        command: "grounded.cancelAgent",
-        arguments: lastTurn === undefined ? [] : [{ turn: lastTurn }],
-      });
-    }),
+    vscode.commands.registerCommand("grounded.cancel", () => cancelTurn(false)),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       // A new binary needs a new process; everything else the server reloads itself.
       if (e.affectsConfiguration("grounded.serverPath")) {
-        await vscode.commands.executeCommand("grounded.restartServer");
+        await start();
       }
     }),
   );
-  await client.start();
+  await start();
 }
 
 export async function deactivate(): Promise<void> {
+  for (const t of heldBack.values()) {
+    clearTimeout(t);
+  }
   if (client) {
     await client.stop();
   }
