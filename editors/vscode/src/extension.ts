@@ -443,6 +443,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("grounded.ask", ask),
     vscode.commands.registerCommand("grounded.cancel", () => cancelTurn(false)),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
+      if (!e.affectsConfiguration("grounded")) {
+        return;
+      }
+      // In the log, so "why did the agent not see my model?" has an answer (the key's
+      // variable is logged by name only, never its value).
+      output.appendLine(`settings changed: ${JSON.stringify(settings())}`);
       // A new binary needs a new process; everything else the server reloads itself.
       if (e.affectsConfiguration("grounded.serverPath")) {
         await start();
