@@ -15,7 +15,9 @@
 //      hover (screenshot 3);
 //   4. on mistakes/option.js, picks *Ask grounded agent to fix this*; a scripted local
 //      model endpoint (model-server.js) drives the turn; the edit lands in the buffer
-//      (screenshot 4), not on disk, and Ctrl+Z undoes it.
+//      (screenshot 4), not on disk, and Ctrl+Z undoes it;
+//   5. with the endpoint cleared in the Settings UI, the same action shows one error
+//      message, with an "Open Settings" button, and nothing else (screenshot 5).
 //
 // Without its install (install.sh: code-server and playwright-core in a cache folder,
 // and a Chromium) it prints "skipped: ..." and exits 0, so CI runs it only where the
@@ -329,7 +331,6 @@ async function main() {
     JSON.stringify(
       {
         "grounded.serverPath": opts.server,
-        "grounded.agent.baseUrl": model.url,
         "grounded.agent.model": "scripted",
         "grounded.dryRun.enabled": false,
         // The agent's edit must stay in the buffer until the user saves.
@@ -356,6 +357,10 @@ async function main() {
       2,
     ),
   );
+  // The endpoint is a machine-scoped setting, which code-server keeps as the remote
+  // machine's (the Settings UI's "Remote" tab).
+  fs.mkdirSync(path.join(userData, "Machine"), { recursive: true });
+  fs.writeFileSync(path.join(userData, "Machine/settings.json"), JSON.stringify({ "grounded.agent.baseUrl": model.url }, null, 2));
   // Its own config and data folders: the test writes nothing to the user's home.
   const env = {
     ...process.env,
@@ -498,6 +503,54 @@ async function main() {
     await until("Ctrl+Z to undo the agent's edit", async () => ((await editorText(page)).split("\n")[keyLine] || "").includes("borderColour"), 15000);
     await page.locator(".tabs-container .tab.active:not(.dirty)", { hasText: "option.js" }).waitFor({ timeout: 5000 });
     await until("the status bar to leave the agent's turn", async () => !/agent/.test(await statusText(page)), 15000);
+
+    step = "5. Ask with no model configured: one message, with its button";
+    // Clear the endpoint in the Settings UI, as a user does (code-server does not
+    // watch settings.json for writes from outside); the demo's grounded.toml names no
+    // model. The endpoint is a machine setting: in code-server, under "Remote".
+    await command(page, "Preferences: Open User Settings");
+    // The Settings editor opens with its search box focused.
+    await page.locator(".settings-editor .settings-header").first().waitFor({ timeout: 15000 });
+    await sleep(500);
+    await page.keyboard.insertText("grounded.agent.baseUrl");
+    await page.locator(".settings-editor .settings-tabs-widget .action-label", { hasText: "Remote" }).first().click();
+    const field = page.locator(".settings-editor .setting-item-contents", { hasText: "Base Url" }).locator("input").first();
+    await field.waitFor({ timeout: 15000 });
+    await field.click();
+    await page.keyboard.press("Control+A");
+    await page.keyboard.press("Backspace");
+    await page.keyboard.press("Tab");
+    // The extension logs each change of its settings in its output channel, which VS
+    // Code writes to disk: the change has reached the server's side then.
+    await until("the settings change to reach the extension", () => {
+      const logs = findFiles(path.join(userData, "logs"), (f) => /grounded\.log$/.test(f));
+      return logs.some((f) => /settings changed: .*"baseUrl":null/.test(fs.readFileSync(f, "utf8")));
+    }, 30000, 250);
+    // Back to option.js by its tab (the Settings editor keeps Ctrl+P to itself).
+    await page.locator(".tabs-container .tab", { hasText: "option.js" }).first().click();
+    await page.locator(".tabs-container .tab.active", { hasText: "option.js" }).waitFor({ timeout: 15000 });
+    await command(page, "Notifications: Clear All Notifications");
+    await until("the notifications to clear", async () => (await toasts.count()) === 0, 15000);
+    await sleep(2000);
+    await page.locator(".editor-group-container.active .monaco-editor .view-lines").click();
+    await goTo(page, keyLine + 1, optionBefore.split("\n")[keyLine].indexOf("borderColour") + 2);
+    await quickFixMenu(page);
+    const asked = model.received.length;
+    await pickAction(page, "Ask grounded agent to fix this");
+    await toasts.filter({ hasText: "grounded agent:" }).first().waitFor({ timeout: 15000 });
+    // Anything else the click causes has had time to show.
+    await sleep(3000);
+    const shown = await toasts.allTextContents();
+    if (shown.length !== 1 || !/Open Settings/.test(shown[0])) {
+      throw new Error(`one error message with "Open Settings" expected, got ${shown.length}: ${JSON.stringify(shown)}`);
+    }
+    if (model.received.length !== asked) {
+      throw new Error("the model was asked although none is configured");
+    }
+    const shot5 = path.join(opts.shots, "5-no-model.png");
+    await page.screenshot({ path: shot5 });
+    const said = ((await toasts.locator(".notification-list-item-message").first().textContent()) || "").trim();
+    shots.push([shot5, `Ask with no model configured: the one message, with its "Open Settings" button: "${said}"`]);
 
     passed = true;
     console.log("vscode e2e: passed");
