@@ -155,3 +155,48 @@ fn a_lone_surrogate_in_did_open_is_read_lossily() {
     assert_eq!(ds[0]["range"]["start"]["line"], 1, "{ds:#?}");
     lsp.shutdown();
 }
+
+/// `grounded serve --stdio`, as VS Code's language client starts a stdio server (it
+/// appends `--stdio`): served like `grounded serve`, an invented call gets its
+/// diagnostic and a documented one none. Refusing the flag, the server never started in
+/// VS Code ("crashed 5 times in the last 3 minutes").
+#[test]
+fn serve_with_stdio_serves_as_clients_start_it() {
+    let dir = project(&demo_corpus(), &[("ok.js", OK_JS.as_bytes())]);
+    let mut lsp = Lsp::start(&["--stdio"], &[]);
+    lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
+    let ok = uri(&dir.path().join("ok.js"));
+    lsp.open(&ok, OK_JS);
+    let ds = lsp.diagnostics_where(&ok, Some(1), |_| true);
+    assert!(ds.is_empty(), "a documented script is silent: {ds:#?}");
+    let bad = uri(&dir.path().join("bad.js"));
+    lsp.open(&bad, "layout.tableCellEnd();\n");
+    let ds = lsp.diagnostics_where(&bad, Some(1), |d| !d.is_empty());
+    assert!(
+        ds[0]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("tableCellEnd"),
+        "{ds:#?}"
+    );
+    lsp.shutdown();
+}
+
+/// `serve --help` names `--stdio`; a transport the server does not have is still a
+/// usage error (exit 2), not silently taken for stdio.
+#[test]
+fn serve_help_names_stdio_and_other_transports_are_refused() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_grounded"))
+        .args(["serve", "--help"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("--stdio"), "{help}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_grounded"))
+        .args(["serve", "--socket", "9000"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}

@@ -65,6 +65,12 @@ enum Command {
         /// The corpus (overrides grounded.toml).
         #[arg(long)]
         docs: Option<PathBuf>,
+        // Accepted because language clients add it to a stdio server's command: VS
+        // Code's `TransportKind.stdio` does, and while `serve` refused it the server
+        // never started in VS Code ("crashed 5 times in the last 3 minutes").
+        /// Speak the protocol on stdin/stdout (the default and only transport; clients add it by convention).
+        #[arg(long)]
+        stdio: bool,
     },
     /// Check scripts, folders and Markdown files against the docs.
     #[command(
@@ -366,7 +372,7 @@ fn run() -> i32 {
             &pattern,
             &paths,
         ),
-        Command::Serve { docs } => serve::run(docs.as_deref()),
+        Command::Serve { docs, stdio: _ } => serve::run(docs.as_deref()),
         Command::Agent {
             docs,
             root,
