@@ -40,6 +40,8 @@ pub struct AgentSection {
     pub validate: Option<String>,
     /// Seconds one model request may take.
     pub timeout_secs: Option<u64>,
+    /// The most tokens one model answer may have (sent as `max_tokens`).
+    pub max_tokens: Option<u32>,
 }
 
 /// `[model]` of `grounded.toml`.
@@ -74,7 +76,10 @@ pub struct Project {
 pub const KNOWN_KEYS: &[(&str, &[&str])] = &[
     ("", &["docs", "entry", "model", "agent"]),
     ("model", &["base_url", "name", "api_key_env"]),
-    ("agent", &["max_steps", "validate", "timeout_secs"]),
+    (
+        "agent",
+        &["max_steps", "validate", "timeout_secs", "max_tokens"],
+    ),
 ];
 
 /// Warnings for the keys of a `grounded.toml` text that no part of grounded reads,

@@ -23,6 +23,10 @@ pub struct AgentConfig {
     pub max_steps: usize,
     /// Seconds one model request may take before it counts as failed.
     pub request_timeout: Duration,
+    /// The most tokens one answer may have, sent as `max_tokens` (`None`: the server's
+    /// own limit). A small local model may ramble until its context is full: minutes
+    /// on a CPU.
+    pub max_tokens: Option<u32>,
     /// How many times a request is retried after a 429, a 5xx or a connection error.
     pub retries: u32,
     /// The first retry waits this long; each later one twice as long as the one before.
@@ -95,6 +99,7 @@ impl Default for AgentConfig {
         AgentConfig {
             max_steps: 24,
             request_timeout: Duration::from_secs(120),
+            max_tokens: None,
             retries: 2,
             retry_backoff: Duration::from_millis(250),
             breaker_limit: 4,
@@ -169,6 +174,9 @@ impl AgentConfig {
             }
             if let Some(t) = a.timeout_secs {
                 c.request_timeout = Duration::from_secs(t.max(1));
+            }
+            if let Some(n) = a.max_tokens {
+                c.max_tokens = Some(n.max(1));
             }
             if allow_validate {
                 c.validate = a.validate.clone();

@@ -263,19 +263,9 @@ impl<'r> Dispatcher<'r> {
                 self.registry.names().join(", ")
             ));
         }
-        let raw = if call.arguments.trim().is_empty() {
-            "{}"
-        } else {
-            call.arguments.as_str()
-        };
-        let args: Value = match serde_json::from_str(raw) {
-            Ok(v @ Value::Object(_)) => v,
-            _ => {
-                return refused(format!(
-                    "the arguments of `{}` are not a JSON object; nothing was run",
-                    call.name
-                ))
-            }
+        let args = match parse_arguments(&call.name, &call.arguments) {
+            Ok(v) => v,
+            Err(e) => return refused(e),
         };
         for g in &mut self.guards {
             match g.before_at(index, call, &args) {
@@ -293,6 +283,24 @@ impl<'r> Dispatcher<'r> {
             }
         }
         Slot::Run(args)
+    }
+}
+
+/// A call's arguments as a JSON object (empty arguments: `{}`), or the refusal the
+/// model receives: what is wrong and where, so it can send them again.
+///
+/// Why the parser's reason: a small model on a real server sent a string with a raw
+/// line break in it; told only "not a JSON object", it could not see what to change.
+pub fn parse_arguments(name: &str, raw: &str) -> Result<Value, String> {
+    let raw = if raw.trim().is_empty() { "{}" } else { raw };
+    match serde_json::from_str(raw) {
+        Ok(v @ Value::Object(_)) => Ok(v),
+        Ok(_) => Err(format!(
+            "the arguments of `{name}` are not a JSON object; nothing was run: send one object whose keys are the parameters"
+        )),
+        Err(e) => Err(format!(
+            "the arguments of `{name}` are not a JSON object ({e}); nothing was run: send them again as valid JSON (line breaks in strings as \\n)"
+        )),
     }
 }
 

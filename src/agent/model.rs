@@ -1,12 +1,24 @@
 //! The model endpoint: OpenAI-compatible chat completions with tool calling, over
-//! `reqwest::blocking`, and the extractor for tool calls written as JSON in the text.
+//! `reqwest` on a runtime of the client's own, and the extractor for tool calls written
+//! as JSON in the text.
 //!
 //! Errors are one line each (unreachable, HTTP status, not a chat completion, no tool
 //! calling) because the user reads them on a terminal or in an editor's message bar.
 //! The key goes in the `Authorization` header and nowhere else: no error message, log
 //! or transcript line carries it.
+//!
+//! A request's wait is watched ([`Watch`]): a CPU server answering a long prompt takes a
+//! minute, and a blocking call that could only be cancelled between steps left the user
+//! staring at a frozen spinner with Ctrl-C and the editor's cancel doing nothing until
+//! the answer came. The request future is polled in short slices; between slices the
+//! watch hears how long it has waited and may cancel, which drops the request (the
+//! connection closes, the server stops waiting on us). No streaming: the long part of
+//! a slow answer is the prompt's evaluation, before the first token, so a stream would
+//! show nothing more during it than the clock does, and each server frames streamed
+//! tool calls its own way.
 
-use std::time::Duration;
+use std::future::Future;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -35,6 +47,26 @@ pub struct Reply {
     pub from_text: bool,
 }
 
+/// What a model request watches while it waits for the answer.
+pub trait Watch: Sync {
+    /// Whether the user cancelled: a request in flight is dropped, and the call answers
+    /// with an error the caller reads as the cancel.
+    fn cancelled(&self) -> bool;
+    /// Called about once a second while no answer has come, with the time waited so far
+    /// (retries and their back-off included).
+    fn waiting(&self, waited: Duration);
+}
+
+/// A watch that never cancels and says nothing.
+pub struct Unwatched;
+
+impl Watch for Unwatched {
+    fn cancelled(&self) -> bool {
+        false
+    }
+    fn waiting(&self, _waited: Duration) {}
+}
+
 /// Something that answers chat requests: the HTTP endpoint, or a script in a bench.
 pub trait ChatModel: Sync {
     /// Sends `messages` offering `tools` (none: tools withheld) and returns the answer.
@@ -51,27 +83,74 @@ pub trait ChatModel: Sync {
         let _ = name;
         self.chat(messages, tools)
     }
+    /// [`ChatModel::chat`], or [`ChatModel::chat_forcing`] when `force` names a tool,
+    /// with `watch` told how long the wait lasts and able to cancel it. A model that
+    /// answers at once (a script) needs no watch: this default ignores it.
+    fn chat_watched(
+        &self,
+        messages: &[Value],
+        tools: &[Value],
+        force: Option<&str>,
+        watch: &dyn Watch,
+    ) -> Result<Reply, String> {
+        let _ = watch;
+        match force {
+            Some(name) => self.chat_forcing(messages, tools, name),
+            None => self.chat(messages, tools),
+        }
+    }
 }
+
+/// How often a waiting request looks at its watch's cancel: short enough that a
+/// cancel feels immediate, long enough that the wait costs nothing.
+const SLICE: Duration = Duration::from_millis(200);
 
 /// The OpenAI-compatible HTTP endpoint.
 pub struct HttpModel {
-    http: reqwest::blocking::Client,
+    http: reqwest::Client,
+    /// The client's own runtime: the caller is a plain thread (the CLI's, or the
+    /// editor turn's), and the language server's runtime must not be blocked on.
+    rt: tokio::runtime::Runtime,
     endpoint: Endpoint,
+    max_tokens: Option<u32>,
     retries: u32,
     backoff: Duration,
 }
 
+/// What one attempt came to.
+enum Attempt {
+    /// Worth another try (a 429, a 5xx, a connection error): the one-line reason.
+    Retry(String),
+    /// The watch cancelled the wait.
+    Cancelled,
+}
+
+/// The error a cancelled request answers with (the caller asks its own cancel flag).
+pub const CANCELLED: &str = "the model request was cancelled";
+
 impl HttpModel {
     /// A client for `endpoint` with the timeouts and retries of `config`.
     pub fn new(endpoint: Endpoint, config: &AgentConfig) -> Result<HttpModel, String> {
-        let http = reqwest::blocking::Client::builder()
+        // One worker drives the connections; the caller polls its own request, so
+        // requests made from several threads at once (parallel lookups) all progress.
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("grounded-http")
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the HTTP client: {e}"))?;
+        let entered = rt.enter();
+        let http = reqwest::Client::builder()
             .timeout(config.request_timeout)
             .connect_timeout(Duration::from_secs(10).min(config.request_timeout))
             .build()
             .map_err(|e| format!("cannot start the HTTP client: {e}"))?;
+        drop(entered);
         Ok(HttpModel {
             http,
+            rt,
             endpoint,
+            max_tokens: config.max_tokens,
             retries: config.retries,
             backoff: config.retry_backoff,
         })
@@ -82,13 +161,42 @@ impl HttpModel {
         &self.endpoint.base_url
     }
 
-    fn post_once(&self, body: &Value) -> Result<(u16, String), Attempt> {
+    /// Runs `fut` to its end unless `watch` cancels first (then `None`, and `fut` is
+    /// dropped: a request in flight is abandoned and its connection closed). `said` is
+    /// the last whole second reported to the watch, counted from `started`.
+    fn watched<T>(
+        &self,
+        fut: impl Future<Output = T>,
+        watch: &dyn Watch,
+        started: Instant,
+        said: &mut u64,
+    ) -> Option<T> {
+        let mut fut = std::pin::pin!(fut);
+        loop {
+            if watch.cancelled() {
+                return None;
+            }
+            let slice = self
+                .rt
+                .block_on(async { tokio::time::timeout(SLICE, fut.as_mut()).await });
+            if let Ok(v) = slice {
+                return Some(v);
+            }
+            let waited = started.elapsed();
+            if waited.as_secs() > *said {
+                *said = waited.as_secs();
+                watch.waiting(waited);
+            }
+        }
+    }
+
+    async fn post_once(&self, body: &Value) -> Result<(u16, String), String> {
         let url = format!("{}/chat/completions", self.endpoint.base_url);
         let mut req = self.http.post(&url).json(body);
         if let Some(k) = &self.endpoint.api_key {
             req = req.bearer_auth(k);
         }
-        let resp = req.send().map_err(|e| {
+        let resp = req.send().await.map_err(|e| {
             // reqwest's error text names the URL, never a header: no key in it.
             let what = if e.is_timeout() {
                 "timed out".to_string()
@@ -97,11 +205,11 @@ impl HttpModel {
             } else {
                 "failed".to_string()
             };
-            Attempt::Retry(format!("model endpoint {} {what}", self.endpoint.base_url))
+            format!("model endpoint {} {what}", self.endpoint.base_url)
         })?;
         let status = resp.status().as_u16();
-        let text = resp.text().map_err(|e| {
-            Attempt::Retry(format!(
+        let text = resp.text().await.map_err(|e| {
+            format!(
                 "model endpoint {}: the answer could not be read ({})",
                 self.endpoint.base_url,
                 if e.is_timeout() {
@@ -109,21 +217,31 @@ impl HttpModel {
                 } else {
                     "broken"
                 }
-            ))
+            )
         })?;
         if status == 429 || status >= 500 {
-            return Err(Attempt::Retry(format!(
+            return Err(format!(
                 "model endpoint {} answered HTTP {status}: {}",
                 self.endpoint.base_url,
                 first_line(&text)
-            )));
+            ));
         }
         Ok((status, text))
     }
-}
 
-enum Attempt {
-    Retry(String),
+    /// One attempt, watched.
+    fn attempt(
+        &self,
+        body: &Value,
+        watch: &dyn Watch,
+        started: Instant,
+        said: &mut u64,
+    ) -> Result<(u16, String), Attempt> {
+        match self.watched(self.post_once(body), watch, started, said) {
+            None => Err(Attempt::Cancelled),
+            Some(r) => r.map_err(Attempt::Retry),
+        }
+    }
 }
 
 fn first_line(s: &str) -> String {
@@ -141,7 +259,7 @@ fn first_line(s: &str) -> String {
 
 impl ChatModel for HttpModel {
     fn chat(&self, messages: &[Value], tools: &[Value]) -> Result<Reply, String> {
-        self.chat_choice(messages, tools, json!("auto"))
+        self.chat_watched(messages, tools, None, &Unwatched)
     }
 
     fn chat_forcing(
@@ -150,11 +268,21 @@ impl ChatModel for HttpModel {
         tools: &[Value],
         name: &str,
     ) -> Result<Reply, String> {
-        self.chat_choice(
-            messages,
-            tools,
-            json!({"type": "function", "function": {"name": name}}),
-        )
+        self.chat_watched(messages, tools, Some(name), &Unwatched)
+    }
+
+    fn chat_watched(
+        &self,
+        messages: &[Value],
+        tools: &[Value],
+        force: Option<&str>,
+        watch: &dyn Watch,
+    ) -> Result<Reply, String> {
+        let choice = match force {
+            Some(name) => json!({"type": "function", "function": {"name": name}}),
+            None => json!("auto"),
+        };
+        self.chat_choice(messages, tools, choice, watch)
     }
 }
 
@@ -164,24 +292,33 @@ impl HttpModel {
         messages: &[Value],
         tools: &[Value],
         choice: Value,
+        watch: &dyn Watch,
     ) -> Result<Reply, String> {
         let mut body = json!({
             "model": self.endpoint.model,
             "messages": messages,
             "temperature": 0,
         });
+        if let Some(n) = self.max_tokens {
+            body["max_tokens"] = json!(n);
+        }
         if !tools.is_empty() {
             body["tools"] = Value::Array(tools.to_vec());
             body["tool_choice"] = choice;
         }
+        let started = Instant::now();
+        let mut said = 0;
         let mut wait = self.backoff;
         let mut last = String::new();
         for attempt in 0..=self.retries {
             if attempt > 0 {
-                std::thread::sleep(wait);
+                let pause = async move { tokio::time::sleep(wait).await };
+                if self.watched(pause, watch, started, &mut said).is_none() {
+                    return Err(CANCELLED.to_string());
+                }
                 wait *= 2;
             }
-            match self.post_once(&body) {
+            match self.attempt(&body, watch, started, &mut said) {
                 Ok((status, text)) => {
                     if !(200..300).contains(&status) {
                         let line = first_line(&text);
@@ -203,6 +340,7 @@ impl HttpModel {
                         )
                     });
                 }
+                Err(Attempt::Cancelled) => return Err(CANCELLED.to_string()),
                 Err(Attempt::Retry(msg)) => last = msg,
             }
         }

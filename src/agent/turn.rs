@@ -10,6 +10,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -19,7 +20,7 @@ use super::dispatch::{Dispatcher, Guard, Served, ToolResult};
 use super::edits::{Edits, Workspace, WriteCounts};
 use super::gates::{Decision, GateRunner};
 use super::measure;
-use super::model::{ChatModel, Reply, ToolCall};
+use super::model::{ChatModel, Reply, ToolCall, Watch};
 use super::prompt::system_prompt;
 use super::queries;
 use super::tools::{Progress, Registry, ToolCtx};
@@ -112,9 +113,39 @@ pub struct Outcome {
     pub writes: WriteCounts,
     /// Model steps taken.
     pub steps: usize,
+    /// Why the turn ended, in one line (the status says how): a user reading
+    /// `unchanged` needs to know whether the model gave up, ran out of steps or was
+    /// stopped by a guard.
+    pub reason: String,
     /// The bytes of each written file before the turn wrote it (`None`: created), for a
     /// plan's composer to take over from its worker.
     pub snapshots: std::collections::BTreeMap<String, Option<Vec<u8>>>,
+}
+
+/// A model request's wait as the turn sees it: the user's cancel, and a progress line
+/// a second ("waiting for the model (step 3): 41 s") so a slow server is not mistaken
+/// for a hung one.
+struct StepWatch<'a> {
+    cancel: &'a AtomicBool,
+    progress: &'a dyn Progress,
+    step: usize,
+}
+
+impl Watch for StepWatch<'_> {
+    fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::SeqCst)
+    }
+
+    fn waiting(&self, waited: Duration) {
+        self.progress.waiting(
+            &format!(
+                "waiting for the model (step {}): {} s",
+                self.step,
+                waited.as_secs()
+            ),
+            waited,
+        );
+    }
 }
 
 /// Whether the request asks for a change to files.
@@ -136,12 +167,10 @@ fn assistant_message(reply: &Reply) -> Value {
                         "function": {"name": c.name, "arguments": c.arguments}})
         })
         .collect();
-    let content = if reply.content.is_empty() {
-        Value::Null
-    } else {
-        Value::String(reply.content.clone())
-    };
-    json!({"role": "assistant", "content": content, "tool_calls": calls})
+    // An empty string, never null: llama-cpp-python's server validates an assistant
+    // message's content as a string and answered the second step of every turn with
+    // HTTP 500 while it was null; omitting the key breaks its chat template instead.
+    json!({"role": "assistant", "content": reply.content, "tool_calls": calls})
 }
 
 /// Runs one turn to its end. Never panics on what the model sends; an endpoint
@@ -187,6 +216,8 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
     let mut step = 0;
     // A loop caught by a guard: the next step has tools withheld and must answer.
     let mut steered = false;
+    // Why the last step had tools withheld, if it had.
+    let mut forced_by: Option<String> = None;
     // The forced `search_queries` step: the first request offers it and asks for it.
     let mut ask_queries = turn.config.search_queries != 0 && names.contains(&"rag_lookup");
     loop {
@@ -221,14 +252,23 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
         );
         turn.progress
             .say(&format!("asking the model (step {step})"));
-        let sent = if with_queries {
-            turn.model
-                .chat_forcing(&messages, &offered_now, queries::TOOL)
-        } else {
-            turn.model.chat(&messages, &offered_now)
+        let watch = StepWatch {
+            cancel: &turn.cancel,
+            progress: turn.progress,
+            step,
         };
+        let force = with_queries.then_some(queries::TOOL);
+        let sent = turn
+            .model
+            .chat_watched(&messages, &offered_now, force, &watch);
         let reply = match sent {
             Ok(r) => r,
+            // A cancel during the wait drops the request; the turn ends as cancelled,
+            // not as an endpoint failure.
+            Err(_) if turn.cancel.load(Ordering::SeqCst) => {
+                cancelled = true;
+                break;
+            }
             Err(e) => {
                 error = Some(e);
                 break;
@@ -240,6 +280,16 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
                    "tool_calls": reply.tool_calls.iter().map(|c| json!({
                        "id": c.id, "name": c.name, "arguments": c.arguments})).collect::<Vec<_>>()}),
         );
+        if forced {
+            forced_by = Some(if limit && !steered {
+                format!(
+                    "the step limit ({}) was reached; the model answered with tools withheld",
+                    turn.config.max_steps
+                )
+            } else {
+                "a guard caught a loop; the model answered with tools withheld".to_string()
+            });
+        }
         if forced || reply.tool_calls.is_empty() {
             // The facts cost a check of every changed file: only gates read them.
             if !forced && !gates.is_empty() {
@@ -354,9 +404,31 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
         }
         text.push_str(wording::UNCHANGED);
     }
+    let reason = match status {
+        Status::Failed if error.is_some() => format!(
+            "the model endpoint failed: {}",
+            error.as_deref().unwrap_or_default()
+        ),
+        Status::Failed => "the turn's writes were undone: they made the project worse".into(),
+        Status::Cancelled => format!("cancelled by the user during step {step}"),
+        Status::Unchanged => match &forced_by {
+            Some(f) => format!("asked to change files, none changed: {f}"),
+            None => "asked to change files, none changed: the model answered without tools".into(),
+        },
+        Status::Done => match (&forced_by, changed.len()) {
+            (Some(f), _) => f.clone(),
+            (None, 0) => "the model answered without tools".into(),
+            (None, n) => format!(
+                "the model answered without tools; {n} file{} changed",
+                if n == 1 { "" } else { "s" }
+            ),
+        },
+    };
+    // One line, whatever the endpoint's error said.
+    let reason = reason.lines().next().unwrap_or_default().to_string();
     turn.transcript.event(
         "final",
-        json!({"answer": text, "changed": changed, "status": status.as_str()}),
+        json!({"answer": text, "changed": changed, "status": status.as_str(), "reason": reason}),
     );
     Outcome {
         status,
@@ -366,6 +438,7 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
         error,
         writes,
         steps: step,
+        reason,
         snapshots: edits.snapshots(),
     }
 }
@@ -373,8 +446,11 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
 /// Answers the forced `search_queries` call: the planned queries as guidance (each
 /// `about` label becomes a progress line), or why none could be used.
 fn answer_queries(ctx: &ToolCtx, call: &ToolCall, request: &str) -> ToolResult {
-    let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
-    let (content, served) = match queries::parse(&args, request, ctx.config.max_queries) {
+    // The forced call bypasses the dispatcher: its arguments get the same check, or a
+    // string broken by a raw line break was answered "no `queries` array".
+    let parsed = super::dispatch::parse_arguments(&call.name, &call.arguments)
+        .and_then(|args| queries::parse(&args, request, ctx.config.max_queries));
+    let (content, served) = match parsed {
         Ok(qs) => {
             for q in &qs {
                 ctx.progress.say(&q.about);

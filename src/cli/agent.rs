@@ -8,8 +8,9 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use super::Fail;
 use crate::agent::{
@@ -39,6 +40,9 @@ pub struct Args<'a> {
 struct Stderr {
     tty: bool,
     frame: Mutex<usize>,
+    /// Off a terminal: the second of the current wait at which the next wait line is
+    /// printed, and the last second heard (a smaller one starts a new wait).
+    wait_lines: Mutex<(u64, u64)>,
 }
 
 const FRAMES: &[char] = &['|', '/', '-', '\\'];
@@ -55,6 +59,69 @@ impl Progress for Stderr {
         }
         let _ = err.flush();
     }
+
+    fn waiting(&self, text: &str, waited: Duration) {
+        if self.tty {
+            self.say(text);
+            return;
+        }
+        // A CI log gets a line at 2 s and then one each 10 s, not sixty a minute.
+        let secs = waited.as_secs();
+        let due = {
+            let mut w = self.wait_lines.lock().unwrap_or_else(|e| e.into_inner());
+            if secs < w.1 {
+                w.0 = 2;
+            }
+            w.1 = secs;
+            let due = secs >= w.0.max(2);
+            if due {
+                w.0 = (secs / 10 + 1) * 10;
+            }
+            due
+        };
+        if due {
+            self.say(text);
+        }
+    }
+}
+
+/// Set by the first Ctrl-C; read by the thread that cancels the turn.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+#[cfg(unix)]
+extern "C" fn on_interrupt(_signal: libc::c_int) {
+    // A second Ctrl-C is the user insisting: the default action, at once. Only
+    // async-signal-safe calls here (an atomic, signal, raise).
+    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+        // SAFETY: restoring the default action and re-raising are async-signal-safe.
+        unsafe {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::raise(libc::SIGINT);
+        }
+    }
+}
+
+/// Ctrl-C cancels the turn instead of killing the process: the request in flight is
+/// dropped, what landed stays and is listed, and the transcript gets its `final`
+/// line. Killed outright, a turn left a transcript without an end and no list of the
+/// files it had already written.
+fn cancel_on_interrupt(cancel: Arc<AtomicBool>) {
+    #[cfg(unix)]
+    // SAFETY: the handler only touches an atomic and async-signal-safe calls.
+    unsafe {
+        libc::signal(
+            libc::SIGINT,
+            on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        );
+    }
+    std::thread::spawn(move || loop {
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            eprintln!("\ngrounded agent: cancelling the turn (Ctrl-C again quits at once)");
+            cancel.store(true, Ordering::SeqCst);
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    });
 }
 
 /// Runs the command.
@@ -93,7 +160,10 @@ pub fn run(a: Args) -> Result<i32, Fail> {
     let progress = Stderr {
         tty: std::io::stderr().is_terminal(),
         frame: Mutex::new(0),
+        wait_lines: Mutex::new((2, 0)),
     };
+    let cancel = Arc::new(AtomicBool::new(false));
+    cancel_on_interrupt(cancel.clone());
     let exclude: Vec<PathBuf> = project.docs_path(a.docs).into_iter().collect();
     let (guards, gates) = agent::guardrails::standard(&config, &corpus);
     let turn = Turn {
@@ -106,7 +176,7 @@ pub fn run(a: Args) -> Result<i32, Fail> {
         config: &config,
         transcript: &transcript,
         progress: &progress,
-        cancel: Arc::new(AtomicBool::new(false)),
+        cancel,
         registry: agent::plan::registry(),
         guards,
         gates,
@@ -130,6 +200,7 @@ pub fn run(a: Args) -> Result<i32, Fail> {
     println!("{}", out.answer.trim_end());
     println!();
     print_changed(&out.changed);
+    eprintln!("grounded agent: {}: {}", out.status.as_str(), out.reason);
     Ok(match out.status {
         Status::Done => 0,
         Status::Unchanged | Status::Failed | Status::Cancelled => 1,

@@ -356,9 +356,8 @@ impl Backend {
         let rt = tokio::runtime::Handle::current();
         let exclude: Vec<PathBuf> = read(&self.state.corpus_dir).into_iter().collect();
         let request = request.to_string();
-        // reqwest's blocking client runs a runtime of its own: it is built, used and
-        // dropped on the turn's thread, never on the server's runtime (where building
-        // it panics).
+        // The HTTP client runs a runtime of its own: it is built, used and dropped on
+        // the turn's thread, never on the server's runtime (where dropping it panics).
         std::thread::spawn(move || {
             let model = match HttpModel::new(endpoint, &config) {
                 Ok(m) => m,
@@ -421,12 +420,13 @@ impl Backend {
                 .running
                 .lock()
                 .unwrap_or_else(|e| e.into_inner()) = None;
-            let (status, answer, changed) = match out {
-                Ok(o) => (o.status.as_str(), o.answer, o.changed),
+            let (status, answer, changed, reason) = match out {
+                Ok(o) => (o.status.as_str(), o.answer, o.changed, o.reason),
                 Err(_) => (
                     "failed",
                     "the turn failed internally (see the log)".to_string(),
                     Vec::new(),
+                    "the turn failed internally (see the log)".to_string(),
                 ),
             };
             let summary = format!(
@@ -450,7 +450,8 @@ impl Backend {
                 state
                     .client
                     .send_notification::<AgentFinished>(json!({
-                        "turn": id, "status": status, "answer": answer, "changed": changed}))
+                        "turn": id, "status": status, "reason": reason, "answer": answer,
+                        "changed": changed}))
                     .await;
             });
         });

@@ -22,6 +22,9 @@ pub enum Scripted {
     Raw(String),
     /// Waits this long, then answers 200 with the JSON (a slow or hung endpoint).
     Delay(Duration, Value),
+    /// Like `Delay`, watching the connection meanwhile: a client that gives up and
+    /// closes it is counted ([`ModelServer::dropped`]) and gets no answer.
+    Hang(Duration, Value),
 }
 
 /// A request the server received.
@@ -38,6 +41,7 @@ pub struct ModelServer {
     /// `http://127.0.0.1:PORT/v1`
     pub url: String,
     received: Arc<Mutex<Vec<Received>>>,
+    dropped: Arc<Mutex<usize>>,
 }
 
 impl ModelServer {
@@ -48,6 +52,8 @@ impl ModelServer {
         let port = listener.local_addr().unwrap().port();
         let received = Arc::new(Mutex::new(Vec::new()));
         let rec = received.clone();
+        let dropped = Arc::new(Mutex::new(0));
+        let gone = dropped.clone();
         let script = Arc::new(script);
         std::thread::spawn(move || {
             let mut n = 0usize;
@@ -59,13 +65,21 @@ impl ModelServer {
                     .unwrap_or_else(|| Scripted::Json(say("script exhausted")));
                 n += 1;
                 let rec = rec.clone();
-                std::thread::spawn(move || serve(stream, answer, rec));
+                let gone = gone.clone();
+                std::thread::spawn(move || serve(stream, answer, rec, gone));
             }
         });
         ModelServer {
             url: format!("http://127.0.0.1:{port}/v1"),
             received,
+            dropped,
         }
+    }
+
+    /// How many requests the client abandoned while a `Hang` answer was pending (it
+    /// closed the connection).
+    pub fn dropped(&self) -> usize {
+        *self.dropped.lock().unwrap()
     }
 
     /// Every request received so far, in order.
@@ -79,7 +93,12 @@ impl ModelServer {
     }
 }
 
-fn serve(mut stream: TcpStream, answer: Scripted, rec: Arc<Mutex<Vec<Received>>>) {
+fn serve(
+    mut stream: TcpStream,
+    answer: Scripted,
+    rec: Arc<Mutex<Vec<Received>>>,
+    dropped: Arc<Mutex<usize>>,
+) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut len = 0usize;
@@ -123,6 +142,13 @@ fn serve(mut stream: TcpStream, answer: Scripted, rec: Arc<Mutex<Vec<Received>>>
             std::thread::sleep(d);
             (200, v.to_string())
         }
+        Scripted::Hang(d, v) => {
+            if closed_within(&mut stream, d) {
+                *dropped.lock().unwrap() += 1;
+                return;
+            }
+            (200, v.to_string())
+        }
     };
     let head = format!(
         "HTTP/1.1 {code} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
@@ -131,6 +157,27 @@ fn serve(mut stream: TcpStream, answer: Scripted, rec: Arc<Mutex<Vec<Received>>>
     let _ = stream.write_all(head.as_bytes());
     let _ = stream.write_all(text.as_bytes());
     let _ = stream.flush();
+}
+
+/// Whether the client closes `stream` within `d` (a read that ends: nothing more is
+/// sent on a request whose body has been read).
+fn closed_within(stream: &mut TcpStream, d: Duration) -> bool {
+    let end = std::time::Instant::now() + d;
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(50)));
+    let mut byte = [0u8; 1];
+    while std::time::Instant::now() < end {
+        match stream.read(&mut byte) {
+            Ok(0) => return true,
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => return true,
+        }
+    }
+    false
 }
 
 /// A completion whose message calls tools: `(id, name, arguments)`.

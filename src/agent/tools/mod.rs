@@ -20,6 +20,13 @@ pub mod domain;
 pub trait Progress: Sync {
     /// One short line: "looking up tableStart", "editing main.js".
     fn say(&self, text: &str);
+    /// A line about a wait still going on ("waiting for the model (step 2): 14 s"),
+    /// about once a second. Where a line a second is noise (a log), the sink may
+    /// thin them out; by default each is said.
+    fn waiting(&self, text: &str, waited: std::time::Duration) {
+        let _ = waited;
+        self.say(text);
+    }
 }
 
 /// Progress that goes nowhere (benches, tests).
