@@ -372,7 +372,13 @@ fn a_regression_is_undone_byte_for_byte_and_a_created_file_removed() {
         ])),
         Scripted::Json(say("Removed banner and added notes.js.")),
     ]);
-    let r = run_agent(dir.path(), &server, "remove the banner function", &[]);
+    // Removes and adds: a request that only removed would refuse the new file.
+    let r = run_agent(
+        dir.path(),
+        &server,
+        "remove the banner function and add lib/notes.js",
+        &[],
+    );
     assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
     assert_eq!(read(dir.path(), "lib/util.js"), UTIL.as_bytes());
     assert!(!dir.path().join("lib/notes.js").exists());

@@ -670,3 +670,57 @@ fn the_persistent_lookup_cache_serves_a_later_turn_and_never_keeps_a_flagged_ans
     assert!(store.contains("tableStart"), "{store}");
     assert!(!store.contains("tableCellEnd"), "{store}");
 }
+
+#[test]
+fn the_same_error_three_times_is_detected_and_steered_to_the_answer() {
+    let dir = fixture();
+    let missing = json!({"path": "lib/missing.js"});
+    let mut script: Vec<Scripted> = (1..=3)
+        .map(|i| Scripted::Json(calls(&[(&format!("m{i}"), "read_file", missing.clone())])))
+        .collect();
+    script.push(Scripted::Json(say("lib/missing.js does not exist.")));
+    script.push(Scripted::Json(say("never sent")));
+    let server = ModelServer::start(script);
+    let r = run_agent(dir.path(), &server, "what is in lib/missing.js?");
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    // Three failures, each answered (refused), none stubbed: under the breaker.
+    assert_eq!(
+        served_of(&r.transcript, "read_file"),
+        ["refused", "refused", "refused"]
+    );
+    let last = server.bodies().last().cloned().unwrap();
+    let steer = messages(&last).last().cloned().unwrap();
+    let text = steer["content"].as_str().unwrap();
+    assert_eq!(steer["role"], "user");
+    assert!(text.starts_with(ENVELOPE), "{text}");
+    assert!(
+        text.contains("read_file failed 3 times with the same error"),
+        "{text}"
+    );
+    // The next step is sent without tools, and it is the last.
+    assert_eq!(*offered(&r.transcript).last().unwrap(), 0);
+    assert_eq!(server.bodies().len(), 4);
+    assert_eq!(final_of(&r.transcript)["status"], "done");
+}
+
+#[test]
+fn two_errors_are_not_a_loop() {
+    // The known-good side: two failures, then a call that works; no steer.
+    let dir = fixture();
+    let missing = json!({"path": "lib/missing.js"});
+    let server = ModelServer::start(vec![
+        Scripted::Json(calls(&[("m1", "read_file", missing.clone())])),
+        Scripted::Json(calls(&[("m2", "read_file", missing)])),
+        Scripted::Json(calls(&[("ok", "read_file", json!({"path": "main.js"}))])),
+        Scripted::Json(say("main.js lays out one table.")),
+    ]);
+    let r = run_agent(dir.path(), &server, "what is in main.js?");
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(offered(&r.transcript).iter().all(|n| *n > 0));
+    for b in server.bodies() {
+        let m = messages(&b);
+        assert!(!m.iter().any(|x| x["content"]
+            .as_str()
+            .is_some_and(|c| c.contains("Loop detected"))));
+    }
+}

@@ -318,19 +318,37 @@ const DENOUN: &[(&str, &str)] = &[
 /// Words that are API names (a documented member, global, constructor or interface) are
 /// never touched. Ships disabled ([`super::config::AgentConfig::denoun`]).
 pub fn denoun(corpus: &Corpus, query: &str) -> String {
+    denoun_except(query, |bare| {
+        corpus.globals.contains_key(bare)
+            || corpus.constructors.contains_key(bare)
+            || corpus.interfaces.contains_key(bare)
+            || corpus
+                .interfaces
+                .values()
+                .any(|i| i.members.contains_key(bare))
+    })
+}
+
+/// The API names [`denoun`] never touches, collected once: a turn's guard rewrites
+/// every lookup's query with them before making its cache key.
+pub fn api_names(corpus: &Corpus) -> BTreeSet<String> {
+    let mut out: BTreeSet<String> = corpus.globals.keys().cloned().collect();
+    out.extend(corpus.constructors.keys().cloned());
+    out.extend(corpus.interfaces.keys().cloned());
+    for i in corpus.interfaces.values() {
+        out.extend(i.members.keys().cloned());
+    }
+    out
+}
+
+/// [`denoun`] with the API names given as a predicate.
+pub fn denoun_except(query: &str, is_api: impl Fn(&str) -> bool) -> String {
     query
         .split(' ')
         .map(|w| {
             let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
-            let is_api = corpus.globals.contains_key(bare)
-                || corpus.constructors.contains_key(bare)
-                || corpus.interfaces.contains_key(bare)
-                || corpus
-                    .interfaces
-                    .values()
-                    .any(|i| i.members.contains_key(bare));
             match DENOUN.iter().find(|(n, _)| n.eq_ignore_ascii_case(bare)) {
-                Some((_, v)) if !is_api => w.replacen(bare, v, 1),
+                Some((_, v)) if !is_api(bare) => w.replacen(bare, v, 1),
                 _ => w.to_string(),
             }
         })

@@ -299,6 +299,8 @@ struct EditState {
     refused: usize,
     /// The plan's items and what their workers landed (the checklist gate reads them).
     plan: Vec<super::gates::PlanItem>,
+    /// What the request asks as far as removing goes ([`super::intent`]).
+    scope: super::intent::Scope,
 }
 
 /// Counts of the turn's writes.
@@ -343,6 +345,27 @@ impl Edits {
         for (rel, before) in snaps {
             s.snapshots.entry(rel).or_insert(before);
         }
+    }
+
+    /// Sets what the request asks as far as removing goes (once, when the turn begins).
+    pub fn set_scope(&self, scope: super::intent::Scope) {
+        self.lock().scope = scope;
+    }
+
+    /// What the request asks as far as removing goes.
+    pub fn scope(&self) -> super::intent::Scope {
+        self.lock().scope.clone()
+    }
+
+    /// In a removal turn, why `new` may not replace `old` (`None`: a new file), as the
+    /// refusal the model reads, pointing to `delete_lines`; `Ok` in any other turn, and
+    /// for an edit that only drops lines.
+    pub fn removal_check(&self, old: Option<&str>, new: &str) -> Result<(), String> {
+        if self.lock().scope != super::intent::Scope::Removal {
+            return Ok(());
+        }
+        super::intent::must_shrink(old, new)
+            .map_err(|why| super::wording::fill(super::wording::REMOVAL_ONLY, &[("why", &why)]))
     }
 
     /// The plan's items so far, with what each worker landed.

@@ -8,8 +8,15 @@
 //! Four gates — verify (2 pushes), bail (2), claim (1), checklist (1) — could bounce a
 //! turn six times, so they share a budget of 3. Twice the whole budget went on
 //! intermediate drafts and a false final claim shipped: hence `reserve_final`, extra
-//! pushes only for a draft that materially changed or came with new deeds. A verbatim
-//! repeat of a pushed draft ends the turn: pushing it again would get the same draft.
+//! pushes only for a draft that materially changed or came with new deeds.
+//!
+//! A verbatim repeat of a pushed draft gets one firmer push, when its gate has an
+//! escalated wording it has not used yet and the shared budget has room: a model that
+//! repeated its false "Updated template.js" word for word after the first claim push
+//! used to end the turn at once with the claim shipped, though the escalated wording
+//! (no writes this turn, make the change or say so) was never tried. A second verbatim
+//! repeat ends the turn, and the answer carries the gate's finding in the user's words
+//! ([`Gate::unresolved`]), so the user is not told what the file system contradicts.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -97,6 +104,14 @@ pub trait Gate: Send {
     fn escalated(&mut self, answer: &str, turn: &TurnFacts) -> Option<String> {
         self.gate(answer, turn)
     }
+    /// Whether [`Gate::escalated`] words differ from the first push: only then can a
+    /// verbatim repeat of the draft be worth one more push.
+    fn escalates(&self) -> bool {
+        false
+    }
+    /// What still holds against a draft the turn ends with (a verbatim repeat after the
+    /// pushes), in one line for the user; `None` when the gate no longer objects.
+    fn unresolved(&mut self, answer: &str, turn: &TurnFacts) -> Option<String>;
 }
 
 /// Findings outstanding on files written this turn.
@@ -119,6 +134,14 @@ impl Gate for Verify {
             wording::VERIFY_FINDINGS,
             &[("findings", &list.join("\n"))],
         ))
+    }
+    fn unresolved(&mut self, _answer: &str, turn: &TurnFacts) -> Option<String> {
+        (!turn.outstanding.is_empty()).then(|| {
+            fill(
+                wording::UNRESOLVED_VERIFY,
+                &[("count", &turn.outstanding.len().to_string())],
+            )
+        })
     }
 }
 
@@ -154,6 +177,13 @@ impl Gate for Bail {
         Some(fill(
             wording::BAIL_REMAINS,
             &[("remains", &remains.join("; "))],
+        ))
+    }
+    fn unresolved(&mut self, answer: &str, turn: &TurnFacts) -> Option<String> {
+        self.gate(answer, turn)?;
+        Some(fill(
+            wording::UNRESOLVED_BAIL,
+            &[("remains", &turn.remains().join("; "))],
         ))
     }
 }
@@ -298,6 +328,13 @@ impl Gate for Claim {
             &[("files", &quoted(&bad)), ("landed", &landed)],
         ))
     }
+    fn escalates(&self) -> bool {
+        true
+    }
+    fn unresolved(&mut self, answer: &str, turn: &TurnFacts) -> Option<String> {
+        let bad = Claim::false_files(answer, turn);
+        (!bad.is_empty()).then(|| fill(wording::UNRESOLVED_CLAIM, &[("files", &quoted(&bad))]))
+    }
 }
 
 /// Items of the plan not addressed.
@@ -329,6 +366,18 @@ impl Gate for Checklist {
             .join(", ");
         Some(fill(wording::CHECKLIST_OPEN, &[("items", &items)]))
     }
+    fn unresolved(&mut self, answer: &str, turn: &TurnFacts) -> Option<String> {
+        self.gate(answer, turn)?;
+        let items: Vec<String> = turn
+            .open_items()
+            .iter()
+            .map(|t| format!("\"{t}\""))
+            .collect();
+        Some(fill(
+            wording::UNRESOLVED_CHECKLIST,
+            &[("items", &items.join(", "))],
+        ))
+    }
 }
 
 /// The four gates in their order.
@@ -353,8 +402,13 @@ pub enum Decision {
         /// The correction as the model receives it.
         text: String,
     },
-    /// A verbatim repeat of a pushed draft: the turn ends with it.
-    EndRepeat,
+    /// A verbatim repeat of a pushed draft after its firmer push (or with no budget
+    /// left for one): the turn ends with it, and with `unresolved`, what the gates still
+    /// hold against it in the user's words (empty when nothing does).
+    EndRepeat {
+        /// One line per gate that still objects.
+        unresolved: Vec<String>,
+    },
 }
 
 /// A draft with its whitespace collapsed: re-wrapping a paragraph is not a material
@@ -370,7 +424,18 @@ pub struct GateRunner {
     pushed: HashMap<&'static str, usize>,
     used: usize,
     reserve_used: usize,
-    last: Option<(String, usize)>,
+    /// The last pushed draft, the deeds it came with, the gate that pushed it and
+    /// whether that push was escalated.
+    last: Option<Pushed>,
+}
+
+/// The last draft a gate held back.
+#[derive(Debug, Clone)]
+struct Pushed {
+    answer: String,
+    deeds: usize,
+    gate: &'static str,
+    escalated: bool,
 }
 
 impl std::fmt::Debug for GateRunner {
@@ -412,13 +477,13 @@ impl GateRunner {
         let deeds = turn.writes.attempted;
         let (changed, repeat) = match &self.last {
             None => (true, false),
-            Some((prev, d)) => {
-                let same = squash(prev) == squash(answer);
-                (!same || deeds > *d, same && deeds == *d)
+            Some(p) => {
+                let same = squash(&p.answer) == squash(answer);
+                (!same || deeds > p.deeds, same && deeds == p.deeds)
             }
         };
         if repeat {
-            return Decision::EndRepeat;
+            return self.repeated(answer, turn);
         }
         for g in self.gates.iter_mut() {
             let name = g.name();
@@ -440,13 +505,53 @@ impl GateRunner {
                 self.reserve_used += 1;
             }
             *self.pushed.entry(name).or_insert(0) += 1;
-            self.last = Some((answer.to_string(), deeds));
+            self.last = Some(Pushed {
+                answer: answer.to_string(),
+                deeds,
+                gate: name,
+                escalated: mine > 0 && g.escalates(),
+            });
             return Decision::Push {
                 gate: name,
                 text: wording::correction(&body),
             };
         }
         Decision::Send
+    }
+
+    /// A verbatim repeat of the pushed draft: the firmer push once, from the shared
+    /// budget, if the gate that pushed has one it has not used; otherwise the end, with
+    /// what the gates still hold against the draft.
+    fn repeated(&mut self, answer: &str, turn: &TurnFacts) -> Decision {
+        let Some(last) = self.last.clone() else {
+            return Decision::Send;
+        };
+        if !last.escalated && self.used < self.cfg.gate_budget {
+            if let Some(g) = self
+                .gates
+                .iter_mut()
+                .find(|g| g.name() == last.gate && g.escalates())
+            {
+                if let Some(body) = g.escalated(answer, turn) {
+                    self.used += 1;
+                    *self.pushed.entry(last.gate).or_insert(0) += 1;
+                    self.last = Some(Pushed {
+                        escalated: true,
+                        ..last
+                    });
+                    return Decision::Push {
+                        gate: g.name(),
+                        text: wording::correction(&body),
+                    };
+                }
+            }
+        }
+        let unresolved = self
+            .gates
+            .iter_mut()
+            .filter_map(|g| g.unresolved(answer, turn))
+            .collect();
+        Decision::EndRepeat { unresolved }
     }
 }
 
@@ -583,8 +688,12 @@ mod tests {
         assert_eq!(gate, "claim");
         assert!(text.contains("Second correction"), "{text}");
         assert!(text.contains("Make the change now"));
-        // The verbatim repeat ends the turn.
-        assert_eq!(r.judge(d2, &t), Decision::EndRepeat);
+        // The verbatim repeat of the escalated draft ends the turn, honestly.
+        let Decision::EndRepeat { unresolved } = r.judge(d2, &t) else {
+            panic!()
+        };
+        assert_eq!(unresolved.len(), 1, "{unresolved:?}");
+        assert!(unresolved[0].contains("`template.js`"), "{unresolved:?}");
     }
 
     #[test]
@@ -607,7 +716,7 @@ mod tests {
             match r.judge(&draft, &t) {
                 Decision::Push { gate, .. } => gates.push(gate),
                 Decision::Send => break,
-                Decision::EndRepeat => panic!(),
+                Decision::EndRepeat { .. } => panic!(),
             }
         }
         assert_eq!(gates, vec!["verify", "verify", "bail"]);
@@ -633,6 +742,72 @@ mod tests {
             r.judge("Updated main.js.", &t),
             Decision::Push { gate: "claim", .. }
         ));
-        assert_eq!(r.judge("Updated main.js.", &t), Decision::EndRepeat);
+        assert!(matches!(
+            r.judge("Updated main.js.", &t),
+            Decision::EndRepeat { .. }
+        ));
+    }
+
+    #[test]
+    fn a_verbatim_repeat_after_a_claim_push_gets_the_firmer_push_first() {
+        let mut r = GateRunner::new(AgentConfig::default(), standard());
+        let t = facts(&["lib/a.js"]);
+        let d = "Created lib/a.js.\nUpdated template.js.";
+        let Decision::Push { text: first, .. } = r.judge(d, &t) else {
+            panic!()
+        };
+        assert!(!first.contains("Second correction"), "{first}");
+        // Word for word again: the escalated wording, in the envelope, from the shared
+        // budget (not the reserve).
+        let Decision::Push { gate, text } = r.judge(d, &t) else {
+            panic!("a verbatim repeat must get one firmer push first")
+        };
+        assert_eq!(gate, "claim");
+        assert!(text.starts_with(wording::ENVELOPE), "{text}");
+        assert!(text.ends_with(wording::SILENCE_TRAILER), "{text}");
+        assert!(text.contains("Second correction"), "{text}");
+        assert_eq!((r.used, r.reserve_used), (2, 0));
+        // And only then the end, with the false claim named for the user.
+        let Decision::EndRepeat { unresolved } = r.judge(d, &t) else {
+            panic!()
+        };
+        assert!(unresolved[0].contains("`template.js`"), "{unresolved:?}");
+        // A true answer after the pushes is sent as it is.
+        assert_eq!(r.judge("Created lib/a.js.", &t), Decision::Send);
+    }
+
+    #[test]
+    fn no_firmer_push_beyond_the_shared_budget() {
+        let cfg = AgentConfig {
+            gate_budget: 1,
+            ..AgentConfig::default()
+        };
+        let mut r = GateRunner::new(cfg, standard());
+        let t = facts(&[]);
+        assert!(matches!(
+            r.judge("Updated main.js.", &t),
+            Decision::Push { gate: "claim", .. }
+        ));
+        let Decision::EndRepeat { unresolved } = r.judge("Updated main.js.", &t) else {
+            panic!("the shared budget is spent: the repeat ends the turn")
+        };
+        assert!(unresolved[0].contains("`main.js`"), "{unresolved:?}");
+        assert_eq!(r.pushes(), 1);
+    }
+
+    #[test]
+    fn a_gate_without_an_escalated_wording_ends_on_a_repeat() {
+        let mut r = GateRunner::new(AgentConfig::default(), standard());
+        let mut t = facts(&["main.js"]);
+        t.outstanding.push("main.js:3:8 member: m".into());
+        assert!(matches!(
+            r.judge("Done.", &t),
+            Decision::Push { gate: "verify", .. }
+        ));
+        let Decision::EndRepeat { unresolved } = r.judge("Done.", &t) else {
+            panic!()
+        };
+        assert_eq!(unresolved.len(), 1);
+        assert!(unresolved[0].contains("1 finding(s)"), "{unresolved:?}");
     }
 }

@@ -60,6 +60,8 @@ pub struct Domain {
     pub script_extensions: Vec<String>,
     /// The corpus's documented constructors.
     pub constructors: BTreeSet<String>,
+    /// The API names the de-nouning rewriter never touches ([`audit::api_names`]).
+    pub api: BTreeSet<String>,
 }
 
 impl Domain {
@@ -69,6 +71,7 @@ impl Domain {
             provided: audit::provided(&audit::fragments(corpus)),
             script_extensions: corpus.engine.script_extensions.clone(),
             constructors: corpus.constructors.keys().cloned().collect(),
+            api: audit::api_names(corpus),
         }
     }
 }
@@ -159,12 +162,24 @@ impl Guard {
         }
     }
 
+    /// The query a lookup's keys are made from: de-nouned first when the rewriter is
+    /// on, as the lookup itself will run it. Keyed on the words as sent, "table
+    /// creation" and "create table" ran live twice and spent two of the per-query and
+    /// turn budgets on one question, while the tool ran the same rewritten query.
+    fn lookup_query(&self, q: &str) -> String {
+        if self.cfg.denoun {
+            audit::denoun_except(q, |w| self.domain.api.contains(w))
+        } else {
+            q.to_string()
+        }
+    }
+
     /// The key on which two in-flight calls are the same: the tool and the normalised
     /// query for lookups, the tool and its arguments for the rest.
     fn collapse_key(&self, name: &str, args: &Value) -> String {
         match query_of(args) {
             Some(q) if self.cfg.knowledge(name) || self.cfg.charged(name) => {
-                format!("{name}\u{0}{}", normalize(q))
+                format!("{name}\u{0}{}", normalize(&self.lookup_query(q)))
             }
             _ => signature(name, args),
         }
@@ -213,7 +228,8 @@ impl Guard {
             self.in_flight.insert(key, i);
         }
         if self.cfg.charged(name) {
-            let q = query_of(args).unwrap_or("");
+            let q = self.lookup_query(query_of(args).unwrap_or(""));
+            let q = q.as_str();
             if let Some(hit) = self.cache.get(q, self.cfg.fuzzy_threshold) {
                 return Verdict::Answer {
                     served: Served::Cache,
@@ -304,7 +320,8 @@ impl Guard {
         }
         if served == Served::Live && ok && !flagged && self.cfg.charged(name) {
             if let Some(q) = query_of(args) {
-                self.cache.insert(q, content);
+                let q = self.lookup_query(q);
+                self.cache.insert(&q, content);
             }
         }
         if served == Served::Collapsed {
@@ -443,8 +460,50 @@ mod tests {
                     .iter()
                     .map(|s| s.to_string())
                     .collect(),
+                api: BTreeSet::new(),
             },
         )
+    }
+
+    #[test]
+    fn the_denouning_rewriter_runs_before_the_cache_key_is_made() {
+        // "removal" and "remove" are too far apart for the fuzzy match (0.71 < 0.8):
+        // only the rewriter makes them one question.
+        let ask = |g: &mut Guard| {
+            assert_eq!(
+                run(g, "rag_lookup", &json!({"query": "removal"})),
+                Verdict::Run
+            );
+            run(g, "rag_lookup", &json!({"query": "remove"}))
+        };
+        let mut on = guard();
+        on.cfg.denoun = true;
+        assert!(matches!(
+            ask(&mut on),
+            Verdict::Answer {
+                served: Served::Cache,
+                ..
+            }
+        ));
+        assert_eq!(on.live_lookups(), 1);
+        // Off (as it ships): two questions, both live.
+        let mut off = guard();
+        assert_eq!(ask(&mut off), Verdict::Run);
+        assert_eq!(off.live_lookups(), 2);
+        // In one batch the rewritten queries collapse onto one live call.
+        let mut batch = guard();
+        batch.cfg.denoun = true;
+        let a = json!({"query": "table creation"});
+        let b = json!({"query": "table create"});
+        assert_eq!(
+            batch.plan_batch(&[("rag_lookup", &a), ("rag_lookup", &b)]),
+            vec![Verdict::Run, Verdict::Collapse { onto: 0 }]
+        );
+        // API names are never rewritten.
+        let mut api = guard();
+        api.cfg.denoun = true;
+        api.domain.api.insert("removal".into());
+        assert_eq!(ask(&mut api), Verdict::Run);
     }
 
     fn run(g: &mut Guard, name: &str, args: &Value) -> Verdict {

@@ -211,6 +211,7 @@ impl Tool for PlanTool {
             ctx.progress
                 .say(&format!("plan item {}/{}: {item}", i + 1, items.len()));
             let (guards, gates) = super::guardrails::standard(&cfg, ctx.corpus);
+            let marked = ctx.transcript.for_worker(i + 1, item);
             let worker = Turn {
                 corpus: ctx.corpus,
                 root: ctx.root.to_path_buf(),
@@ -219,7 +220,7 @@ impl Tool for PlanTool {
                 workspace: ctx.workspace,
                 model,
                 config: &cfg,
-                transcript: ctx.transcript,
+                transcript: &marked,
                 progress: ctx.progress,
                 cancel: Arc::new(AtomicBool::new(false)),
                 registry: Registry::standard(),

@@ -9,17 +9,19 @@
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde_json::{Map, Value};
 
 /// A transcript sink; without a file it records nothing (and costs nothing).
 pub struct Transcript {
-    file: Option<Mutex<File>>,
+    file: Option<Arc<Mutex<File>>>,
     start: Instant,
     /// Every event, kept in memory too when asked (tests, the editor).
-    kept: Option<Mutex<Vec<Value>>>,
+    kept: Option<Arc<Mutex<Vec<Value>>>>,
+    /// `{"index", "item"}` of the plan item whose worker writes through this view.
+    worker: Option<Value>,
 }
 
 impl Transcript {
@@ -31,9 +33,10 @@ impl Transcript {
             .open(path)
             .map_err(|e| format!("transcript {}: {e}", path.display()))?;
         Ok(Transcript {
-            file: Some(Mutex::new(f)),
+            file: Some(Arc::new(Mutex::new(f))),
             start: Instant::now(),
             kept: None,
+            worker: None,
         })
     }
 
@@ -43,12 +46,26 @@ impl Transcript {
             file: None,
             start: Instant::now(),
             kept: None,
+            worker: None,
+        }
+    }
+
+    /// The same transcript, for the worker of plan item `index` (1-based): each event it
+    /// writes carries `"worker": {"index", "item"}`. A plan's workers wrote their
+    /// requests, edits and finals into the composer's transcript unmarked, and a reader
+    /// took a worker's `final` for the turn's.
+    pub fn for_worker(&self, index: usize, item: &str) -> Transcript {
+        Transcript {
+            file: self.file.clone(),
+            start: self.start,
+            kept: self.kept.clone(),
+            worker: Some(serde_json::json!({"index": index, "item": item})),
         }
     }
 
     /// Keeps every event in memory as well (see [`Transcript::events`]).
     pub fn keeping(mut self) -> Transcript {
-        self.kept = Some(Mutex::new(Vec::new()));
+        self.kept = Some(Arc::new(Mutex::new(Vec::new())));
         self
     }
 
@@ -79,6 +96,9 @@ impl Transcript {
                 obj.insert(k, v);
             }
         }
+        if let Some(w) = &self.worker {
+            obj.insert("worker".into(), w.clone());
+        }
         let v = Value::Object(obj);
         if let Some(f) = &self.file {
             let mut line = v.to_string();
@@ -90,5 +110,34 @@ impl Transcript {
         if let Some(k) = &self.kept {
             k.lock().unwrap_or_else(|e| e.into_inner()).push(v);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_workers_events_are_marked_with_its_plan_item() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let t = Transcript::to_file(&path).unwrap().keeping();
+        t.event("request", serde_json::json!({"step": 1}));
+        let w = t.for_worker(2, "add a footer");
+        w.event("edit", serde_json::json!({"path": "a.js"}));
+        t.event("final", serde_json::json!({"status": "done"}));
+        let lines: Vec<Value> = std::fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 3);
+        assert!(lines[0].get("worker").is_none());
+        assert_eq!(
+            lines[1]["worker"],
+            serde_json::json!({"index": 2, "item": "add a footer"})
+        );
+        assert!(lines[2].get("worker").is_none());
+        assert_eq!(t.events(), lines);
     }
 }

@@ -19,6 +19,7 @@ use super::config::AgentConfig;
 use super::dispatch::{Dispatcher, Guard, Served, ToolResult};
 use super::edits::{Edits, Workspace, WriteCounts};
 use super::gates::{Decision, GateRunner};
+use super::intent;
 use super::measure;
 use super::model::{ChatModel, Reply, ToolCall, Watch};
 use super::prompt::system_prompt;
@@ -206,6 +207,31 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
         user.push_str("\n\n");
         user.push_str(c);
     }
+    // Which part of the request removes, decided in one place (`intent`): the write
+    // tools read it from the turn's edit state, the model is told it with the request.
+    let scope = intent::scope(&request.text);
+    let quote = |cs: &[String]| {
+        cs.iter()
+            .map(|c| format!("\"{c}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let scope_answer = match &scope {
+        intent::Scope::Other => None,
+        intent::Scope::Removal => {
+            user.push_str("\n\n");
+            user.push_str(wording::SCOPE_REMOVAL);
+            None
+        }
+        intent::Scope::Mixed { removes, adds } => {
+            let v = [("removes", quote(removes)), ("adds", quote(adds))];
+            let v: Vec<(&str, &str)> = v.iter().map(|(k, s)| (*k, s.as_str())).collect();
+            user.push_str("\n\n");
+            user.push_str(&wording::fill(wording::SCOPE_MIXED, &v));
+            Some(wording::fill(wording::SCOPE_MIXED_ANSWER, &v))
+        }
+    };
+    edits.set_scope(scope);
     let mut messages = vec![
         json!({"role": "system", "content": system_prompt(turn.corpus)}),
         json!({"role": "user", "content": user}),
@@ -291,6 +317,7 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
             });
         }
         if forced || reply.tool_calls.is_empty() {
+            let mut content = reply.content.clone();
             // The facts cost a check of every changed file: only gates read them.
             if !forced && !gates.is_empty() {
                 let facts = facts(&ctx, &request.text, step);
@@ -302,11 +329,18 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
                         messages.push(json!({"role": "user", "content": text}));
                         continue;
                     }
-                    // A verbatim repeat of a pushed draft: pushing again gets it again.
-                    Decision::EndRepeat | Decision::Send => {}
+                    // A verbatim repeat after the firmer push: pushing again gets it
+                    // again. The turn ends, and says what still holds against it.
+                    Decision::EndRepeat { unresolved } => {
+                        for u in unresolved {
+                            content.push('\n');
+                            content.push_str(&u);
+                        }
+                    }
+                    Decision::Send => {}
                 }
             }
-            answer = Some(reply.content);
+            answer = Some(content);
             break;
         }
         messages.push(assistant_message(&reply));
@@ -403,6 +437,12 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
             text.push('\n');
         }
         text.push_str(wording::UNCHANGED);
+    }
+    if let Some(s) = scope_answer {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&s);
     }
     let reason = match status {
         Status::Failed if error.is_some() => format!(

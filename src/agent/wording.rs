@@ -46,6 +46,21 @@ pub const UNCHANGED: &str = "No file was changed: the turn made no edit that lan
 /// Appended when the turn's writes were undone because they made the project worse.
 pub const UNDONE: &str = "The turn's writes were undone (files restored byte for byte, created files removed) because they made the project worse:";
 
+/// The refusal of an edit or write in a removal turn ([`super::intent`]). Asked to remove
+/// a price table, a model put new lines where it was and the file grew from 293 to 364
+/// bytes; delete-scan, the model marking lines and code dropping them, can only shrink.
+pub const REMOVAL_ONLY: &str = "this request only removes, and this edit does not: {why}\nIn a removal turn nothing is added. Mark the lines to remove with delete_lines (`12: DELETE` or `14-18: DELETE`, read_file's line numbers): the file can only shrink.";
+
+/// Told the model with the request when it only removes ([`super::intent`]).
+pub const SCOPE_REMOVAL: &str = "[automated note from the agent, not the user] This request only removes. Remove whole lines with delete_lines; an edit_file or write_file that adds a line or grows a file is refused.";
+
+/// Told the model with the request when it removes and adds ([`super::intent`]).
+pub const SCOPE_MIXED: &str = "[automated note from the agent, not the user] This request both removes and adds. The removal part: {removes}. Do it with delete_lines (whole lines; the file only shrinks). The adding part: {adds}. Do it with edit_file or write_file.";
+
+/// Added to the answer of a turn whose request removes and adds: the user sees which
+/// part the agent took for which.
+pub const SCOPE_MIXED_ANSWER: &str = "This request both removes and adds: the removal part was {removes} (done with delete_lines only); the adding part was {adds}.";
+
 /// Words of a request that asks for a change (English requests; engine-neutral).
 pub const CHANGE_VERBS: &[&str] = &[
     "add",
@@ -127,6 +142,21 @@ pub const CLAIM_FALSE: &str = "Your answer says {files} changed, but the file sy
 /// The claim gate's second push, escalated. A first correction was answered with the same
 /// claim in new words; the second names the facts without room for narration.
 pub const CLAIM_ESCALATED: &str = "Second correction. Writes landed this turn: {landed}. The file system shows no change to {files}. Make the change now, or say truthfully that nothing changed in {files}.";
+
+/// Added to an answer the turn ends with while the claim gate still finds it false (a
+/// verbatim repeat after the firmer push): the user must not read, unqualified, that a
+/// file changed when the file system shows it did not.
+pub const UNRESOLVED_CLAIM: &str = "Not so: the answer above says {files} changed, but the file system shows no change to {files} in this turn.";
+
+/// Added to an answer the turn ends with while findings on its files are outstanding.
+pub const UNRESOLVED_VERIFY: &str =
+    "Still open: the checker reports {count} finding(s) on files this turn wrote.";
+
+/// Added to an answer the turn ends with while it hands open work to the user.
+pub const UNRESOLVED_BAIL: &str = "Still open: {remains}.";
+
+/// Added to an answer the turn ends with while plan items are neither done nor answered.
+pub const UNRESOLVED_CHECKLIST: &str = "Not done: the plan items {items}.";
 
 /// The verify gate. Told its APIs did not exist, the model wrote the user an essay and
 /// finished with the invented calls on disk. The clauses pre-empt its three moves: doubt

@@ -48,6 +48,10 @@ pub struct FindOptions {
     /// Folders and files left out (the project's corpus: `lookup` searches the
     /// docs), unless given as a search path themselves.
     pub exclude: Vec<PathBuf>,
+    /// Texts that stand in for files on disk (absolute path → text): the editor's
+    /// unsaved buffers. An agent turn in the editor once searched the disk and missed
+    /// the line the user had just typed, while its `read_file` showed it.
+    pub overlay: std::collections::HashMap<PathBuf, String>,
 }
 
 impl Default for FindOptions {
@@ -62,6 +66,7 @@ impl Default for FindOptions {
             footprints: true,
             concepts: true,
             exclude: Vec::new(),
+            overlay: std::collections::HashMap::new(),
         }
     }
 }
@@ -362,8 +367,16 @@ fn collect(
         }
         files.push((entry.into_path(), shown));
     }
+    let overlay: std::collections::HashMap<PathBuf, &String> = opts
+        .overlay
+        .iter()
+        .map(|(p, t)| (std::fs::canonicalize(p).unwrap_or_else(|_| p.clone()), t))
+        .collect();
     let loaded = par_map(&files, |(path, shown)| -> Result<Option<Source>, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("{shown}: skipped, {e}"))?;
+        let bytes = match overlay.get(path) {
+            Some(t) => t.as_bytes().to_vec(),
+            None => std::fs::read(path).map_err(|e| format!("{shown}: skipped, {e}"))?,
+        };
         if bytes.contains(&0) {
             return Ok(None);
         }

@@ -37,6 +37,8 @@ const APPLY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 #[derive(Default)]
 pub struct AgentSlot {
     running: Mutex<Option<(u64, Arc<AtomicBool>)>>,
+    /// The running turn's progress token: the progress bar's cancel button sends it.
+    token: Mutex<Option<(ProgressToken, Arc<AtomicBool>)>>,
     next: AtomicU64,
 }
 
@@ -231,7 +233,7 @@ struct EditorProgress {
     progress: Option<
         tower_lsp_server::OngoingProgress<
             tower_lsp_server::Unbounded,
-            tower_lsp_server::NotCancellable,
+            tower_lsp_server::Cancellable,
         >,
     >,
 }
@@ -239,12 +241,31 @@ struct EditorProgress {
 impl Progress for EditorProgress {
     fn say(&self, text: &str) {
         if let Some(p) = &self.progress {
-            self.rt.block_on(p.report(text.to_string()));
+            self.rt
+                .block_on(p.report_with_message(text.to_string(), None));
         }
     }
 }
 
 impl Backend {
+    /// `window/workDoneProgress/cancel`: the cancel button of the turn's progress bar
+    /// stops the turn as `grounded.cancelAgent` does. The button was shown and did
+    /// nothing: the library has no handler for the notification.
+    pub async fn work_done_progress_cancel(&self, params: WorkDoneProgressCancelParams) {
+        let slot = self
+            .state
+            .agent
+            .token
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if let Some((token, flag)) = slot {
+            if token == params.token {
+                flag.store(true, Ordering::SeqCst);
+            }
+        }
+    }
+
     /// `workspace/executeCommand` for the agent's two commands.
     pub(super) async fn agent_command(
         &self,
@@ -350,7 +371,45 @@ impl Backend {
             }
         };
         let context = context_of(&arg);
-        let progress = self.begin_progress("grounded agent").await;
+        // The transcript, when `agent.transcript` names one: opened before the turn
+        // starts, so a path that cannot be written is said at once, not after the turn.
+        let transcript_path = settings.agent_transcript.as_ref().map(|t| {
+            let p = PathBuf::from(t);
+            if p.is_absolute() {
+                p
+            } else {
+                root.join(p)
+            }
+        });
+        let transcript = match &transcript_path {
+            Some(p) => match Transcript::to_file(p) {
+                Ok(t) => t,
+                Err(e) => {
+                    *self
+                        .state
+                        .agent
+                        .running
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner()) = None;
+                    return self
+                        .refuse(format!("grounded agent: agent.transcript: {e}"))
+                        .await;
+                }
+            },
+            None => Transcript::none(),
+        };
+        let progress = match self.begin_cancellable_progress("grounded agent").await {
+            Some((token, p)) => {
+                *self
+                    .state
+                    .agent
+                    .token
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner()) = Some((token, cancel.clone()));
+                Some(p)
+            }
+            None => None,
+        };
         let state = self.state.clone();
         let corpus = self.library();
         let rt = tokio::runtime::Handle::current();
@@ -367,6 +426,7 @@ impl Backend {
                         .running
                         .lock()
                         .unwrap_or_else(|e| e.into_inner()) = None;
+                    *state.agent.token.lock().unwrap_or_else(|e| e.into_inner()) = None;
                     let msg = format!("grounded agent: {e}");
                     rt.block_on(async {
                         state.client.show_message(MessageType::ERROR, &msg).await;
@@ -388,7 +448,6 @@ impl Backend {
                 rt: rt.clone(),
                 progress,
             };
-            let transcript = Transcript::none();
             // The editor's turn gets the same guardrails as the command line's.
             let (guards, gates) = agent::guardrails::standard(&config, &corpus);
             let turn = Turn {
@@ -420,6 +479,7 @@ impl Backend {
                 .running
                 .lock()
                 .unwrap_or_else(|e| e.into_inner()) = None;
+            *state.agent.token.lock().unwrap_or_else(|e| e.into_inner()) = None;
             let (status, answer, changed, reason) = match out {
                 Ok(o) => (o.status.as_str(), o.answer, o.changed, o.reason),
                 Err(_) => (
@@ -447,11 +507,15 @@ impl Backend {
                     MessageType::WARNING
                 };
                 state.client.show_message(typ, &summary).await;
+                let mut finished = json!({
+                    "turn": id, "status": status, "reason": reason, "answer": answer,
+                    "changed": changed});
+                if let Some(p) = &transcript_path {
+                    finished["transcript"] = Value::String(p.display().to_string());
+                }
                 state
                     .client
-                    .send_notification::<AgentFinished>(json!({
-                        "turn": id, "status": status, "reason": reason, "answer": answer,
-                        "changed": changed}))
+                    .send_notification::<AgentFinished>(finished)
                     .await;
             });
         });

@@ -37,6 +37,10 @@ pub struct Settings {
     pub agent_api_key_env: Option<String>,
     /// `agent.allowValidate`: the user's consent to run `[agent] validate`.
     pub agent_allow_validate: bool,
+    /// `agent.transcript`: where the editor's turns append their transcript (a path; a
+    /// relative one is relative to the workspace root). The CLI had `--transcript` and
+    /// the editor had nothing, so a turn that went wrong in the editor left no record.
+    pub agent_transcript: Option<String>,
 }
 
 impl Default for Settings {
@@ -51,6 +55,7 @@ impl Default for Settings {
             agent_model: None,
             agent_api_key_env: None,
             agent_allow_validate: false,
+            agent_transcript: None,
         }
     }
 }
@@ -112,6 +117,9 @@ impl Settings {
             }
             if let Some(x) = text("apiKeyEnv") {
                 self.agent_api_key_env = x;
+            }
+            if let Some(x) = text("transcript") {
+                self.agent_transcript = x;
             }
             if let Some(b) = a.get("allowValidate").and_then(Value::as_bool) {
                 self.agent_allow_validate = b;

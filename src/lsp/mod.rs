@@ -129,6 +129,11 @@ pub fn serve_stdio(docs: Option<PathBuf>) -> std::io::Result<i32> {
         let ending = seen;
         let (service, socket) = LspService::build(|client| Backend::new(client, docs))
             .custom_method("grounded/debugPanic", Backend::debug_panic)
+            // The library has no handler for the progress bar's cancel button yet.
+            .custom_method(
+                "window/workDoneProgress/cancel",
+                Backend::work_done_progress_cancel,
+            )
             .finish();
         // The library talks to in-memory pipes; `transport` stands between them and
         // stdio so malformed input is answered without ending the session.

@@ -189,6 +189,36 @@ impl Backend {
             tower_lsp_server::NotCancellable,
         >,
     > {
+        let token = self.create_progress().await?;
+        Some(self.state.client.progress(token, title).begin().await)
+    }
+
+    /// A work-done progress with a cancel button, and its token: the client sends
+    /// `window/workDoneProgress/cancel` with that token when the button is pressed.
+    pub(super) async fn begin_cancellable_progress(
+        &self,
+        title: &str,
+    ) -> Option<(
+        ProgressToken,
+        tower_lsp_server::OngoingProgress<
+            tower_lsp_server::Unbounded,
+            tower_lsp_server::Cancellable,
+        >,
+    )> {
+        let token = self.create_progress().await?;
+        let p = self
+            .state
+            .client
+            .progress(token.clone(), title)
+            .with_cancel_button()
+            .begin()
+            .await;
+        Some((token, p))
+    }
+
+    /// `window/workDoneProgress/create` with a fresh token, when the client shows
+    /// progress and answers in time.
+    async fn create_progress(&self) -> Option<ProgressToken> {
         if !self.state.can_show_progress.load(Ordering::Relaxed) {
             return None;
         }
@@ -200,7 +230,7 @@ impl Backend {
         )
         .await;
         match created {
-            Ok(Ok(())) => Some(self.state.client.progress(token, title).begin().await),
+            Ok(Ok(())) => Some(token),
             Ok(Err(e)) => {
                 tracing::warn!("window/workDoneProgress/create failed: {e}");
                 None

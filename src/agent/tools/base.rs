@@ -201,6 +201,10 @@ impl Tool for WriteFile {
             Err(e) => return ToolOutput::refused(ctx.edits.refuse(ctx, &rel, 0, &e)),
         };
         let old_text = old.as_deref().map(String::from_utf8_lossy);
+        if let Err(e) = ctx.edits.removal_check(old_text.as_deref(), content) {
+            let n = old.as_ref().map_or(0, Vec::len);
+            return ToolOutput::refused(ctx.edits.refuse(ctx, &rel, n, &e));
+        }
         if let Err(e) = ctx.edits.pre_write(ctx, &rel, old_text.as_deref(), content) {
             let n = old.as_ref().map_or(0, Vec::len);
             return ToolOutput::refused(ctx.edits.refuse(ctx, &rel, n, &e));
@@ -297,6 +301,9 @@ impl Tool for EditFile {
         }
         if text == old_text {
             return refuse(old.len(), "the edits change nothing");
+        }
+        if let Err(e) = ctx.edits.removal_check(Some(&old_text), &text) {
+            return refuse(old.len(), &e);
         }
         if let Err(e) = ctx.edits.pre_write(ctx, &rel, Some(&old_text), &text) {
             return refuse(old.len(), &e);

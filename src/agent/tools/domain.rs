@@ -55,6 +55,8 @@ impl Tool for FindDomain {
                 .unwrap_or(false),
             max_hits: Some(200),
             exclude: ctx.exclude.clone(),
+            // The editor's unsaved buffers, not the disk: what read_file shows too.
+            overlay: ctx.workspace.overlay(),
             ..FindOptions::default()
         };
         match footprint::find_in_files(ctx.corpus, ctx.root, pat, &opts) {
