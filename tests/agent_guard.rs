@@ -536,6 +536,33 @@ fn a_plan_of_three_items_with_one_left_undone_is_caught_by_the_checklist_gate() 
     assert_eq!(f["status"], "done");
     assert_eq!(f["changed"], json!(["main.js"]));
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    // Each worker's events are marked with its plan item; the composer's are not.
+    let finals = events(&r.transcript, "final");
+    assert_eq!(finals.len(), 4, "{finals:?}");
+    let items = ["add a header line", "add a footer line", "add page numbers"];
+    for (i, item) in items.iter().enumerate() {
+        assert_eq!(
+            finals[i]["worker"],
+            json!({"index": i + 1, "item": item}),
+            "{:?}",
+            finals[i]
+        );
+    }
+    assert!(finals[3].get("worker").is_none(), "{:?}", finals[3]);
+    let edits = events(&r.transcript, "edit");
+    assert!(!edits.is_empty());
+    assert!(
+        edits.iter().all(|e| e["worker"]["index"].is_u64()),
+        "{edits:?}"
+    );
+    let requests = events(&r.transcript, "request");
+    assert!(requests[0].get("worker").is_none());
+    assert_eq!(requests[1]["worker"]["item"], "add a header line");
+    let plan = events(&r.transcript, "tool_result")
+        .into_iter()
+        .find(|e| e["id"] == "p")
+        .unwrap();
+    assert!(plan.get("worker").is_none());
 }
 
 #[test]
