@@ -165,6 +165,15 @@ fn the_server_reads_after_the_mark() {
     );
     assert_eq!(def["range"]["start"], json!({"line": 0, "character": 9}));
 
+    // A `.js` buffer with the mark and a directive.
+    let js = format!("{BOM}#strict\nnet.requst(\"u\");\n");
+    let j = uri(&dir.path().join("plain.js"));
+    write(dir.path(), "plain.js", &js);
+    lsp.open(&j, &js);
+    let d = lsp.diagnostics_where(&j, Some(1), |d| !d.is_empty());
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0]["range"]["start"], json!({"line": 1, "character": 4}));
+
     // A Markdown buffer with the mark.
     let md = format!("{BOM}```js\nnet.requst(\"u\");\n```\n");
     let m = uri(&dir.path().join("page.md"));
