@@ -10,6 +10,12 @@
 //! - a lone CR (classic Mac line endings) becomes LF. Editors count a lone CR as a line
 //!   break, tree-sitter and our line index count only LF: without this, every finding of
 //!   a CR-only file pointed at line 1. One byte for one byte, so byte offsets do not move.
+//! - a UTF-8 byte-order mark at the start is not part of the text ([`strip_bom`]).
+//!   Editors hide it and save it back; read as text, it made `#target photoshop` on
+//!   line 1 "unexpected `#target`" at 1:2 (the directive did not start its line), hid a
+//!   Markdown file's first fence, and shifted every column of line 1 by one. Text that
+//!   did not come through [`decode`] (an editor's buffer, the agent's raw reads) may
+//!   still carry one: [`without_bom`] and [`BOM`] let the readers of lines step over it.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -28,8 +34,27 @@ pub struct Decoded {
     pub lossy: bool,
 }
 
-/// Decodes bytes: lossy UTF-8, lone CRs to LF.
-pub fn decode(bytes: Vec<u8>) -> Decoded {
+/// The byte-order mark, as a character (U+FEFF; `EF BB BF` in UTF-8).
+pub const BOM: char = '\u{feff}';
+
+/// `text` without a leading byte-order mark.
+pub fn without_bom(text: &str) -> &str {
+    text.strip_prefix(BOM).unwrap_or(text)
+}
+
+/// Removes a leading byte-order mark in place (no copy when there is none).
+pub fn strip_bom(mut text: String) -> String {
+    if text.starts_with(BOM) {
+        text.drain(..BOM.len_utf8());
+    }
+    text
+}
+
+/// Decodes bytes: lossy UTF-8, a leading byte-order mark dropped, lone CRs to LF.
+pub fn decode(mut bytes: Vec<u8>) -> Decoded {
+    if bytes.starts_with(b"\xef\xbb\xbf") {
+        bytes.drain(..3);
+    }
     let (text, lossy) = match String::from_utf8(bytes) {
         Ok(t) => (t, false),
         Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
@@ -158,5 +183,17 @@ mod tests {
         assert_eq!(normalize_cr("a\r\nb\r\nc\rd"), "a\r\nb\r\nc\nd");
         assert_eq!(normalize_cr("é\r\n€\r"), "é\r\n€\n");
         assert_eq!(normalize_cr("\r"), "\n");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_text() {
+        let d = decode(b"\xef\xbb\xbf#target x\r\nvar a;".to_vec());
+        assert!(!d.lossy);
+        assert_eq!(d.text, "#target x\r\nvar a;");
+        // Only at the start: one inside the text is a character like any other.
+        assert_eq!(decode(b"a\xef\xbb\xbf".to_vec()).text, "a\u{feff}");
+        assert_eq!(strip_bom("\u{feff}x".into()), "x");
+        assert_eq!(strip_bom("x".into()), "x");
+        assert_eq!(without_bom("\u{feff}\u{feff}x"), "\u{feff}x");
     }
 }

@@ -32,19 +32,14 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>, callee: Node, name: &'a str, scope: cr
     if cx.a.in_with(callee.start_byte()) || cx.a.is_typeof_tested(name) {
         return;
     }
-    let mut candidates: Vec<&str> = Vec::new();
-    if let Some(g) = cx
-        .corpus
-        .interfaces
-        .get(crate::docs::model::GLOBAL_INTERFACE)
-    {
-        candidates.extend(
-            g.members
-                .values()
-                .filter(|m| m.kind != crate::docs::MemberKind::Property)
-                .map(|m| m.name.as_str()),
-        );
-    }
+    // The global functions: `Global`'s, and the methods of `Global members: yes`
+    // interfaces (`executeActon` is near `executeAction`).
+    let globals = cx.corpus.global_members();
+    let mut candidates: Vec<&str> = globals
+        .iter()
+        .filter(|m| m.kind != crate::docs::MemberKind::Property)
+        .map(|m| m.name.as_str())
+        .collect();
     candidates.extend(cx.corpus.extra_functions.iter().map(String::as_str));
     candidates.extend(
         crate::es::GLOBALS
@@ -68,14 +63,9 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>, callee: Node, name: &'a str, scope: cr
     );
     if !close.is_empty() {
         msg.push_str(&format!("; did you mean {}?", or_list(&close)));
-    } else if let Some(g) = cx
-        .corpus
-        .interfaces
-        .get(crate::docs::model::GLOBAL_INTERFACE)
-    {
-        let fns: Vec<&str> = g
-            .members
-            .values()
+    } else {
+        let fns: Vec<&str> = globals
+            .iter()
             .filter(|m| m.kind == crate::docs::MemberKind::Method)
             .map(|m| m.name.as_str())
             .collect();
@@ -94,8 +84,15 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>, callee: Node, name: &'a str, scope: cr
             text: c.to_string(),
         })
         .collect();
-    let related =
-        super::suggest::interface_related(cx.corpus, crate::docs::model::GLOBAL_INTERFACE);
+    // The docs of the interface the suggestion belongs to (`Global`, or the one whose
+    // members are globals).
+    let home = close
+        .first()
+        .and_then(|c| cx.corpus.global_member(c))
+        .map_or(crate::docs::model::GLOBAL_INTERFACE, |m| {
+            m.interface.as_str()
+        });
+    let related = super::suggest::interface_related(cx.corpus, home);
     let f = cx.push_node(callee, Code::Function, msg);
     f.fixes = fixes;
     f.related = related;

@@ -44,6 +44,15 @@ pub(crate) fn receiver<'a>(
     }
     let mut candidates: Vec<&str> = cx.corpus.globals.keys().map(String::as_str).collect();
     candidates.extend(cx.corpus.extra_globals.iter().map(String::as_str));
+    // Members that are global names (`Global` properties, `Global members: yes`):
+    // `activeDocumnt` is near the member `activeDocument`, not near any global object.
+    candidates.extend(
+        cx.corpus
+            .global_members()
+            .into_iter()
+            .filter(|m| m.kind != crate::docs::MemberKind::Method)
+            .map(|m| m.name.as_str()),
+    );
     let locals: Vec<&str> =
         cx.a.visible_bindings(ident.start_byte())
             .into_iter()
@@ -76,7 +85,11 @@ pub(crate) fn receiver<'a>(
         .collect();
     let related = close
         .first()
-        .and_then(|c| cx.corpus.global_interface(c))
+        .and_then(|c| {
+            cx.corpus
+                .global_interface(c)
+                .or_else(|| cx.corpus.global_member(c).map(|m| m.interface.as_str()))
+        })
         .and_then(|i| super::suggest::interface_related(cx.corpus, i));
     let f = cx.push_node(ident, Code::Object, msg);
     f.fixes = fixes;

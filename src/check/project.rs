@@ -81,7 +81,12 @@ impl FileFacts {
             if a.resolve(name, scope).is_some() {
                 continue;
             }
-            let Some(m) = corpus.global_member(name) else {
+            // Only `Global`'s own functions load scripts (corpus-format.md), not the
+            // members of a `Global members: yes` interface, as in the dry run.
+            let Some(m) = corpus
+                .global_member(name)
+                .filter(|m| m.interface == crate::docs::model::GLOBAL_INTERFACE)
+            else {
                 continue;
             };
             let Some(args) = tail.map(|t| t.node) else {

@@ -49,6 +49,7 @@ pub fn corpus(docs: Option<&Path>, format: Format) -> Result<i32, Fail> {
             "interfaces": interfaces,
             "members": members,
             "globals": corpus.globals,
+            "global_members": corpus.global_member_interfaces(),
             "constructors": corpus.constructors.keys().collect::<Vec<_>>(),
             "constructs": corpus.constructs.values().collect::<Vec<_>>(),
             "skipped_pairs": corpus.skipped_pairs,
@@ -78,6 +79,10 @@ pub fn corpus(docs: Option<&Path>, format: Format) -> Result<i32, Fail> {
     );
     for (g, i) in &corpus.globals {
         println!("global {g}: {i}");
+    }
+    for i in corpus.global_member_interfaces() {
+        let n = corpus.members_of(i).len();
+        println!("global members of {i}: its {n} members are global names");
     }
     for c in corpus.constructs.values() {
         println!(

@@ -53,7 +53,7 @@ use super::model::{
 
 /// Bumped whenever the cached form changes meaning; with the crate version it is part
 /// of every key, so a new build never reads an old build's derivation.
-const FORMAT: &str = "grounded-corpus-cache 3 (postcard, parts)";
+const FORMAT: &str = "grounded-corpus-cache 4 (postcard, parts)";
 
 /// How many cache files the folder keeps (one per distinct corpus content).
 pub const KEEP: usize = 8;
@@ -203,6 +203,7 @@ struct RestRef<'a> {
     files: &'a [String],
     kinds: &'a [ChunkKind],
     globals: &'a BTreeMap<String, String>,
+    global_members: &'a [String],
     constructors: &'a BTreeMap<String, Constructor>,
     constructs: &'a BTreeMap<String, Construct>,
     skipped_pairs: &'a [SkippedPair],
@@ -221,6 +222,7 @@ struct Rest {
     files: Vec<String>,
     kinds: Vec<ChunkKind>,
     globals: BTreeMap<String, String>,
+    global_members: Vec<String>,
     constructors: BTreeMap<String, Constructor>,
     constructs: BTreeMap<String, Construct>,
     skipped_pairs: Vec<SkippedPair>,
@@ -246,6 +248,7 @@ fn seal(corpus: &Corpus) -> Option<Vec<u8>> {
         kinds,
         interfaces,
         globals,
+        global_members,
         constructors,
         constructs,
         skipped_pairs,
@@ -276,6 +279,7 @@ fn seal(corpus: &Corpus) -> Option<Vec<u8>> {
         files,
         kinds,
         globals,
+        global_members,
         constructors,
         constructs,
         skipped_pairs,
@@ -340,6 +344,7 @@ fn unseal(sealed: Vec<u8>, origin: String) -> Option<Corpus> {
         files,
         kinds,
         globals,
+        global_members,
         constructors,
         constructs,
         skipped_pairs,
@@ -361,6 +366,7 @@ fn unseal(sealed: Vec<u8>, origin: String) -> Option<Corpus> {
         // name.
         interfaces: first.into_iter().chain(second).collect(),
         globals,
+        global_members,
         constructors,
         constructs,
         skipped_pairs,

@@ -208,6 +208,9 @@ pub struct Corpus {
     pub interfaces: BTreeMap<String, Interface>,
     /// Global variable → interface.
     pub globals: BTreeMap<String, String>,
+    /// Interfaces whose members are global names (`Global members: yes`), in order
+    /// (see `docs::globals`).
+    pub global_members: Vec<String>,
     /// Constructors by the name scripts write after `new`.
     pub constructors: BTreeMap<String, Constructor>,
     /// Constructs by id.
@@ -353,6 +356,7 @@ impl Corpus {
             kinds: Vec::new(),
             interfaces: BTreeMap::new(),
             globals: BTreeMap::new(),
+            global_members: Vec::new(),
             constructors: BTreeMap::new(),
             constructs: BTreeMap::new(),
             skipped_pairs: Vec::new(),
@@ -447,6 +451,9 @@ impl Corpus {
                     }
                     if extensible_re().is_match(&text) {
                         self.interface_mut(&name).extensible = true;
+                    }
+                    if super::globals::says_global_members(&text) {
+                        self.global_members.push(name.clone());
                     }
                     for cap in index_re().captures_iter(&text) {
                         let ty_text = cap[2].trim().trim_end_matches(['.', ';']).trim();
@@ -1021,8 +1028,12 @@ impl Corpus {
     }
 
     /// A documented global function or variable (member of `Global`).
+    /// A member of a `Global members: yes` interface is one too (`docs::globals`).
     pub fn global_member(&self, name: &str) -> Option<&Member> {
-        self.interfaces.get(GLOBAL_INTERFACE)?.members.get(name)
+        self.interfaces
+            .get(GLOBAL_INTERFACE)
+            .and_then(|g| g.members.get(name))
+            .or_else(|| self.member_as_global(name))
     }
 
     /// Whether the name is any global the engine has: a documented global object, a

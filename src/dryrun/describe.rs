@@ -113,15 +113,16 @@ pub fn describe(corpus: &Corpus) -> String {
         }
         ifaces.insert(name.clone(), entry);
     }
+    // `Global`'s members, and those of `Global members: yes` interfaces, which scripts
+    // use with no receiver too (`activeDocument`, `executeAction(...)`). Only
+    // `Global`'s own loaders run files (corpus-format.md, "Member chunk").
     let mut funcs = Map::new();
-    if let Some(g) = corpus.interfaces.get(GLOBAL_INTERFACE_NAME) {
-        for m in g.members.values() {
-            let mut code = member_code(m);
-            if let Value::Array(a) = &mut code {
-                a.push(json!(is_loader(m)));
-            }
-            funcs.insert(m.name.clone(), code);
+    for m in corpus.global_members() {
+        let mut code = member_code(m);
+        if let Value::Array(a) = &mut code {
+            a.push(json!(m.interface == GLOBAL_INTERFACE_NAME && is_loader(m)));
         }
+        funcs.insert(m.name.clone(), code);
     }
     let ctors: Map<String, Value> = corpus
         .constructors

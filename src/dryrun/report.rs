@@ -240,6 +240,9 @@ pub fn findings(
                 None => {}
             }
         }
+        if let Event::Uncaught { name, message, .. } = ev {
+            near_global(corpus, text, name, message, &mut f);
+        }
         if let Event::Invented { iface, member, .. } = ev {
             f.related = crate::check::suggest::interface_related(corpus, iface);
             let spans_name = text.get(span.start..span.end) == Some(member.as_str());
@@ -331,6 +334,53 @@ fn property_of(message: &str) -> Option<&str> {
     rest.split_once('\'')
         .map(|(p, _)| p)
         .filter(|p| !p.is_empty())
+}
+
+/// A name the run found defined nowhere, still at its use: the engine's global names
+/// near it in spelling, as the static check suggests them (`activeDocumnt`: did you
+/// mean `activeDocument`?, the member of a `Global members: yes` interface), with
+/// the fix. A finding the blame moved to a declaration is the project's, not a typo of
+/// the engine's.
+fn near_global(corpus: &Corpus, text: &str, name: &str, message: &str, f: &mut Finding) {
+    let Some(n) = message
+        .strip_suffix(" is not defined")
+        .filter(|_| name == "ReferenceError")
+    else {
+        return;
+    };
+    if text.get(f.span.start..f.span.end) != Some(n) {
+        return;
+    }
+    let members = corpus.global_members();
+    let candidates = corpus
+        .globals
+        .keys()
+        .chain(&corpus.extra_globals)
+        .chain(&corpus.extra_functions)
+        .map(String::as_str)
+        .chain(members.iter().map(|m| m.name.as_str()));
+    let close = crate::check::suggest::near(n, candidates);
+    let Some(best) = close.first() else {
+        return;
+    };
+    f.message.push_str(&format!(
+        "; did you mean {}?",
+        crate::check::suggest::or_list(&close)
+    ));
+    let home = corpus
+        .global_member(best)
+        .map(|m| m.interface.clone())
+        .or_else(|| corpus.global_interface(best).map(str::to_string));
+    if let Some(i) = home {
+        f.related = crate::check::suggest::interface_related(corpus, &i);
+    }
+    for c in &close {
+        f.fixes.push(Fix::Replace {
+            title: format!("Replace with `{c}`"),
+            span: f.span,
+            text: c.to_string(),
+        });
+    }
 }
 
 /// The documented member of `iface` nearest to `member` in spelling, if any is near.

@@ -148,7 +148,9 @@ impl Sources {
 
 /// The directive a line begins with, and the rest of the line.
 pub fn directive_of<'a>(line: &'a str, directives: &'a [String]) -> Option<(&'a str, &'a str)> {
-    let t = line.trim_start();
+    // An unsaved buffer may begin with a byte-order mark (a disk read drops it): the
+    // engine reads the directive after it (`crate::textfile`).
+    let t = crate::textfile::without_bom(line).trim_start();
     directives
         .iter()
         .filter(|d| !d.is_empty())

@@ -1627,7 +1627,9 @@ impl<'a> Analysis<'a> {
                 if self.project_names.contains(name) || self.narrowed_globals.contains(name) {
                     return None;
                 }
-                self.global_interface(name).map(Certain::Interface)
+                self.global_interface(name)
+                    .map(Certain::Interface)
+                    .or_else(|| super::global_value(self.corpus, name))
             }
         }
     }

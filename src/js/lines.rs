@@ -52,11 +52,16 @@ impl<'a> LineIndex<'a> {
         self.text.is_empty()
     }
 
-    /// 1-based line and 1-based character column of a byte offset.
+    /// 1-based line and 1-based character column of a byte offset, as an editor shows
+    /// the file: a leading byte-order mark (a text that did not come through
+    /// `crate::textfile`, such as the agent's raw reads) is no column of line 1.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
         let l = self.line0(offset);
-        let start = self.starts[l];
+        let mut start = self.starts[l];
+        if l == 0 && self.text.starts_with(crate::textfile::BOM) {
+            start = crate::textfile::BOM.len_utf8().min(offset);
+        }
         let col = self
             .text
             .get(start..offset)
@@ -153,5 +158,18 @@ mod tests {
         assert_eq!(i.line_col(x), (2, 3));
         assert_eq!(i.line_col_utf16(x), (1, 3));
         assert_eq!(i.offset_utf16(1, 3), x);
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_no_column() {
+        let t = "\u{feff}ab\n\u{feff}c\n";
+        let i = LineIndex::new(t);
+        assert_eq!(i.line_col(3), (1, 1));
+        assert_eq!(i.line_col(4), (1, 2));
+        assert_eq!(i.line_col(0), (1, 1));
+        // Only the text's first character: elsewhere U+FEFF is a character.
+        assert_eq!(i.line_col(t.find('c').unwrap()), (2, 2));
+        // The server's unit counts what the client sent, mark included.
+        assert_eq!(i.line_col_utf16(4), (0, 2));
     }
 }

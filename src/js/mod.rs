@@ -13,6 +13,7 @@
 //! - [`Preorder`]: the one way the tree is walked (no probing for absent siblings).
 
 mod analysis;
+mod globals;
 mod lines;
 pub mod query;
 mod source;
@@ -23,6 +24,7 @@ pub use analysis::{
     BindingKind, Certain, ConstructName, IdHash, IdHasher, NameHash, NameHasher, Part, PathNode,
     Ref, Scope, ScopeId, ScopeKind, Seed, SeedType, WalkPath,
 };
+pub use globals::{global_value, global_value_interface};
 pub use lines::{offset_utf16, LineIndex};
 pub use source::{directives, is_markdown, script_text, Directive};
 pub use walk::Preorder;

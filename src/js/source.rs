@@ -43,7 +43,7 @@ pub fn script_text<'a>(path: &str, text: &'a str, directives: &[String]) -> Cow<
     for line in text.split_inclusive('\n') {
         let start = pos;
         pos += line.len();
-        let trimmed = line.trim_start_matches([' ', '\t']);
+        let trimmed = line_body(line, start);
         let mut blank = false;
         if md {
             let indent = line.len() - trimmed.len();
@@ -90,6 +90,20 @@ pub fn script_text<'a>(path: &str, text: &'a str, directives: &[String]) -> Cow<
         Some(buf) => Cow::Owned(String::from_utf8(buf).unwrap_or_default()),
         None => Cow::Borrowed(text),
     }
+}
+
+/// A line without its indentation, and, on the first line, without a byte-order mark:
+/// a buffer an editor sends may still begin with one (files read from disk lose it in
+/// `crate::textfile`), and `\u{feff}#target x` is a directive line all the same (it was
+/// "unexpected `#target`" at 1:2). The mark's bytes are blanked with the line when the
+/// line is, so offsets hold.
+fn line_body(line: &str, start: usize) -> &str {
+    let line = if start == 0 {
+        crate::textfile::without_bom(line)
+    } else {
+        line
+    };
+    line.trim_start_matches([' ', '\t'])
 }
 
 fn is_directive(trimmed: &str, directives: &[String]) -> bool {
@@ -141,7 +155,7 @@ pub fn directives(path: &str, text: &str, directives: &[String]) -> Vec<Directiv
     for line in visible.split_inclusive('\n') {
         let start = pos;
         pos += line.len();
-        let trimmed = line.trim_start_matches([' ', '\t']);
+        let trimmed = line_body(line, start);
         if !is_directive(trimmed, directives) {
             continue;
         }
@@ -199,5 +213,24 @@ mod tests {
         assert_eq!(&t[a..b], "\"lib/x.jsx\"");
         // Without declared directives a `#` line stays (and is a syntax error).
         assert_eq!(script_text("a.js", t, &[]), t);
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_does_not_hide_a_directive_or_a_fence() {
+        let d = vec!["#include".to_string(), "#target".to_string()];
+        let t = "\u{feff}#include \"x.jsx\"\nvar a;\n";
+        let s = script_text("a.jsx", t, &d);
+        assert_eq!(s.len(), t.len());
+        assert_eq!(s.trim(), "var a;");
+        let found = directives("a.jsx", t, &d);
+        let (a, b) = found[0].argument_span.unwrap();
+        assert_eq!(&t[a..b], "\"x.jsx\"");
+        let md = "\u{feff}```js\nvar b;\n```\n";
+        let s = script_text("a.md", md, &[]);
+        assert_eq!(s.len(), md.len());
+        assert_eq!(s.trim(), "var b;");
+        // A mark that does not open the text is not one.
+        let t = "var a;\n\u{feff}#target x\n";
+        assert!(script_text("a.jsx", t, &d).contains("#target"));
     }
 }

@@ -411,7 +411,7 @@ impl Backend {
             Ok(b) => Some(crate::check::FileFacts::of(
                 &corpus,
                 &norm,
-                &String::from_utf8_lossy(&b),
+                &crate::textfile::decode(b).text,
             )),
             Err(_) => None,
         };

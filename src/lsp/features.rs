@@ -588,17 +588,16 @@ fn names_in_scope(
             ..Default::default()
         });
     }
-    if let Some(global) = corpus.interfaces.get(crate::docs::model::GLOBAL_INTERFACE) {
-        for m in global.members.values() {
-            if !seen.insert(m.name.clone()) {
-                continue;
-            }
-            let mut item = member_item(corpus, m);
-            if m.kind == MemberKind::Method {
-                item.kind = Some(CompletionItemKind::FUNCTION);
-            }
-            out.push(item);
+    // `Global`'s members and those of `Global members: yes` interfaces.
+    for m in corpus.global_members() {
+        if !seen.insert(m.name.clone()) {
+            continue;
         }
+        let mut item = member_item(corpus, m);
+        if m.kind == MemberKind::Method {
+            item.kind = Some(CompletionItemKind::FUNCTION);
+        }
+        out.push(item);
     }
     for c in corpus.constructors.keys() {
         if seen.insert(c.clone()) {

@@ -72,7 +72,7 @@ pub fn project_scripts(
             continue;
         }
         if let Some(uri) = Uri::from_file_path(&p) {
-            out.push((uri, String::from_utf8_lossy(&bytes).into_owned()));
+            out.push((uri, crate::textfile::decode(bytes).text));
         }
     }
     out

@@ -55,7 +55,7 @@ impl Backend {
                     Some(e) => e.doc.text.clone(),
                     None => {
                         let p = loc.uri.to_file_path()?;
-                        String::from_utf8_lossy(&std::fs::read(&*p).ok()?).into_owned()
+                        crate::textfile::read(&p).ok()?.text
                     }
                 };
                 let at = LineIndex::new(&text)
@@ -340,7 +340,7 @@ impl Backend {
         let text = match self.state.docs.get(l.uri.as_str()) {
             Some(e) => e.doc.text.clone(),
             None => match l.uri.to_file_path().and_then(|p| std::fs::read(&*p).ok()) {
-                Some(b) => String::from_utf8_lossy(&b).into_owned(),
+                Some(b) => crate::textfile::decode(b).text,
                 None => return false,
             },
         };
@@ -440,7 +440,9 @@ impl Backend {
             if bytes.len() > super::document::MAX_ANALYSED_BYTES {
                 continue;
             }
-            let text = String::from_utf8_lossy(&bytes);
+            // Read by the one rule (a mark before the text is none of it), as the
+            // positions found here are the editor's.
+            let text = crate::textfile::decode(bytes).text;
             if !text.contains(name) {
                 continue;
             }

@@ -234,7 +234,10 @@ impl<'a> FileCtx<'a> {
         if declared {
             return seen;
         }
-        self.corpus.global_interface(name).map(str::to_string)
+        self.corpus
+            .global_interface(name)
+            .or_else(|| crate::js::global_value_interface(self.corpus, name))
+            .map(str::to_string)
     }
 
     fn new_interface(&self, v: Node, src: &str) -> Option<String> {

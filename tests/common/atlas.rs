@@ -133,6 +133,87 @@ Constructor: new Group()
 Syntax: opacity: number
 "#;
 
+/// An application interface whose members are global names (`Global members: yes`),
+/// as an image editor's scripting documents it: scripts write `activeDocument` and
+/// `executeAction(...)` with no receiver. Written beside [`API`] as `docs/app.md` by the
+/// tests that need it, so Atlas's other tests keep their corpus.
+pub const APP: &str = r#"# Application
+
+The running application. Scripts use its members with no receiver.
+
+Global members: yes
+
+## Application-activeDocument
+
+Syntax: activeDocument: Document
+
+## Application-documents
+
+Syntax: documents: Documents
+
+## Application-preferences
+
+Syntax: preferences: Preferences
+
+## Application-executeAction
+
+Syntax: executeAction(eventID: number, descriptor?: ActionDescriptor, mode?: number): ActionDescriptor
+
+## Application-executeActionGet
+
+Syntax: executeActionGet(reference: any): ActionDescriptor
+
+## Application-charIDToTypeID
+
+Syntax: charIDToTypeID(charID: string): number
+
+## Application-stringIDToTypeID
+
+Syntax: stringIDToTypeID(stringID: string): number
+
+# Document
+
+## Document-activeLayer
+
+Syntax: activeLayer: Layer
+
+## Document-name
+
+Syntax: name: string
+
+# Layer
+
+## Layer-name
+
+Syntax: name: string
+
+# Documents
+
+Index: [index: number]: Document
+
+## Documents-add
+
+Syntax: add(width?: number, height?: number): Document
+
+## Documents-length
+
+Syntax: length: number
+
+# Preferences
+
+## Preferences-rulerUnits
+
+Syntax: rulerUnits: number
+
+# ActionDescriptor
+
+Constructor: new ActionDescriptor()
+
+## ActionDescriptor-putString
+
+Syntax: putString(key: number, value: string): void
+"#;
+
 /// Writes `text` at `rel` under `root`, folders made.
 pub fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);
