@@ -10,6 +10,8 @@
 //! intermediate drafts and a false final claim shipped: hence `reserve_final`, extra
 //! pushes only for a draft that materially changed or came with new deeds. A verbatim
 //! repeat of a pushed draft ends the turn: pushing it again would get the same draft.
+//!
+//! May import `config`, `wording` and the ledger in `edits` (`WriteCounts`, `PlanItem`).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -17,20 +19,9 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::config::AgentConfig;
+pub use super::edits::PlanItem;
 use super::edits::WriteCounts;
 use super::wording::{self, fill};
-
-/// One item of a plan and what its worker landed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PlanItem {
-    /// The item as planned.
-    pub title: String,
-    /// Files its worker changed (from the file system).
-    pub landed: Vec<String>,
-    /// Whether the item was answered without a change being asked (a question item), or
-    /// its worker said truthfully why it was not done.
-    pub answered: bool,
-}
 
 /// What the file system shows when the model offers a final answer: the facts a
 /// finish gate judges the answer against (computed by the turn, never from the model's

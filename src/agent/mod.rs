@@ -20,6 +20,7 @@ pub mod edits;
 pub mod gates;
 pub mod guard;
 pub mod guardrails;
+mod landing;
 pub mod measure;
 pub mod model;
 pub mod plan;
