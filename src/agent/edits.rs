@@ -8,16 +8,18 @@
 //! (so: pure removals drop marked lines and the file can only shrink); invented calls
 //! written to disk were explained instead of removed once there (so: content that adds
 //! checker findings is refused before it becomes a file).
+//!
+//! The bottom of the agent: the write ledger ([`Edits`], [`WriteCounts`], [`PlanItem`])
+//! and the measurement it keeps ([`Measurement`]) live here, below the tools, the gates
+//! and `measure`, which all read them; this module imports no other module of the agent
+//! (it once took them back from each, and none of them could be read alone). What needs
+//! a tool's context (the pre-write refusal, landing, undo) is `landing`, above the tools.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
-use serde_json::json;
-
-use super::measure::Measurement;
-use super::tools::ToolCtx;
-use crate::check::{self, Code, Finding, Fix, ProjectIndex, Severity};
+use crate::check::{Finding, ProjectIndex, Severity};
 use crate::footprint::FileStamp;
 
 /// Where the agent's reads and writes land: the file system for the CLI, the editor's
@@ -280,27 +282,54 @@ pub struct Edits {
 }
 
 #[derive(Default)]
-struct EditState {
+pub(super) struct EditState {
     /// Relative path → stamp of the version the model last saw (read or wrote).
-    read: HashMap<String, FileStamp>,
+    pub(super) read: HashMap<String, FileStamp>,
     /// Relative path → bytes before the turn's first write to it (`None`: created).
-    snapshots: BTreeMap<String, Option<Vec<u8>>>,
+    pub(super) snapshots: BTreeMap<String, Option<Vec<u8>>>,
     /// The measurement before the turn's first write.
-    before: Option<Measurement>,
+    pub(super) before: Option<Measurement>,
     /// Measurements by the stamp of the project's contents.
-    measured: HashMap<u64, Measurement>,
+    pub(super) measured: HashMap<u64, Measurement>,
     /// The project's declarations, for the pre-write check.
-    index: Option<ProjectIndex>,
+    pub(super) index: Option<ProjectIndex>,
     /// Checker findings by file and content stamp: the old side of a pre-write check is
     /// usually the new side of the previous one.
-    checked: HashMap<(String, FileStamp), Vec<Finding>>,
-    attempted: usize,
-    landed: usize,
-    refused: usize,
+    pub(super) checked: HashMap<(String, FileStamp), Vec<Finding>>,
+    pub(super) attempted: usize,
+    pub(super) landed: usize,
+    pub(super) refused: usize,
     /// The plan's items and what their workers landed (the checklist gate reads them).
-    plan: Vec<super::gates::PlanItem>,
+    pub(super) plan: Vec<PlanItem>,
     /// What the request asks as far as removing goes ([`super::intent`]).
-    scope: super::intent::Scope,
+    pub(super) scope: super::intent::Scope,
+}
+
+/// One item of a plan and what its worker landed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlanItem {
+    /// The item as planned.
+    pub title: String,
+    /// Files its worker changed (from the file system).
+    pub landed: Vec<String>,
+    /// Whether the item was answered without a change being asked (a question item), or
+    /// its worker said truthfully why it was not done.
+    pub answered: bool,
+}
+
+/// One measurement of the project.
+#[derive(Debug, Clone, Default)]
+pub struct Measurement {
+    /// Checker findings at error severity per file (relative path → lines
+    /// `line:col code: message`).
+    pub findings: BTreeMap<String, Vec<String>>,
+    /// The same, as comparison keys (family and message), per file.
+    pub(super) keys: BTreeMap<String, Vec<String>>,
+    /// Dry-run findings, `path:line:col message`.
+    pub dry_run: Vec<String>,
+    pub(super) dry_keys: Vec<String>,
+    /// Whether the validate command passed (`None`: not run).
+    pub validate: Option<bool>,
 }
 
 /// Counts of the turn's writes.
@@ -315,7 +344,7 @@ pub struct WriteCounts {
 }
 
 impl Edits {
-    fn lock(&self) -> std::sync::MutexGuard<'_, EditState> {
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, EditState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -369,12 +398,12 @@ impl Edits {
     }
 
     /// The plan's items so far, with what each worker landed.
-    pub fn plan(&self) -> Vec<super::gates::PlanItem> {
+    pub fn plan(&self) -> Vec<PlanItem> {
         self.lock().plan.clone()
     }
 
     /// Records one plan item's outcome.
-    pub fn add_plan_item(&self, item: super::gates::PlanItem) {
+    pub fn add_plan_item(&self, item: PlanItem) {
         self.lock().plan.push(item);
     }
 
@@ -407,198 +436,6 @@ impl Edits {
         self.lock().measured.insert(stamp, m.clone());
         m
     }
-
-    /// Counts a write tool call refused by a rule before it reached the workspace.
-    pub fn refuse(&self, ctx: &ToolCtx, rel: &str, bytes_before: usize, reason: &str) -> String {
-        {
-            let mut s = self.lock();
-            s.attempted += 1;
-            s.refused += 1;
-        }
-        ctx.transcript.event(
-            "edit",
-            json!({"path": rel, "status": "refused", "reason": reason,
-                   "bytes_before": bytes_before, "bytes_after": bytes_before}),
-        );
-        ctx.progress.say(&format!("refused a write to {rel}"));
-        format!("refused: {reason}\nNothing was written to {rel}.")
-    }
-
-    /// The relative paths whose bytes differ now from before the turn (created files
-    /// included, removed ones too): asked of the workspace, never of the model.
-    pub fn changed(&self, ctx: &ToolCtx) -> Vec<String> {
-        let snaps = self.lock().snapshots.clone();
-        snaps
-            .into_iter()
-            .filter(|(rel, before)| {
-                let now = ctx.workspace.read(&ctx.root.join(rel)).ok();
-                now.as_deref() != before.as_deref()
-            })
-            .map(|(rel, _)| rel)
-            .collect()
-    }
-
-    /// Refuses content that adds checker findings (errors) to a script; `Ok` means the
-    /// content may be written.
-    pub fn pre_write(
-        &self,
-        ctx: &ToolCtx,
-        rel: &str,
-        old: Option<&str>,
-        new: &str,
-    ) -> Result<(), String> {
-        let corpus = ctx.corpus;
-        let is_checked =
-            check::project::is_script(corpus, Path::new(rel)) || crate::js::is_markdown(rel);
-        if !is_checked {
-            return Ok(());
-        }
-        let mut s = self.lock();
-        if s.index.is_none() {
-            s.index = Some(project_index(ctx));
-        }
-        let state = &mut *s;
-        let index = state.index.as_mut().expect("set above");
-        let before = match old {
-            Some(o) => {
-                let key = (rel.to_string(), FileStamp::of(o));
-                match state.checked.get(&key) {
-                    Some(f) => f.clone(),
-                    None => {
-                        index.update_file(corpus, rel, o);
-                        let f = check::check_text(corpus, index, rel, o);
-                        state.checked.insert(key, f.clone());
-                        f
-                    }
-                }
-            }
-            None => Vec::new(),
-        };
-        index.update_file(corpus, rel, new);
-        let after = check::check_text(corpus, index, rel, new);
-        state
-            .checked
-            .insert((rel.to_string(), FileStamp::of(new)), after.clone());
-        let added = added(&before, &after);
-        if added.is_empty() {
-            return Ok(());
-        }
-        match old {
-            Some(o) => index.update_file(corpus, rel, o),
-            None => index.remove_file(rel),
-        }
-        drop(s);
-        Err(refusal_text(ctx, rel, &added))
-    }
-
-    /// Writes `new` to `rel` through the workspace: measures the project before the
-    /// turn's first write, snapshots the file's bytes before its first write, and
-    /// records the edit. Returns the tool's answer.
-    pub fn land(
-        &self,
-        ctx: &ToolCtx,
-        rel: &str,
-        abs: &Path,
-        old: Option<&[u8]>,
-        new: &[u8],
-        label: &str,
-    ) -> Result<String, String> {
-        let first = self.lock().before.is_none();
-        if first {
-            let m = super::measure::measure(ctx, "before");
-            self.lock().before = Some(m);
-        }
-        {
-            let mut s = self.lock();
-            s.attempted += 1;
-            s.snapshots
-                .entry(rel.to_string())
-                .or_insert_with(|| old.map(<[u8]>::to_vec));
-        }
-        let bytes_before = old.map_or(0, <[u8]>::len);
-        ctx.progress.say(&format!("editing {rel}"));
-        match ctx.workspace.write(abs, new, label) {
-            Ok(()) => {
-                let mut s = self.lock();
-                s.landed += 1;
-                // The pre-write check already put the new text in the index. Other
-                // files' findings may depend on this one (a function it declared):
-                // only this file's cached findings stay valid.
-                s.read.insert(rel.to_string(), FileStamp::of_bytes(new));
-                s.checked.retain(|(r, _), _| r == rel);
-                drop(s);
-                ctx.transcript.event(
-                    "edit",
-                    json!({"path": rel, "status": "applied", "reason": label,
-                           "bytes_before": bytes_before, "bytes_after": new.len()}),
-                );
-                Ok(format!(
-                    "{label}: {rel} written ({bytes_before} → {} bytes).",
-                    new.len()
-                ))
-            }
-            Err(e) => {
-                let mut s = self.lock();
-                s.refused += 1;
-                // Nothing landed: the index goes back to the text that is there.
-                let state = &mut *s;
-                if let Some(index) = state.index.as_mut() {
-                    match old.map(String::from_utf8_lossy) {
-                        Some(o) => index.update_file(ctx.corpus, rel, &o),
-                        None => index.remove_file(rel),
-                    }
-                }
-                drop(s);
-                ctx.transcript.event(
-                    "edit",
-                    json!({"path": rel, "status": "refused", "reason": format!("the write was not done: {e}"),
-                           "bytes_before": bytes_before, "bytes_after": bytes_before}),
-                );
-                Err(format!("the write to {rel} was not done: {e}"))
-            }
-        }
-    }
-
-    /// Restores every file the turn wrote to its bytes before the turn (created files
-    /// removed). Returns one line per file that could not be restored.
-    pub fn undo_all(&self, ctx: &ToolCtx, why: &str) -> Vec<String> {
-        let snaps = self.lock().snapshots.clone();
-        let mut failed = Vec::new();
-        for (rel, before) in snaps {
-            let abs = ctx.root.join(&rel);
-            let now = ctx.workspace.read(&abs).ok();
-            if now.as_deref() == before.as_deref() {
-                continue;
-            }
-            let label = format!("grounded agent: undo {rel}");
-            let (r, after) = match &before {
-                Some(b) => (ctx.workspace.write(&abs, b, &label), b.len()),
-                None => (ctx.workspace.remove(&abs, &label), 0),
-            };
-            let bytes_before = now.as_ref().map_or(0, Vec::len);
-            match r {
-                Ok(()) => ctx.transcript.event(
-                    "edit",
-                    json!({"path": rel, "status": "undone", "reason": why,
-                           "bytes_before": bytes_before, "bytes_after": after}),
-                ),
-                Err(e) => failed.push(format!("{rel}: could not be restored: {e}")),
-            }
-        }
-        failed
-    }
-}
-
-/// The project's declarations as the workspace shows them.
-pub fn project_index(ctx: &ToolCtx) -> ProjectIndex {
-    let mut index = ProjectIndex::scan(ctx.corpus, ctx.root);
-    for (path, text) in ctx.workspace.overlay() {
-        if let Ok(rel) = path.strip_prefix(ctx.root) {
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            index.update_file(ctx.corpus, &rel, &text);
-        }
-    }
-    index
 }
 
 /// The key a finding is compared by across versions of a file: its family and message,
@@ -621,56 +458,6 @@ pub fn added(before: &[Finding], after: &[Finding]) -> Vec<Finding> {
         }
     }
     out
-}
-
-fn refusal_text(ctx: &ToolCtx, rel: &str, added: &[Finding]) -> String {
-    let mut s = format!(
-        "the content would add {} checker finding{} to {rel}:\n",
-        added.len(),
-        if added.len() == 1 { "" } else { "s" }
-    );
-    let mut listed = Vec::new();
-    for f in added {
-        s.push_str(&format!(
-            "- line {}:{} {}: {}\n",
-            f.line,
-            f.column,
-            f.code.as_str(),
-            f.message
-        ));
-        for fix in &f.fixes {
-            let title = match fix {
-                Fix::Replace { title, .. } | Fix::Delete { title, .. } => title,
-            };
-            s.push_str(&format!("  fix: {title}\n"));
-        }
-        if f.code == Code::Member {
-            if let Some(iface) = first_ticked(&f.message) {
-                if ctx.corpus.interfaces.contains_key(iface) && !listed.contains(&iface) {
-                    listed.push(iface);
-                    let names: Vec<String> = ctx
-                        .corpus
-                        .members_of(iface)
-                        .iter()
-                        .map(|m| m.name.clone())
-                        .collect();
-                    s.push_str(&format!(
-                        "  the real members of `{iface}`: {}\n",
-                        names.join(", ")
-                    ));
-                }
-            }
-        }
-    }
-    s.push_str("Use the real members named above, or leave out what has no real member and say so; do not look up the invented name again.");
-    s
-}
-
-fn first_ticked(msg: &str) -> Option<&str> {
-    let a = msg.find('`')?;
-    let rest = &msg[a + 1..];
-    let b = rest.find('`')?;
-    Some(&rest[..b])
 }
 
 #[cfg(test)]

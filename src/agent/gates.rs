@@ -17,6 +17,8 @@
 //! (no writes this turn, make the change or say so) was never tried. A second verbatim
 //! repeat ends the turn, and the answer carries the gate's finding in the user's words
 //! ([`Gate::unresolved`]), so the user is not told what the file system contradicts.
+//!
+//! May import `config`, `wording` and the ledger in `edits` (`WriteCounts`, `PlanItem`).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -24,20 +26,9 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use super::config::AgentConfig;
+pub use super::edits::PlanItem;
 use super::edits::WriteCounts;
 use super::wording::{self, fill};
-
-/// One item of a plan and what its worker landed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PlanItem {
-    /// The item as planned.
-    pub title: String,
-    /// Files its worker changed (from the file system).
-    pub landed: Vec<String>,
-    /// Whether the item was answered without a change being asked (a question item), or
-    /// its worker said truthfully why it was not done.
-    pub answered: bool,
-}
 
 /// What the file system shows when the model offers a final answer: the facts a
 /// finish gate judges the answer against (computed by the turn, never from the model's

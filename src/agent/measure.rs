@@ -5,6 +5,9 @@
 //! scored every change against the baseline's own result, so every change "passed".
 //! Here a measurement is stored under a hash of every measured file's path and bytes,
 //! and is reused only for exactly those contents.
+//!
+//! May import `edits` (the ledger, [`Measurement`]) and `tools` ([`ToolCtx`]); `landing`
+//! and the turn import this.
 
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
@@ -15,23 +18,9 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::edits::finding_key;
+pub use super::edits::Measurement;
 use super::tools::ToolCtx;
 use crate::check::{self, Finding, ProjectIndex, Severity};
-
-/// One measurement of the project.
-#[derive(Debug, Clone, Default)]
-pub struct Measurement {
-    /// Checker findings at error severity per file (relative path → lines
-    /// `line:col code: message`).
-    pub findings: BTreeMap<String, Vec<String>>,
-    /// The same, as comparison keys (family and message), per file.
-    keys: BTreeMap<String, Vec<String>>,
-    /// Dry-run findings, `path:line:col message`.
-    pub dry_run: Vec<String>,
-    dry_keys: Vec<String>,
-    /// Whether the validate command passed (`None`: not run).
-    pub validate: Option<bool>,
-}
 
 /// The measured files' contents: relative path → text.
 fn contents(ctx: &ToolCtx) -> BTreeMap<String, String> {

@@ -21,6 +21,7 @@ pub mod gates;
 pub mod guard;
 pub mod guardrails;
 pub mod intent;
+mod landing;
 pub mod measure;
 pub mod model;
 pub mod plan;

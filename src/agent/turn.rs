@@ -516,7 +516,7 @@ fn facts(ctx: &ToolCtx, request: &str, steps: usize) -> TurnFacts {
     let changed = ctx.edits.changed(ctx);
     let mut outstanding = Vec::new();
     if !changed.is_empty() {
-        let index = super::edits::project_index(ctx);
+        let index = super::tools::project_index(ctx);
         for rel in &changed {
             let Ok(bytes) = ctx.workspace.read(&ctx.root.join(rel)) else {
                 continue;

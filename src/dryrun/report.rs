@@ -1,5 +1,9 @@
 //! Events of a run to findings: engine positions to byte spans over the name that is
 //! wrong, messages that name the interface and the docs' reason, duplicates dropped.
+//!
+//! May import `blame` (who takes the blame), `engine` (the events) and `source`; none of
+//! them imports this (it once lent `blame` its position helper, and the two could not be
+//! read apart: `byte_at` now lives in `source`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -9,7 +13,7 @@ use crate::js::LineIndex;
 
 use super::blame::{self, Verdict};
 use super::engine::{Event, Loc};
-use super::source::Sources;
+use super::source::{byte_at, Sources};
 
 /// Turns one entry's events into findings. `entry` is where a finding without a
 /// location (a non-Error thrown, an engine that could not start) is attached.
@@ -307,18 +311,6 @@ pub fn dedup(findings: &mut Vec<Finding>) {
             &b.message,
         ))
     });
-}
-
-/// The byte offset of a 1-based (line, column in characters) of the engine's stack.
-pub(super) fn byte_at(text: &str, idx: &LineIndex, line: usize, col: usize) -> usize {
-    let line0 = line.saturating_sub(1).min(idx.len().saturating_sub(1));
-    let ls = idx.line_start(line0);
-    let rest = text.get(ls..).unwrap_or("");
-    let le = rest.find('\n').unwrap_or(rest.len());
-    rest[..le]
-        .char_indices()
-        .nth(col.saturating_sub(1))
-        .map_or(ls + le, |(i, _)| ls + i)
 }
 
 /// The property of a `TypeError: cannot read property 'x' of undefined` line.

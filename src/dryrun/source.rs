@@ -1,6 +1,9 @@
 //! The project's files as the run sees them: paths resolved against the root (and
 //! refused outside it), unsaved buffers winning over the disk, engine directives blanked,
-//! and the entry scripts found.
+//! and the entry scripts found; and a position of the engine's stack in those texts
+//! ([`byte_at`]), which both `blame` and `report` read.
+//!
+//! Near the bottom of the dry run: imports only `describe` (the loaders' names).
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
@@ -8,6 +11,7 @@ use std::path::{Component, Path, PathBuf};
 use regex::Regex;
 
 use crate::docs::Corpus;
+use crate::js::LineIndex;
 
 /// Where a script's `path` argument leads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -328,6 +332,18 @@ pub fn entries(corpus: &Corpus, root: &Path, entry: Option<&str>) -> Vec<PathBuf
         .filter(|s| !loaded.contains(s))
         .map(PathBuf::from)
         .collect()
+}
+
+/// The byte offset of a 1-based (line, column in characters) of the engine's stack.
+pub(super) fn byte_at(text: &str, idx: &LineIndex, line: usize, col: usize) -> usize {
+    let line0 = line.saturating_sub(1).min(idx.len().saturating_sub(1));
+    let ls = idx.line_start(line0);
+    let rest = text.get(ls..).unwrap_or("");
+    let le = rest.find('\n').unwrap_or(rest.len());
+    rest[..le]
+        .char_indices()
+        .nth(col.saturating_sub(1))
+        .map_or(ls + le, |(i, _)| ls + i)
 }
 
 #[cfg(test)]

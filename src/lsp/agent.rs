@@ -10,14 +10,14 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::*;
 
-use super::server::{read, Backend, State, CLIENT_TIMEOUT};
+use super::state::{read, Backend, State, CLIENT_TIMEOUT};
 use crate::agent::{
     self, AgentConfig, HttpModel, Progress, Transcript, Turn, TurnRequest, UserModel, Workspace,
 };
@@ -32,15 +32,6 @@ pub const CANCEL: &str = "grounded.cancelAgent";
 /// How long the client may take to answer one `workspace/applyEdit`: a client that
 /// never answers leaves the write not done, and the turn is told so.
 const APPLY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// The running turn of this workspace, if any.
-#[derive(Default)]
-pub struct AgentSlot {
-    running: Mutex<Option<(u64, Arc<AtomicBool>)>>,
-    /// The running turn's progress token: the progress bar's cancel button sends it.
-    token: Mutex<Option<(ProgressToken, Arc<AtomicBool>)>>,
-    next: AtomicU64,
-}
 
 /// `grounded/agentFinished`.
 pub enum AgentFinished {}

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use tower_lsp_server::ls_types::*;
 
 use super::document::{range_of, Document, Kind};
-use super::server::{guard, read, Backend, INDEX_IDLE};
+use super::state::{guard, read, Backend, INDEX_IDLE};
 use super::typing::LOCAL_ANALYSIS_BYTES;
 use crate::check::{Finding, Session, Severity};
 use crate::js::LineIndex;

@@ -7,16 +7,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use dashmap::DashMap;
 use tower_lsp_server::ls_types::*;
 
 use super::config::Settings;
 use super::document::Kind;
-use super::server::{guard, read, Backend};
+use super::state::{guard, read, Backend};
 use crate::check::Finding;
-
-/// Findings of the last dry run, by URI string (open or not).
-pub(super) type DryFindings = DashMap<String, (Uri, Vec<Finding>)>;
 
 impl Backend {
     /// `textDocument/didSave`: a dry run with the saved file as an entry of its own.

@@ -25,8 +25,10 @@
 //!
 //! Rooms, one concern each, every one adding methods to the one [`Backend`]:
 //!
-//! - `server`: the shared state, the capabilities, and the protocol dispatch (one call
-//!   per handler into the module of its concern);
+//! - `state`: the shared state and its guards, below every handler (they import it, it
+//!   imports none of them);
+//! - `server`: the capabilities and the protocol dispatch (one call per handler into the
+//!   module of its concern);
 //! - `store`: the document store: open buffers, their versions and names, snapshots
 //!   for analysis off its lock;
 //! - `diagnostics`: debounced checks through each buffer's session, the project index
@@ -55,6 +57,7 @@ pub mod navigation;
 mod requests;
 pub mod scan;
 pub mod server;
+mod state;
 mod store;
 pub mod transport;
 pub mod typing;

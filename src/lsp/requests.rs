@@ -11,7 +11,7 @@ use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::*;
 
 use super::document::{range_of, Kind};
-use super::server::{guard, read, Backend};
+use super::state::{guard, read, Backend};
 use super::{actions, features, navigation};
 use crate::js::LineIndex;
 

@@ -8,33 +8,8 @@ use std::sync::{Arc, Mutex};
 use tower_lsp_server::ls_types::*;
 
 use super::document::{Document, Kind};
-use super::server::{guard, Backend};
+use super::state::{guard, Backend, Entry};
 use super::typing::LOCAL_ANALYSIS_BYTES;
-use crate::check::Finding;
-
-/// One open buffer and what was last published for it.
-pub(super) struct Entry {
-    pub(super) uri: Uri,
-    /// The file's path, for `file:` URIs.
-    pub(super) path: Option<PathBuf>,
-    /// How findings and the project index name the file: relative to the root when inside
-    /// it, else the absolute path (or the URI for non-file URIs).
-    pub(super) rel: String,
-    pub(super) doc: Document,
-    /// Findings of the static check, and the version they were computed for.
-    pub(super) findings: Arc<Vec<Finding>>,
-    pub(super) findings_version: i32,
-    /// The checker's incremental session ([`crate::check::Session`]: an edit inside one
-    /// top-level statement re-checks that statement alone), brought to the buffer's text
-    /// at each check. It owns the corpus and project index it was opened with.
-    pub(super) session: Arc<Mutex<Option<crate::check::Session>>>,
-    /// What the last check of this buffer cost: the adaptive debounce's measure.
-    pub(super) last_check: std::time::Duration,
-    /// The seed of the session's last full check: hover and completion on a large buffer
-    /// analyse the statement under the cursor with it, instead of the whole buffer,
-    /// while the next check runs.
-    pub(super) seed: Option<Arc<crate::js::Seed>>,
-}
 
 /// The point `text` ends at, starting from `p`.
 fn advance(p: tree_sitter::Point, text: &str) -> tree_sitter::Point {

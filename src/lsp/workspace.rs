@@ -13,7 +13,7 @@ use serde_json::Value;
 use tower_lsp_server::ls_types::*;
 
 use super::document::Kind;
-use super::server::{client_timeout, guard, read, write, Backend};
+use super::state::{client_timeout, guard, read, write, Backend};
 use crate::check::ProjectIndex;
 use crate::docs::{Corpus, Library};
 use crate::project::{Project, CONFIG_FILE};

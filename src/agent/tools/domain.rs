@@ -387,7 +387,7 @@ impl Tool for CheckSymbols {
             return ToolOutput::refused("give `code` or `path`");
         };
         ctx.progress.say(&format!("checking {name}"));
-        let index = crate::agent::edits::project_index(ctx);
+        let index = super::project_index(ctx);
         let found = check::check_text(ctx.corpus, &index, &name, &text);
         if found.is_empty() {
             return ToolOutput::ok(format!("{name}: no findings"));

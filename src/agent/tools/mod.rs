@@ -1,6 +1,10 @@
 //! The tool registry: base tools (generic file work) and domain tools (from the corpus
 //! and the analysis layers). A domain tool shadows a base tool of the same name, so the
 //! model sees one `find_in_files`, the one that knows footprints and concept words.
+//!
+//! May import `edits` (the ledger, confinement, find/replace), `config`, `model`,
+//! `transcript`, `audit`, `cache` and `wording`; never `landing`, `measure` or the turn
+//! (a write lands through `Edits::land`, a method).
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +14,7 @@ use super::config::AgentConfig;
 use super::edits::{Edits, Workspace};
 use super::model::ChatModel;
 use super::transcript::Transcript;
+use crate::check::ProjectIndex;
 use crate::docs::Library;
 
 pub mod base;
@@ -59,6 +64,18 @@ pub struct ToolCtx<'a> {
     pub config: &'a AgentConfig,
     /// The transcript (edit and measure events).
     pub transcript: &'a Transcript,
+}
+
+/// The project's declarations as the workspace shows them.
+pub fn project_index(ctx: &ToolCtx) -> ProjectIndex {
+    let mut index = ProjectIndex::scan(ctx.corpus, ctx.root);
+    for (path, text) in ctx.workspace.overlay() {
+        if let Ok(rel) = path.strip_prefix(ctx.root) {
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            index.update_file(ctx.corpus, &rel, &text);
+        }
+    }
+    index
 }
 
 /// A tool's answer.

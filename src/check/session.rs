@@ -1,0 +1,430 @@
+//! The session: one script kept open for editing, its text, tree, seed and findings, and
+//! the edit that decides between a statement-only re-check and a whole check.
+//!
+//! Owns the kept state and its helpers; the statement re-checks are the child `recheck`,
+//! the seed's index by name the child `seeding`. May import the dispatch and the
+//! families through the parent `check`, `js` and `docs`; nothing above `check`.
+
+use std::sync::Arc;
+
+use tree_sitter::Node;
+
+use super::*;
+
+mod recheck;
+mod seeding;
+
+use seeding::SeedNames;
+
+/// A script kept open for editing: its text, its tree, its findings.
+///
+/// An edit strictly inside one top-level statement that leaves what the statement
+/// contributes to the whole file unchanged (its top-level declarations and what it
+/// assigns them, narrowing, `typeof` tests, polyfills, loads) re-checks that statement
+/// alone, against the rest of the file's facts (the [`crate::js::Seed`] of the last full
+/// check); every other finding is kept, shifted. Such an edit does not even reparse the
+/// file: only the statement and its two neighbours are parsed (tree-sitter's included
+/// ranges, so nodes keep the file's offsets), and the file's tree gets the edit applied
+/// (`tree.edit`) but is reparsed only when something needs it: the next edit that is
+/// not of this kind, or [`Session::tree`]. On a flat 10,000-line script tree-sitter's
+/// incremental reparse still visits every top-level statement (~20 ms), more than the
+/// whole budget of a keystroke in the language server.
+///
+/// The neighbours are parsed too because statement boundaries depend on context: a
+/// statement now ending in an expression can swallow a next line starting with `(`,
+/// and a previous statement without a semicolon can run on into this one. When the
+/// three parse cleanly to exactly the same three nodes (same kinds, same ranges), the
+/// whole file's parse would cut them the same way: what follows the next statement is
+/// parsed from the same state over the same text as before.
+///
+/// Anything else (an edit across statements, a syntax error, a changed summary, a
+/// construct Start or End in the statement) reparses incrementally and re-checks the one
+/// statement if the new tree allows it, or the whole file.
+pub struct Session {
+    /// Owned (shared), not borrowed: the language server keeps a session per buffer
+    /// across requests beside the corpus and index it was opened with, and a borrowed
+    /// session there needed a faked `'static` lifetime behind `unsafe`.
+    corpus: Arc<Corpus>,
+    project: Arc<ProjectIndex>,
+    path: String,
+    text: String,
+    parser: tree_sitter::Parser,
+    /// Parses a statement and its neighbours alone (included ranges set per edit).
+    piece_parser: tree_sitter::Parser,
+    /// The file's tree; when `stale`, edits are applied to it but not parsed yet.
+    tree: tree_sitter::Tree,
+    stale: bool,
+    /// Statements re-checked from a piece parse since `tree` was last parsed: their byte
+    /// range now and their summary. Inside them the stale tree describes older text.
+    dirty: Vec<(usize, usize, Vec<String>)>,
+    findings: Vec<Finding>,
+    /// Shared: the language server answers hover and completion on a large file from
+    /// the last seed while the next check runs.
+    seed: Arc<crate::js::Seed>,
+    /// Where each of the seed's globals and project names is, by name (built with the
+    /// seed): a statement's re-check is seeded with the names it contains only.
+    ///
+    /// Why: seeding all of them cost a hash-map insert per top-level name per keystroke,
+    /// a third of an edit's re-check on a 7.8 MB script of 34,000 functions.
+    seed_names: SeedNames,
+    /// The file's construct helpers as last paired (a full check, or a re-check that
+    /// paired the whole file): a keystroke may make or unmake one, which changes the
+    /// findings at its calls elsewhere.
+    helpers: std::cell::RefCell<Vec<String>>,
+    incremental: usize,
+    unparsed: usize,
+    /// Line starts of `text`, kept across edits.
+    starts: Vec<usize>,
+    /// Whether `text` contains an engine directive (then it is blanked before parsing).
+    directive: bool,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("path", &self.path)
+            .field("findings", &self.findings.len())
+            .field("stale", &self.stale)
+            .finish()
+    }
+}
+
+/// The statement an edit falls strictly inside, before the edit.
+struct Before {
+    s: usize,
+    e: usize,
+    kind: u16,
+    /// The position of `s`.
+    point: tree_sitter::Point,
+    /// The previous and next top-level children: kind and byte range.
+    prev: Option<(u16, usize, usize)>,
+    next: Option<(u16, usize, usize)>,
+    summary: Vec<String>,
+    /// Its text before the edit.
+    old: String,
+}
+
+/// What a statement-only re-check does with construct findings.
+enum ConstructPass {
+    /// The statement names no Start or End: the file's construct findings stand.
+    Keep,
+    /// Re-pair the whole file.
+    Whole,
+    /// The statement's own, computed alone (a function declaration).
+    Local(Vec<Finding>),
+}
+
+impl Session {
+    /// Opens `text` as `path` and checks it against `corpus` and `project`, which the
+    /// session keeps for every later edit.
+    pub fn new(corpus: Arc<Corpus>, project: Arc<ProjectIndex>, path: &str, text: &str) -> Session {
+        let mut parser = js::parser();
+        let script = js::script_text(path, text, &corpus.engine.directives);
+        let tree = parser
+            .parse(script.as_ref(), None)
+            .expect("a parser with a language and no timeout always returns a tree");
+        let (findings, seed) =
+            check_script_full(&corpus, &project, path, path, text, &script, &tree, true);
+        let directive = has_directive(&corpus, text);
+        Session {
+            corpus,
+            project,
+            path: path.to_string(),
+            text: text.to_string(),
+            parser,
+            piece_parser: js::parser(),
+            tree,
+            stale: false,
+            dirty: Vec::new(),
+            findings,
+            helpers: std::cell::RefCell::new(seed.construct_helpers.clone()),
+            seed_names: SeedNames::of(&seed),
+            seed: Arc::new(seed),
+            incremental: 0,
+            unparsed: 0,
+            starts: LineIndex::new(text).starts().to_vec(),
+            directive,
+        }
+    }
+
+    /// Whether the file needs no blanking (no Markdown, no engine directive): then the
+    /// tree is of the text itself and statements can be re-checked alone.
+    fn plain(&self) -> bool {
+        !js::is_markdown(&self.path) && !self.directive
+    }
+
+    /// Replaces bytes `start..end` with `new_text` and re-checks; returns the findings.
+    /// Out-of-range or non-boundary offsets are clamped to the nearest character
+    /// boundary, never a panic.
+    pub fn edit(&mut self, start: usize, end: usize, new_text: &str) -> &[Finding] {
+        let mut start = start.min(self.text.len());
+        let mut end = end.clamp(start, self.text.len());
+        while !self.text.is_char_boundary(start) {
+            start -= 1;
+        }
+        while !self.text.is_char_boundary(end) {
+            end += 1;
+        }
+        let before = if self.plain() {
+            self.statement_before(start, end)
+        } else {
+            None
+        };
+        // Positions from the statement's start when known: scanning the whole text
+        // for line breaks costs as much as the rest of a keystroke's re-check.
+        let start_position = match &before {
+            Some(b) => advance(b.point, &self.text[b.s..start]),
+            None => point_of(&self.text, start),
+        };
+        let edit = tree_sitter::InputEdit {
+            start_byte: start,
+            old_end_byte: end,
+            new_end_byte: start + new_text.len(),
+            start_position,
+            old_end_position: advance(start_position, &self.text[start..end]),
+            new_end_position: advance(start_position, new_text),
+        };
+        self.text.replace_range(start..end, new_text);
+        let delta = new_text.len() as isize - (end - start) as isize;
+        let shift = |x: usize| (x as isize + delta) as usize;
+        // Line starts: those of removed line breaks go, later ones move, new ones come.
+        let lo = self.starts.partition_point(|&x| x <= start);
+        let hi = self.starts.partition_point(|&x| x <= end);
+        for x in &mut self.starts[hi..] {
+            *x = shift(*x);
+        }
+        let added = new_text.match_indices('\n').map(|(i, _)| start + i + 1);
+        self.starts.splice(lo..hi, added);
+        // A directive can only appear around the edit; one that was there may have gone.
+        let reach = self
+            .corpus
+            .engine
+            .directives
+            .iter()
+            .map(String::len)
+            .max()
+            .unwrap_or(0);
+        let mut lo = start.saturating_sub(reach);
+        while !self.text.is_char_boundary(lo) {
+            lo -= 1;
+        }
+        let mut hi = (start + new_text.len() + reach).min(self.text.len());
+        while !self.text.is_char_boundary(hi) {
+            hi += 1;
+        }
+        self.directive = if self.directive {
+            has_directive(&self.corpus, &self.text)
+        } else {
+            has_directive(&self.corpus, &self.text[lo..hi])
+        };
+        self.tree.edit(&edit);
+        self.stale = true;
+        for d in &mut self.dirty {
+            if d.0 >= end {
+                d.0 = shift(d.0);
+                d.1 = shift(d.1);
+            } else if d.1 > end {
+                d.1 = shift(d.1);
+            }
+        }
+        if let Some(b) = &before {
+            if let Some(findings) = self.recheck_piece(b, delta) {
+                self.findings = findings;
+                self.incremental += 1;
+                self.unparsed += 1;
+                return &self.findings;
+            }
+        }
+        let script = js::script_text(&self.path, &self.text, &self.corpus.engine.directives);
+        let tree = self
+            .parser
+            .parse(script.as_ref(), Some(&self.tree))
+            .expect("a parser with a language and no timeout always returns a tree");
+        let old_tree = std::mem::replace(&mut self.tree, tree);
+        self.stale = false;
+        self.dirty.clear();
+        if let Some(b) = before {
+            if let Some(findings) = self.recheck_statement(&old_tree, &b, delta) {
+                self.findings = findings;
+                self.incremental += 1;
+                return &self.findings;
+            }
+        }
+        let (findings, seed) = check_script_full(
+            &self.corpus,
+            &self.project,
+            &self.path,
+            &self.path,
+            &self.text,
+            &script,
+            &self.tree,
+            true,
+        );
+        self.findings = findings;
+        *self.helpers.borrow_mut() = seed.construct_helpers.clone();
+        self.seed_names = SeedNames::of(&seed);
+        self.seed = Arc::new(seed);
+        &self.findings
+    }
+    /// How many edits re-checked one statement alone (for tests and benchmarks),
+    /// whether or not the file was reparsed.
+    pub fn incremental_edits(&self) -> usize {
+        self.incremental
+    }
+
+    /// How many edits re-checked one statement from a parse of that statement and its
+    /// neighbours only, leaving the file's reparse for later (for tests and benchmarks).
+    pub fn unparsed_edits(&self) -> usize {
+        self.unparsed
+    }
+
+    /// The file's tree without a reparse: current after a full check; after re-checks
+    /// of single statements, edited to the text's positions but not reparsed (its
+    /// top-level statements' bounds are right; what is inside an edited one may not be).
+    pub fn edited_tree(&self) -> &tree_sitter::Tree {
+        &self.tree
+    }
+
+    /// The whole file's facts as of the last full check (see [`crate::js::Seed`]).
+    pub fn seed(&self) -> Arc<crate::js::Seed> {
+        self.seed.clone()
+    }
+
+    /// The findings of the text as it is now.
+    pub fn findings(&self) -> &[Finding] {
+        &self.findings
+    }
+
+    /// The current text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The path the session checks the text as (findings and the project index name
+    /// the file by it).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The corpus the session checks against.
+    pub fn corpus(&self) -> &Arc<Corpus> {
+        &self.corpus
+    }
+
+    /// The project index the session checks against.
+    pub fn project(&self) -> &Arc<ProjectIndex> {
+        &self.project
+    }
+
+    /// The current tree: reparsed first when edits were re-checked without it, so the
+    /// tree returned is always of the current text (as blanked for Markdown and engine
+    /// directives).
+    pub fn tree(&mut self) -> &tree_sitter::Tree {
+        if self.stale {
+            let script = js::script_text(&self.path, &self.text, &self.corpus.engine.directives);
+            self.tree = self
+                .parser
+                .parse(script.as_ref(), Some(&self.tree))
+                .expect("a parser with a language and no timeout always returns a tree");
+            self.stale = false;
+            self.dirty.clear();
+        }
+        &self.tree
+    }
+}
+
+/// Whether `text` contains one of the engine's directives.
+fn has_directive(corpus: &Corpus, text: &str) -> bool {
+    corpus
+        .engine
+        .directives
+        .iter()
+        .any(|d| text.contains(d.as_str()))
+}
+
+/// The top-level statement that `start..end` falls strictly inside (none when it has
+/// a syntax error).
+fn statement_around(tree: &tree_sitter::Tree, start: usize, end: usize) -> Option<Node<'_>> {
+    let n = top_level_at(tree, start)?;
+    if n.start_byte() <= start && end < n.end_byte() && !n.is_error() && !n.has_error() {
+        Some(n)
+    } else {
+        None
+    }
+}
+
+/// The first top-level child ending after `byte`. The program's children sit in
+/// balanced hidden repetition nodes, which this descends (logarithmic), where walking
+/// the children one by one visits every statement of the file.
+fn top_level_at(tree: &tree_sitter::Tree, byte: usize) -> Option<Node<'_>> {
+    tree.root_node().first_child_for_byte(byte)
+}
+
+/// A finding before the edited statement `s..e`, kept: its own span stays, but a fix
+/// may point past the edit (an unclosed Start's *Insert End* at the end of the
+/// script) and moves with the text there; a fix reaching into the edit is dropped,
+/// since what it would replace changed.
+fn kept_before(f: &Finding, s: usize, e: usize, delta: isize) -> Finding {
+    let mut g = f.clone();
+    let shift = |x: usize| (x as isize + delta).max(0) as usize;
+    g.fixes.retain_mut(|x| {
+        let span = match x {
+            Fix::Replace { span, .. } | Fix::Delete { span, .. } => span,
+        };
+        if span.start >= e {
+            *span = Span::new(shift(span.start), shift(span.end));
+            true
+        } else {
+            span.end <= s
+        }
+    });
+    g
+}
+
+/// A kept finding at its new place: spans shifted by `delta`, positions recomputed.
+fn rebuilt(f: &Finding, path: &str, idx: &LineIndex, delta: isize) -> Finding {
+    let shift = |x: usize| (x as isize + delta).max(0) as usize;
+    let span = Span::new(shift(f.span.start), shift(f.span.end));
+    let mut g = Finding::with_index(path, idx, span, f.code, f.message.clone());
+    g.severity = f.severity;
+    g.related = f.related.clone();
+    g.fixes = f
+        .fixes
+        .iter()
+        .map(|x| match x {
+            Fix::Replace { title, span, text } => Fix::Replace {
+                title: title.clone(),
+                span: Span::new(shift(span.start), shift(span.end)),
+                text: text.clone(),
+            },
+            Fix::Delete {
+                title,
+                detail,
+                span,
+            } => Fix::Delete {
+                title: title.clone(),
+                detail: detail.clone(),
+                span: Span::new(shift(span.start), shift(span.end)),
+            },
+        })
+        .collect();
+    g
+}
+
+/// The position after `text` when it starts at `p`.
+fn advance(p: tree_sitter::Point, text: &str) -> tree_sitter::Point {
+    match text.rfind('\n') {
+        Some(last) => tree_sitter::Point::new(
+            p.row + text.bytes().filter(|&b| b == b'\n').count(),
+            text.len() - last - 1,
+        ),
+        None => tree_sitter::Point::new(p.row, p.column + text.len()),
+    }
+}
+
+fn point_of(text: &str, offset: usize) -> tree_sitter::Point {
+    let before = &text[..offset];
+    let row = before.matches('\n').count();
+    let col = offset - before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    tree_sitter::Point::new(row, col)
+}

@@ -1,0 +1,291 @@
+//! Statement re-checks: the statement an edit falls inside, whether its summary and
+//! constructs stand, and its findings judged alone against the rest of the file.
+//!
+//! Owns no state (the parent `Session` does). May import the parent `session` and the
+//! dispatch through `check`; nothing above `check`.
+
+use tree_sitter::Node;
+
+use super::*;
+use crate::check::dispatch::run_sites;
+
+impl Session {
+    /// The top-level statement `start..end` falls strictly inside, and its summary.
+    pub(super) fn statement_before(&self, start: usize, end: usize) -> Option<Before> {
+        let node = statement_around(&self.tree, start, end)?;
+        let (s, e) = (node.start_byte(), node.end_byte());
+        let summary = match self.dirty.iter().find(|d| d.0 == s && d.1 == e) {
+            Some(d) => d.2.clone(),
+            // The stale tree's nodes there describe older text.
+            None if self.dirty.iter().any(|d| d.0 < e && s < d.1) => return None,
+            None => self.summary_of(&self.text, &self.tree, node),
+        };
+        let part = |n: Node| (n.kind_id(), n.start_byte(), n.end_byte());
+        Some(Before {
+            s,
+            e,
+            kind: node.kind_id(),
+            point: node.start_position(),
+            prev: node.prev_sibling().map(part),
+            next: node.next_sibling().map(part),
+            summary,
+            old: self.text[s..e].to_string(),
+        })
+    }
+
+    fn summary_of(&self, text: &str, tree: &tree_sitter::Tree, node: Node) -> Vec<String> {
+        let empty = crate::js::Seed::default();
+        let a = Analysis::for_node(&self.corpus, text, tree, node, &empty);
+        let mut s = a.summary();
+        // Only the statement's own text is searched for directives: a statement is
+        // summarised only in a file without any (see `plain`), and searching the whole
+        // text cost a tenth of a keystroke's re-check on a 7.8 MB script.
+        let own = text.get(node.byte_range()).unwrap_or_default();
+        let facts = FileFacts::of_parts(&self.corpus, &self.path, own, &a, a.sites());
+        s.extend(facts.loads.iter().map(|l| format!("load {l}")));
+        s.push(format!("dynamic {}", facts.dynamic_loads));
+        s
+    }
+
+    /// Whether `t` names a construct's Start or End: construct findings pair them across
+    /// the file, so such a statement needs the whole tree.
+    fn names_construct(&self, t: &str) -> bool {
+        self.corpus
+            .constructs
+            .values()
+            .any(|c| t.contains(c.start.as_str()) || t.contains(c.end.as_str()))
+            || self.helpers.borrow().iter().any(|h| t.contains(h.as_str()))
+    }
+
+    /// The path without a reparse of the file: the statement and its neighbours parsed
+    /// alone. `None` when that parse does not cut them exactly as before.
+    pub(super) fn recheck_piece(&mut self, b: &Before, delta: isize) -> Option<Vec<Finding>> {
+        let shift = |x: usize| (x as isize + delta) as usize;
+        let new_e = shift(b.e);
+        if self.names_construct(&b.old) || self.names_construct(&self.text[b.s..new_e]) {
+            return None;
+        }
+        let expect: Vec<(u16, usize, usize)> = b
+            .prev
+            .into_iter()
+            .chain(Some((b.kind, b.s, new_e)))
+            .chain(b.next.map(|(k, s, e)| (k, shift(s), shift(e))))
+            .collect();
+        // The edited (stale) tree must agree, or later edits would find wrong bounds.
+        let node = top_level_at(&self.tree, b.s)?;
+        let stale: Vec<Node> = node
+            .prev_sibling()
+            .filter(|_| b.prev.is_some())
+            .into_iter()
+            .chain(Some(node))
+            .chain(node.next_sibling().filter(|_| b.next.is_some()))
+            .collect();
+        let part = |n: &Node| (n.kind_id(), n.start_byte(), n.end_byte());
+        if stale.len() != expect.len() || stale.iter().map(part).ne(expect.iter().copied()) {
+            return None;
+        }
+        let (lo, hi) = (stale[0], stale[stale.len() - 1]);
+        let range = tree_sitter::Range {
+            start_byte: lo.start_byte(),
+            end_byte: hi.end_byte(),
+            start_point: lo.start_position(),
+            end_point: hi.end_position(),
+        };
+        self.piece_parser.set_included_ranges(&[range]).ok()?;
+        let piece = self.piece_parser.parse(&self.text, None)?;
+        let proot = piece.root_node();
+        if proot.has_error() || proot.child_count() != expect.len() {
+            return None;
+        }
+        let mut c = proot.walk();
+        if proot
+            .children(&mut c)
+            .map(|n| part(&n))
+            .ne(expect.iter().copied())
+        {
+            return None;
+        }
+        let node = proot.child(usize::from(b.prev.is_some()))?;
+        let summary = self.summary_of(&self.text, &piece, node);
+        if summary != b.summary {
+            return None;
+        }
+        let out = self.recheck_in(&piece, node, b.s, b.e, delta, ConstructPass::Keep)?;
+        self.dirty.retain(|d| d.0 != b.s);
+        self.dirty.push((b.s, new_e, summary));
+        Some(out)
+    }
+
+    /// The path after an incremental reparse; `None` when the edit reaches beyond the
+    /// statement.
+    pub(super) fn recheck_statement(
+        &self,
+        old_tree: &tree_sitter::Tree,
+        b: &Before,
+        delta: isize,
+    ) -> Option<Vec<Finding>> {
+        let tree = &self.tree;
+        let (s, e) = (b.s, b.e);
+        let root = tree.root_node();
+        if root.child_count() != old_tree.root_node().child_count() {
+            return None;
+        }
+        let node = top_level_at(tree, s)?;
+        let new_e = (e as isize + delta) as usize;
+        // A statement with a syntax error is judged with the whole file: what a full
+        // check reports of an error depends on the errors around it (randomised edits
+        // found findings the statement alone gave and a full check did not).
+        if node.start_byte() != s || node.end_byte() != new_e || node.has_error() {
+            return None;
+        }
+        if old_tree
+            .changed_ranges(tree)
+            .any(|r| r.start_byte < s || r.end_byte > new_e)
+        {
+            return None;
+        }
+        if self.summary_of(&self.text, tree, node) != b.summary {
+            return None;
+        }
+        let pass = if self.names_construct(&b.old) || self.names_construct(&self.text[s..new_e]) {
+            match self.local_constructs(node, s, new_e, &b.old) {
+                Some(found) => ConstructPass::Local(found),
+                None => ConstructPass::Whole,
+            }
+        } else {
+            ConstructPass::Keep
+        };
+        self.recheck_in(tree, node, s, e, delta, pass)
+    }
+
+    /// The construct findings of a top-level function declaration, from a parse of it
+    /// alone; `None` when they may depend on the rest of the file.
+    ///
+    /// Starts and Ends pair within their function, so a function's findings are its
+    /// own — unless the file's top level declares a construct's global (`var layout`),
+    /// which decides whether the calls inside are constructs at all. Re-pairing the
+    /// whole file for a keystroke inside one function cost ~20 ms on 10,000 lines.
+    fn local_constructs(
+        &self,
+        node: Node,
+        s: usize,
+        new_e: usize,
+        old: &str,
+    ) -> Option<Vec<Finding>> {
+        if node.kind() != "function_declaration" || !self.helpers.borrow().is_empty() {
+            // A helper's calls pair across the file.
+            return None;
+        }
+        // Nor may the function have been a helper before the edit.
+        let old_tree = js::parse(old);
+        if !construct::check_helpers(&self.corpus, &self.path, old, &old_tree)
+            .1
+            .is_empty()
+        {
+            return None;
+        }
+        for c in self.corpus.constructs.values() {
+            let g = regex::escape(&c.global);
+            let declares = regex::Regex::new(&format!(
+                r"(?m)(\bvar\s+|\bfunction\s+|^\s*){g}\b\s*(=[^=]|[,;(]|$)"
+            ))
+            .ok()?;
+            if declares.is_match(&self.text) {
+                return None;
+            }
+        }
+        let mut parser = js::parser();
+        let range = tree_sitter::Range {
+            start_byte: node.start_byte(),
+            end_byte: node.end_byte(),
+            start_point: node.start_position(),
+            end_point: node.end_position(),
+        };
+        parser.set_included_ranges(&[range]).ok()?;
+        let piece = parser.parse(&self.text, None)?;
+        if piece.root_node().has_error() || piece.root_node().child_count() != 1 {
+            return None;
+        }
+        let (found, helpers) =
+            construct::check_helpers(&self.corpus, &self.path, &self.text, &piece);
+        if !helpers.is_empty() {
+            return None;
+        }
+        Some(
+            found
+                .into_iter()
+                .filter(|f| f.span.start >= s && f.span.end <= new_e)
+                .collect(),
+        )
+    }
+
+    /// The findings with statement `node` (bytes `s..e` before the edit) re-checked
+    /// alone from `tree` (the file's, or a piece's: its nodes carry file offsets) and
+    /// every other finding kept, shifted; `None` when a finding from outside reaches
+    /// into the statement. Construct findings are kept, recomputed over `tree` (then the
+    /// whole file's) or given for the statement alone, as `pass` says.
+    #[allow(clippy::too_many_arguments)]
+    fn recheck_in(
+        &self,
+        tree: &tree_sitter::Tree,
+        node: Node,
+        s: usize,
+        e: usize,
+        delta: isize,
+        pass: ConstructPass,
+    ) -> Option<Vec<Finding>> {
+        let mut out: Vec<Finding> = Vec::new();
+        let mut after = Vec::new();
+        for f in &self.findings {
+            if matches!(pass, ConstructPass::Whole) && f.code == Code::Construct {
+                continue;
+            }
+            let (a, b) = (f.span.start, f.span.end);
+            if b <= s && a < s {
+                out.push(kept_before(f, s, e, delta));
+            } else if a >= e {
+                after.push(f);
+            } else if a < s || b > e || (a == s && b == s) {
+                // A finding reaching into the statement from outside (a parse error of
+                // the text around it): the statement alone cannot say it again.
+                return None;
+            }
+        }
+        let idx = LineIndex::from_starts(&self.text, self.starts.clone());
+        out.extend(
+            after
+                .into_iter()
+                .map(|f| rebuilt(f, &self.path, &idx, delta)),
+        );
+        let seed = self
+            .seed_names
+            .for_text(&self.seed, &self.text[node.byte_range()]);
+        let a = Analysis::for_node(&self.corpus, &self.text, tree, node, &seed);
+        let polyfills = seed.polyfills.iter().cloned().collect();
+        let mut cx = Ctx::new(
+            &self.corpus,
+            &self.project,
+            &self.path,
+            &self.text,
+            a,
+            idx,
+            polyfills,
+        );
+        run_sites(&mut cx);
+        guard::drop_guarded(&mut cx, node);
+        syntax::parse_errors(&mut cx, node);
+        out.extend(cx.out);
+        match pass {
+            ConstructPass::Keep => {}
+            ConstructPass::Whole => {
+                let (found, helpers) =
+                    construct::check_helpers(&self.corpus, &self.path, &self.text, tree);
+                out.extend(found);
+                *self.helpers.borrow_mut() = helpers;
+            }
+            ConstructPass::Local(found) => out.extend(found),
+        }
+        sort_findings(&mut out);
+        Some(out)
+    }
+}

@@ -1,0 +1,136 @@
+//! Questions on a loaded corpus: ancestors, members, globals, constructs, chunks.
+//!
+//! Owns no state and changes none. May import the parent `model` and `docs::signature`.
+
+use super::*;
+
+impl Corpus {
+    /// The interface's ancestors, nearest first (itself excluded).
+    pub fn ancestors(&self, iface: &str) -> &[String] {
+        self.ancestors.get(iface).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    /// Whether `iface` is `other` or inherits from it.
+    pub fn is_a(&self, iface: &str, other: &str) -> bool {
+        iface == other || self.ancestors(iface).iter().any(|a| a == other)
+    }
+
+    /// A member of an interface, its own or inherited (nearest first).
+    pub fn member(&self, iface: &str, name: &str) -> Option<&Member> {
+        let own = self.interfaces.get(iface)?;
+        if let Some(m) = own.members.get(name) {
+            return Some(m);
+        }
+        self.ancestors(iface)
+            .iter()
+            .filter_map(|a| self.interfaces.get(a))
+            .find_map(|i| i.members.get(name))
+    }
+
+    /// Every member of an interface, inherited ones included (an own member hides a
+    /// parent's of the same name), sorted by name.
+    pub fn members_of(&self, iface: &str) -> Vec<&Member> {
+        let mut out: BTreeMap<&str, &Member> = BTreeMap::new();
+        let chain = std::iter::once(iface).chain(self.ancestors(iface).iter().map(String::as_str));
+        for name in chain {
+            if let Some(i) = self.interfaces.get(name) {
+                for (k, m) in &i.members {
+                    out.entry(k.as_str()).or_insert(m);
+                }
+            }
+        }
+        out.into_values().collect()
+    }
+
+    /// The `absent` reason for `iface.member`, looking through ancestors.
+    pub fn absent_reason(&self, iface: &str, member: &str) -> Option<&str> {
+        std::iter::once(iface)
+            .chain(self.ancestors(iface).iter().map(String::as_str))
+            .find_map(|i| self.absent.get(&(i.to_string(), member.to_string())))
+            .map(String::as_str)
+    }
+
+    /// Whether `iface` (or an ancestor) takes any string key (`Index: [key: string]`).
+    pub fn open_keys(&self, iface: &str) -> bool {
+        std::iter::once(iface)
+            .chain(self.ancestors(iface).iter().map(String::as_str))
+            .any(|i| {
+                self.interfaces
+                    .get(i)
+                    .is_some_and(|x| x.string_index.is_some())
+            })
+    }
+
+    /// Whether scripts add their own properties to objects of `iface` (or an ancestor
+    /// says so): `Extensible: yes`.
+    pub fn is_extensible(&self, iface: &str) -> bool {
+        std::iter::once(iface)
+            .chain(self.ancestors(iface).iter().map(String::as_str))
+            .any(|i| self.interfaces.get(i).is_some_and(|x| x.extensible))
+    }
+
+    /// The type of `x[i]` for an object of `iface` (`Index: [index: number]: T`), own or
+    /// inherited, nearest first.
+    pub fn number_index(&self, iface: &str) -> Option<&Type> {
+        std::iter::once(iface)
+            .chain(self.ancestors(iface).iter().map(String::as_str))
+            .find_map(|i| self.interfaces.get(i)?.number_index.as_ref())
+    }
+
+    /// The interface of a documented global variable.
+    pub fn global_interface(&self, name: &str) -> Option<&str> {
+        self.globals.get(name).map(String::as_str)
+    }
+
+    /// A documented global function or variable (member of `Global`).
+    /// A member of a `Global members: yes` interface is one too (`docs::globals`).
+    pub fn global_member(&self, name: &str) -> Option<&Member> {
+        self.interfaces
+            .get(GLOBAL_INTERFACE)
+            .and_then(|g| g.members.get(name))
+            .or_else(|| self.member_as_global(name))
+    }
+
+    /// Whether the name is any global the engine has: a documented global object, a
+    /// `Global` member, an extra global or function.
+    pub fn is_engine_global(&self, name: &str) -> bool {
+        self.globals.contains_key(name)
+            || self.global_member(name).is_some()
+            || self.extra_globals.contains(name)
+            || self.extra_functions.contains(name)
+    }
+
+    /// The construct whose Start or End member is `name`, with whether it was the Start.
+    pub fn construct_of_call(&self, name: &str) -> Option<(&Construct, bool)> {
+        self.constructs.values().find_map(|c| {
+            if c.start == name {
+                Some((c, true))
+            } else if c.end == name {
+                Some((c, false))
+            } else {
+                None
+            }
+        })
+    }
+
+    /// The chunk by id.
+    pub fn chunk(&self, id: ChunkId) -> &Chunk {
+        &self.chunks[id]
+    }
+
+    /// The documentation text of a member (its chunk's text), if it has a chunk.
+    pub fn member_doc(&self, m: &Member) -> Option<&str> {
+        m.chunk.map(|id| self.chunks[id].text.as_str())
+    }
+
+    /// Counts of what was derived: `(interfaces, members, globals, constructs)`.
+    pub fn counts(&self) -> (usize, usize, usize, usize) {
+        let members = self.interfaces.values().map(|i| i.members.len()).sum();
+        (
+            self.interfaces.len(),
+            members,
+            self.globals.len(),
+            self.constructs.len(),
+        )
+    }
+}

@@ -1,0 +1,277 @@
+//! Questions on what the walk recorded: lists, parts, sites, and what a name refers to
+//! at an offset (scopes, bindings, references).
+//!
+//! Owns no state of its own and changes none; it never types an expression (that is
+//! `typing`). May import the parent `analysis`, `js::query` and `docs`.
+
+use tree_sitter::Node;
+
+use super::*;
+
+impl<'a> Analysis<'a> {
+    /// Every property name that is a construct's Start or End, in document order, each
+    /// with the path of nodes from the analysed root down to it
+    /// (`[program, …, call_expression, member_expression, property_identifier]`).
+    pub fn construct_paths(&self) -> &[ConstructName<'a>] {
+        &self.construct_paths
+    }
+
+    /// The named children of an object literal, argument list or parameter list
+    /// (comments left out), as read during the walk; `None` for other nodes.
+    pub fn list(&self, node: Node<'a>) -> Option<&[Node<'a>]> {
+        self.list_items
+            .get(self.list_range(node.start_byte(), node.end_byte())?)
+    }
+
+    /// Where the items of the list spanning `start..end` are in `list_items`.
+    fn list_range(&self, start: usize, end: usize) -> Option<std::ops::Range<usize>> {
+        // Lists start at their bracket: no two start at the same byte.
+        let i = self.lists.binary_search_by_key(&start, |e| e.0).ok()?;
+        let (_, list_end, first, len) = self.lists[i];
+        (list_end == end).then_some(first as usize..(first + len) as usize)
+    }
+
+    /// [`Analysis::list`] of a site's part, with the items' kinds (in the same order),
+    /// without asking the tree (see [`Part`]).
+    pub fn list_part(&self, part: &Part<'a>) -> Option<(&[Node<'a>], &[u16])> {
+        let range = self.list_range(part.node.start_byte(), part.end)?;
+        Some((
+            self.list_items.get(range.clone())?,
+            self.list_kinds.get(range)?,
+        ))
+    }
+
+    /// The documented member `name` of `iface` (inherited ones included), memoised.
+    pub fn member(&self, iface: &'a str, name: &'a str) -> Option<&'a Member> {
+        if let Ok(memo) = self.member_memo.try_borrow() {
+            if let Some(&m) = memo.get(&(iface, name)) {
+                return m;
+            }
+        }
+        let m = self.corpus.member(iface, name);
+        if let Ok(mut memo) = self.member_memo.try_borrow_mut() {
+            memo.insert((iface, name), m);
+        }
+        m
+    }
+
+    /// The interface of a documented global variable, memoised.
+    pub fn global_interface(&self, name: &'a str) -> Option<&'a str> {
+        if let Ok(memo) = self.global_memo.try_borrow() {
+            if let Some(&g) = memo.get(name) {
+                return g;
+            }
+        }
+        let g = self.corpus.global_interface(name);
+        if let Ok(mut memo) = self.global_memo.try_borrow_mut() {
+            memo.insert(name, g);
+        }
+        g
+    }
+
+    /// The object of a member expression, the function of a call, the constructor of a
+    /// `new` (read during the walk; any other node asks the tree).
+    pub fn head(&self, node: Node<'a>) -> Option<Node<'a>> {
+        let f = query::fields();
+        match node.kind() {
+            "member_expression" => node.child_by_field_id(f.object),
+            "call_expression" => node.child_by_field_id(f.function),
+            "new_expression" => node.child_by_field_id(f.constructor),
+            _ => None,
+        }
+    }
+
+    /// The property of a member expression, the arguments of a call or a `new`.
+    pub fn tail(&self, node: Node<'a>) -> Option<Node<'a>> {
+        let f = query::fields();
+        match node.kind() {
+            "member_expression" => node.child_by_field_id(f.property),
+            "call_expression" | "new_expression" => node.child_by_field_id(f.arguments),
+            _ => None,
+        }
+    }
+
+    /// The node of site `i` of [`Analysis::sites`].
+    pub fn site_node(&self, i: usize) -> Option<Node<'a>> {
+        self.sites.get(i).map(|s| s.1)
+    }
+
+    /// [`Analysis::head`] and [`Analysis::tail`] of site `i` of [`Analysis::sites`],
+    /// read off the cursor during the walk (`child_by_field_id` scans children).
+    pub fn site_parts(&self, i: usize) -> (Option<Node<'a>>, Option<Node<'a>>) {
+        match self.parts.get(i) {
+            Some(p) => (p[0].map(|p| p.node), p[1].map(|p| p.node)),
+            None => (None, None),
+        }
+    }
+
+    /// [`Analysis::site_parts`] with their kinds and ends, which cost nothing to read
+    /// here (see [`Part`]).
+    pub fn site_part_info(&self, i: usize) -> [Option<Part<'a>>; 2] {
+        self.parts.get(i).copied().unwrap_or([None, None])
+    }
+
+    /// The source text of a part.
+    pub fn part_text(&self, part: &Part) -> &'a str {
+        self.text
+            .get(part.node.start_byte()..part.end)
+            .unwrap_or("")
+    }
+
+    /// The captures of `sites.scm` and `syntax.scm`, in document order: what the
+    /// checker's families judge.
+    /// Each comes with the scope it is in.
+    pub fn sites(&self) -> &[(CaptureKind, Node<'a>, ScopeId)] {
+        &self.sites
+    }
+
+    /// The binding `name` refers to when written in `scope`.
+    pub fn resolve(&self, name: &str, scope: ScopeId) -> Option<BindingId> {
+        let mut s = Some(scope);
+        while let Some(id) = s {
+            let sc = self.scopes.get(id)?;
+            if let Some(&b) = sc.names.get(name) {
+                return Some(b);
+            }
+            s = sc.parent;
+        }
+        None
+    }
+
+    /// The innermost scope containing byte `offset`.
+    pub fn scope_at(&self, offset: usize) -> ScopeId {
+        // Scopes are in document order of their start; the last one starting at or
+        // before the offset, walked out until it contains the offset, is the innermost.
+        let i = self.scopes.partition_point(|s| s.start <= offset);
+        let mut s = i.saturating_sub(1);
+        loop {
+            let sc = &self.scopes[s];
+            if sc.start <= offset && offset < sc.end.max(sc.start + 1) || sc.parent.is_none() {
+                return s;
+            }
+            s = sc.parent.unwrap_or(0);
+        }
+    }
+
+    /// The binding `name` refers to at byte `offset`, if the script declares it there.
+    pub fn binding_at(&self, name: &str, offset: usize) -> Option<&Binding<'a>> {
+        self.resolve(name, self.scope_at(offset))
+            .map(|b| &self.bindings[b])
+    }
+
+    /// Whether the script declares `name` in scope at `offset` (a local `var layout`
+    /// hides the global `layout`).
+    pub fn is_declared(&self, name: &str, offset: usize) -> bool {
+        self.binding_at(name, offset).is_some()
+    }
+
+    /// Every identifier of the analysed code in document order, with the binding it
+    /// names; empty unless the analysis was made [`Analysis::with_refs`].
+    pub fn refs(&self) -> &[Ref] {
+        &self.refs
+    }
+
+    /// The refs whose identifier lies on 0-based `row`.
+    pub fn refs_on_row(&self, row: usize) -> &[Ref] {
+        let a = self.refs.partition_point(|r| r.row < row);
+        let b = self.refs.partition_point(|r| r.row <= row);
+        &self.refs[a..b]
+    }
+
+    /// The ref whose identifier covers byte `offset` (its end included, as a cursor
+    /// right after a name is on it).
+    pub fn ref_at(&self, offset: usize) -> Option<&Ref> {
+        let i = self.refs.partition_point(|r| r.end < offset);
+        self.refs
+            .get(i)
+            .filter(|r| r.start <= offset && offset <= r.end)
+    }
+
+    /// The ref whose identifier starts at byte `start`.
+    pub fn ref_starting_at(&self, start: usize) -> Option<&Ref> {
+        let i = self.refs.partition_point(|r| r.start < start);
+        self.refs.get(i).filter(|r| r.start == start)
+    }
+
+    /// Whether `name` is declared in `scope` (or an enclosing one) by the script, or at
+    /// the top level of a reachable project file.
+    pub fn is_declared_in(&self, name: &str, scope: ScopeId) -> bool {
+        self.resolve(name, scope).is_some() || self.project_names.contains(name)
+    }
+
+    /// Whether `name` is declared at `offset` by the script, or at the top level of a
+    /// reachable project file ([`Analysis::set_project_names`]).
+    pub fn is_declared_anywhere(&self, name: &str, offset: usize) -> bool {
+        self.is_declared(name, offset) || self.project_names.contains(name)
+    }
+
+    /// Every binding visible at `offset`, innermost first (a shadowed name appears
+    /// once, as its innermost binding). For completion.
+    pub fn visible_bindings(&self, offset: usize) -> Vec<&Binding<'a>> {
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        let mut s = Some(self.scope_at(offset));
+        while let Some(id) = s {
+            let sc = &self.scopes[id];
+            let mut local: Vec<&Binding<'a>> =
+                sc.names.values().map(|&b| &self.bindings[b]).collect();
+            local.sort_by_key(|b| b.start);
+            for b in local {
+                if seen.insert(b.name) {
+                    out.push(b);
+                }
+            }
+            s = sc.parent;
+        }
+        out
+    }
+
+    /// The top-level declarations of the script (functions and variables, implicit
+    /// globals included): what other project files may use.
+    pub fn top_level_names(&self) -> Vec<&'a str> {
+        let mut v: Vec<&'a str> = self.scopes[0].names.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Whether `offset` lies inside a `with` statement, where a bare name may be a
+    /// property of the `with` object: such names are not accused of being undeclared.
+    pub fn in_with(&self, offset: usize) -> bool {
+        self.with_ranges
+            .iter()
+            .any(|&(s, e)| s <= offset && offset < e)
+    }
+
+    /// Whether the script tests `name` with `typeof` somewhere (feature detection such
+    /// as `if (typeof console != "undefined")`): such a name is not accused of being
+    /// undeclared.
+    pub fn is_typeof_tested(&self, name: &str) -> bool {
+        self.typeof_names.contains(name)
+    }
+
+    /// Whether the script assigns the built-in itself (`Object.keys = ...`,
+    /// `String.prototype.trim = ...`). `path` is written as in that assignment.
+    pub fn is_polyfilled(&self, path: &str) -> bool {
+        self.polyfills.contains(path)
+    }
+
+    /// Every member path the script assigns (`Object.keys`, `String.prototype.trim`).
+    pub fn polyfills(&self) -> impl Iterator<Item = &str> {
+        self.polyfills.iter().map(String::as_str)
+    }
+
+    /// The smallest node of kind `kind` that contains byte `offset` (for tests and the
+    /// language server's cursor position).
+    pub fn node_at(&self, offset: usize, kind: &str) -> Option<Node<'a>> {
+        let mut n = self
+            .tree
+            .root_node()
+            .descendant_for_byte_range(offset, offset)?;
+        loop {
+            if n.kind() == kind {
+                return Some(n);
+            }
+            n = n.parent()?;
+        }
+    }
+}
