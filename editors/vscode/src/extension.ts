@@ -33,14 +33,21 @@ const CANCEL = "grounded.cancelAgent";
 const AgentFinished = new NotificationType<{ turn?: number; status?: string }>("grounded/agentFinished");
 
 /**
- * How long a server error message that starts with "grounded agent:" is held back, in
- * case the command's error answer with the same text follows. The server both shows the
- * message and answers the command with it (eglot and Helix show only one of the two);
- * shown as they came, one click on *Ask grounded agent to fix this* without a model gave
- * three notifications (the message, "Request workspace/executeCommand failed", and
- * "Running the contributed command failed").
+ * Server error messages about the agent that arrived while a `grounded.askAgent` was in
+ * flight: held until its answer, and dropped when the answer is the same error. The
+ * server both shows the message and answers the command with it (eglot and Helix show
+ * only one of the two); shown as they came, one click on *Ask grounded agent to fix
+ * this* without a model gave three notifications (the message, "Request
+ * workspace/executeCommand failed", and "Running the contributed command failed"). A
+ * time window was not enough: on a loaded machine the answer came after it closed. The
+ * server's message may also come after its answer (the two are written by different
+ * tasks), so a refusal is remembered for a while and a message repeating it dropped.
  */
-const DUPLICATE_WINDOW_MS = 600;
+const heldBack: ShowMessageParams[] = [];
+let asksInFlight = 0;
+const recentRefusals = new Map<string, number>();
+/** How long a refusal's text is remembered against a late `window/showMessage`. */
+const REFUSAL_MEMORY_MS = 10_000;
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
@@ -49,7 +56,6 @@ let lastTurn: number | undefined;
 let agentRun: AgentRun | undefined;
 /** Turns whose `grounded/agentFinished` came before the command's answer. */
 const finishedTurns = new Set<number>();
-const heldBack = new Map<string, ReturnType<typeof setTimeout>>();
 
 function settings(): Record<string, unknown> {
   const c = vscode.workspace.getConfiguration("grounded");
@@ -190,10 +196,11 @@ function errorText(e: unknown): string {
 
 /** The server refused a turn: one message, with the button that fixes the cause. */
 function refused(message: string): void {
-  const held = heldBack.get(message);
-  if (held) {
-    clearTimeout(held);
-    heldBack.delete(message);
+  recentRefusals.set(message, Date.now());
+  for (let i = heldBack.length - 1; i >= 0; i--) {
+    if (heldBack[i].message === message) {
+      heldBack.splice(i, 1);
+    }
   }
   agentEnded();
   const busy = /still running/.test(message);
@@ -207,31 +214,43 @@ function refused(message: string): void {
   });
 }
 
-/** `window/showMessage`, holding back an agent error the command's answer will repeat. */
+function show(m: ShowMessageParams): void {
+  switch (m.type) {
+    case MessageType.Error:
+      void vscode.window.showErrorMessage(m.message);
+      break;
+    case MessageType.Warning:
+      void vscode.window.showWarningMessage(m.message);
+      break;
+    default:
+      void vscode.window.showInformationMessage(m.message);
+  }
+}
+
+/** `window/showMessage`, holding back an agent error the command's answer may repeat. */
 function showServerMessage(m: ShowMessageParams): void {
-  const show = () => {
-    switch (m.type) {
-      case MessageType.Error:
-        void vscode.window.showErrorMessage(m.message);
-        break;
-      case MessageType.Warning:
-        void vscode.window.showWarningMessage(m.message);
-        break;
-      default:
-        void vscode.window.showInformationMessage(m.message);
+  const refusedAt = recentRefusals.get(m.message);
+  if (refusedAt !== undefined) {
+    recentRefusals.delete(m.message);
+    if (Date.now() - refusedAt < REFUSAL_MEMORY_MS) {
+      return;
     }
-  };
-  if (m.type === MessageType.Error && m.message.startsWith("grounded agent:")) {
-    heldBack.set(
-      m.message,
-      setTimeout(() => {
-        heldBack.delete(m.message);
-        show();
-      }, DUPLICATE_WINDOW_MS),
-    );
+  }
+  if (asksInFlight > 0 && m.type === MessageType.Error && m.message.startsWith("grounded agent:")) {
+    heldBack.push(m);
     return;
   }
-  show();
+  show(m);
+}
+
+/** An ask was answered: what it held back and did not repeat is shown now. */
+function askSettled(): void {
+  asksInFlight = Math.max(0, asksInFlight - 1);
+  if (asksInFlight === 0) {
+    for (const m of heldBack.splice(0)) {
+      show(m);
+    }
+  }
 }
 
 function makeClient(command: string): LanguageClient {
@@ -313,6 +332,7 @@ function makeClient(command: string): LanguageClient {
         if (!c) {
           return undefined;
         }
+        asksInFlight++;
         try {
           const r = (await c.sendRequest(ExecuteCommandRequest.type, { command: cmd, arguments: args })) as {
             turn?: number;
@@ -325,6 +345,8 @@ function makeClient(command: string): LanguageClient {
         } catch (e) {
           refused(errorText(e));
           return undefined;
+        } finally {
+          askSettled();
         }
       },
     },
@@ -459,9 +481,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 }
 
 export async function deactivate(): Promise<void> {
-  for (const t of heldBack.values()) {
-    clearTimeout(t);
-  }
   if (client) {
     await client.stop();
   }

@@ -484,9 +484,10 @@ async function main() {
       const l = (await editorText(page)).split("\n")[keyLine] || "";
       return l.includes('borderColor: "red"') && !l.includes("borderColour");
     }, 60000);
-    if (model.received.length < 3) {
+    // The edit lands before the turn asks for its final answer.
+    await until("the turn to ask the model for its third (final) answer", () => model.received.length >= 3, 30000).catch(() => {
       throw new Error(`the model was asked ${model.received.length} times, the script has 3 answers`);
-    }
+    });
     if (fs.readFileSync(option, "utf8") !== optionBefore) {
       throw new Error("the agent's edit reached the disk; it must land in the buffer");
     }
