@@ -624,11 +624,6 @@ fn a_turn_against_a_real_server_and_a_small_model() {
         .collect();
     let fin = events(&t, "final");
     assert_eq!(fin.len(), 1, "one final event");
-    assert_eq!(
-        t.last().unwrap()["event"],
-        "final",
-        "final is the last line"
-    );
     let status = fin[0]["status"].as_str().unwrap_or("");
     assert!(
         ["done", "unchanged", "failed", "cancelled"].contains(&status),
@@ -643,29 +638,7 @@ fn a_turn_against_a_real_server_and_a_small_model() {
     );
     let ex = proxy.exchanges();
     let j = judge(&ex, MAX_STEPS, "cli");
-    // Every step's request and response is in the transcript, as the server saw them.
-    let requests = events(&t, "request");
-    let responses = events(&t, "response");
-    assert_eq!(
-        requests.len(),
-        j.steps + count_toolless_steps(&t),
-        "the transcript's requests are the server's requests that offered tools, and the forced last step"
-    );
-    assert_eq!(
-        responses.len(),
-        requests.len(),
-        "a response for every request"
-    );
-    for r in &requests {
-        assert!(
-            ex.iter().any(|e| e.body["messages"] == r["messages"]),
-            "a transcript request the server never received: step {}",
-            r["step"]
-        );
-    }
-    for (k, r) in responses.iter().enumerate() {
-        assert_eq!(r["step"], requests[k]["step"]);
-    }
+    transcript_matches_the_server(&t, &ex, &j, "cli");
     // Files: nothing outside the root; in the root, whole writes or nothing.
     let after = snapshot(top.path());
     let edits = events(&t, "edit");
@@ -735,10 +708,13 @@ fn a_turn_against_a_real_server_and_a_small_model() {
         &[],
         &[("XDG_CONFIG_HOME", &home_s), ("XDG_CACHE_HOME", &home_s)],
     );
+    // Outside the project: the disk under `top` must stay as it was.
+    let lsp_transcript = home.path().join("turn.jsonl");
     lsp.initialize(
         &root,
         json!({"debounceMs": 0, "dryRun": false,
-               "agent": {"baseUrl": proxy.url, "model": "smollm2-135m"}}),
+               "agent": {"baseUrl": proxy.url, "model": "smollm2-135m",
+                         "transcript": lsp_transcript}}),
     );
     let u = uri(&root.join("main.js"));
     lsp.open(&u, MAIN);
@@ -794,6 +770,22 @@ fn a_turn_against_a_real_server_and_a_small_model() {
     one_line_reason(&done["params"]["reason"], "askAgent");
     let ex = proxy.exchanges();
     let j = judge(&ex, MAX_STEPS, "askAgent");
+    assert_eq!(
+        done["params"]["transcript"].as_str().map(PathBuf::from),
+        Some(lsp_transcript.clone()),
+        "agentFinished names the transcript: {done}"
+    );
+    let lsp_text = std::fs::read_to_string(&lsp_transcript).expect("the editor turn's transcript");
+    let lt: Vec<Value> = lsp_text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each transcript line is JSON"))
+        .collect();
+    transcript_matches_the_server(&lt, &ex, &j, "askAgent");
+    assert_eq!(
+        events(&lt, "final")[0]["status"],
+        done["params"]["status"],
+        "the transcript's final status is agentFinished's"
+    );
     // The server writes through the editor only: the disk is as it was.
     assert_eq!(snapshot(top.path()), before, "askAgent wrote to the disk");
     lsp.shutdown();
@@ -802,10 +794,46 @@ fn a_turn_against_a_real_server_and_a_small_model() {
         &j,
         wall,
         &format!(
-            "; status {status} ({})",
-            done["params"]["reason"].as_str().unwrap_or("")
+            "; status {status} ({}); transcript {} lines",
+            done["params"]["reason"].as_str().unwrap_or(""),
+            lsp_text.lines().count()
         ),
     );
+}
+
+/// The transcript is the ground truth of a turn: every step's request and response is
+/// in it, as the server saw them, and the `final` event closes it. One check for the
+/// CLI's `--transcript` and the editor's `agent.transcript`, so the two cannot drift.
+fn transcript_matches_the_server(t: &[Value], ex: &[Exchange], j: &Judged, who: &str) {
+    let fin = events(t, "final");
+    assert_eq!(fin.len(), 1, "{who}: one final event");
+    assert_eq!(
+        t.last().unwrap()["event"],
+        "final",
+        "{who}: final is the last line"
+    );
+    let requests = events(t, "request");
+    let responses = events(t, "response");
+    assert_eq!(
+        requests.len(),
+        j.steps + count_toolless_steps(t),
+        "{who}: the transcript's requests are the server's requests that offered tools, and the forced last step"
+    );
+    assert_eq!(
+        responses.len(),
+        requests.len(),
+        "{who}: a response for every request"
+    );
+    for r in &requests {
+        assert!(
+            ex.iter().any(|e| e.body["messages"] == r["messages"]),
+            "{who}: a transcript request the server never received: step {}",
+            r["step"]
+        );
+    }
+    for (k, r) in responses.iter().enumerate() {
+        assert_eq!(r["step"], requests[k]["step"], "{who}");
+    }
 }
 
 /// Steps whose request offered no tools (the step limit's forced answer): they are in
