@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
 
 use dashmap::DashMap;
@@ -16,7 +17,16 @@ use super::server::{guard, read, Backend};
 use crate::check::Finding;
 
 /// Findings of the last dry run, by URI string (open or not).
-pub(super) type DryFindings = DashMap<String, (Uri, Vec<Finding>)>;
+pub(super) type DryFindings = DashMap<String, DryEntry>;
+
+/// The last dry run's findings of one file.
+pub(super) struct DryEntry {
+    pub(super) uri: Uri,
+    pub(super) findings: Vec<Finding>,
+    /// The buffer's text the run read, when the file was open: later versions publish
+    /// only the findings their edits left untouched, moved to where they are now.
+    pub(super) seen: Option<Arc<str>>,
+}
 
 impl Backend {
     /// `textDocument/didSave`: a dry run with the saved file as an entry of its own.
@@ -69,12 +79,14 @@ impl Backend {
         if entries.is_empty() {
             return;
         }
-        let overlay: HashMap<PathBuf, String> = self
-            .state
-            .docs
-            .iter()
-            .filter_map(|e| Some((e.path.clone()?, e.doc.text.clone())))
-            .collect();
+        let overlay: Arc<HashMap<PathBuf, String>> = Arc::new(
+            self.state
+                .docs
+                .iter()
+                .filter_map(|e| Some((e.path.clone()?, e.doc.text.clone())))
+                .collect(),
+        );
+        let overlay2 = overlay.clone();
         let corpus = self.corpus();
         let opts = crate::dryrun::Options {
             budget_ms: s.dry_run_budget_ms,
@@ -90,7 +102,7 @@ impl Backend {
         };
         let res = tokio::task::spawn_blocking(move || {
             guard("dry run", || {
-                crate::dryrun::run_project(&corpus, &root2, &entries, &overlay, &opts)
+                crate::dryrun::run_project(&corpus, &root2, &entries, &overlay2, &opts)
             })
         })
         .await;
@@ -122,7 +134,7 @@ impl Backend {
         let Some(report) = report else {
             return;
         };
-        let mut by_uri: HashMap<String, (Uri, Vec<Finding>)> = HashMap::new();
+        let mut by_uri: HashMap<String, DryEntry> = HashMap::new();
         for mut f in report.findings {
             // Related places open from the editor by absolute path.
             for place in &mut f.places {
@@ -147,8 +159,12 @@ impl Backend {
                 .unwrap_or_else(|| uri.as_str().to_string());
             by_uri
                 .entry(key)
-                .or_insert_with(|| (uri, Vec::new()))
-                .1
+                .or_insert_with(|| DryEntry {
+                    uri,
+                    findings: Vec::new(),
+                    seen: overlay.get(&abs).map(|t| Arc::from(t.as_str())),
+                })
+                .findings
                 .push(f);
         }
         let mut keys: HashSet<String> = self.state.dry.iter().map(|e| e.key().clone()).collect();
