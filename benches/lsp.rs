@@ -210,8 +210,10 @@ fn report_figures() {
     let defaults = || json!({});
     let zero = || json!({"debounceMs": 0, "dryRun": {"enabled": false}});
     // Pauses after each edit's diagnostics, as a typist makes them: none, past the
-    // index refresh's quiet time (250 ms), past the dry run's (1.5 s).
-    let typist = [0, 300, 0, 600, 0, 1700];
+    // index refresh's quiet time (250 ms), past the dry run's (1.5 s). Seven, so the
+    // long pause falls after a typo and after a fix in turn: a dry run that saw the typo
+    // must not outlive its fix.
+    let typist = [0, 300, 0, 600, 0, 1700, 0];
     let runs: [(&str, String, serde_json::Value, usize, &[u64]); 5] = [
         (
             "1,000-line script, debounce 0",
@@ -235,7 +237,7 @@ fn report_figures() {
             &[0],
         ),
         (
-            "10,000-line script, default settings, typist's pauses (0/300/0/600/0/1700 ms)",
+            "10,000-line script, default settings, typist's pauses (0/300/0/600/0/1700/0 ms)",
             script(10_000),
             defaults(),
             60,

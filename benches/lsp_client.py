@@ -18,7 +18,7 @@ Run (release build first):
     python3 benches/lsp_client.py --server target/release/grounded
 
 Options: --lines N (10000), --edits N (120), --pause-ms LIST (pauses after each edit's
-diagnostics, cycled; default 0,300,0,600,0,1700: a typist's, past the index refresh's
+diagnostics, cycled; default 0,300,0,600,0,1700,0: a typist's, past the index refresh's
 quiet time and the dry run's), --options JSON (initializationOptions; default: none,
 the defaults), --verbose (each edit's time), --server-log FILE.
 Prints p50/p95/max over all edits and over the first 30 edits after open.
@@ -139,7 +139,7 @@ def main():
     ap.add_argument("--edits", type=int, default=120)
     ap.add_argument(
         "--pause-ms",
-        default="0,300,0,600,0,1700",
+        default="0,300,0,600,0,1700,0",
         help="pauses after each edit's diagnostics, cycled (ms): a typist's, past the "
         "index refresh's quiet time (250 ms) and the dry run's (1.5 s)",
     )
