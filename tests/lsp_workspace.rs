@@ -353,3 +353,78 @@ fn a_project_below_the_workspace_folder_is_adopted() {
     assert_eq!(ds[0]["range"]["start"]["line"], 3);
     lsp.shutdown();
 }
+
+/// A dry-run finding is published with later versions of the buffer only while the
+/// edits leave its text alone: moved with the lines an edit adds above it, gone with the
+/// edit that touches it. It once stayed at its old line and column until the next dry
+/// run, 1.5 s after the edit that fixed it.
+#[test]
+fn a_dry_run_finding_moves_with_edits_around_it_and_goes_with_an_edit_to_it() {
+    let demo = format!("{}/examples/demo", env!("CARGO_MANIFEST_DIR"));
+    let path = Path::new(&demo).join("mistakes/dynamic.js");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lsp = Lsp::start(&[], &[]);
+    // No idle run: every dry-run finding below comes from the run of the save.
+    lsp.initialize(
+        Path::new(&demo),
+        json!({"debounceMs": 0, "dryRun": {"enabled": true, "idleMs": 600000}}),
+    );
+    let u = uri(&path);
+    lsp.open(&u, &text);
+    lsp.diagnostics_where(&u, Some(1), |_| true);
+    lsp.notify("textDocument/didSave", json!({"textDocument": {"uri": u}}));
+    let dry = |ds: &[Value]| -> Vec<Value> {
+        ds.iter()
+            .filter(|x| x["code"] == "dry-run")
+            .cloned()
+            .collect()
+    };
+    let ds = lsp.diagnostics_where(&u, Some(1), |d| !dry(d).is_empty());
+    let before = dry(&ds)[0]["range"].clone();
+    assert_eq!(before["start"]["line"], 5, "{before}");
+    // A line added above: the finding moves down with its text.
+    lsp.change(&u, 2, [0, 0, 0, 0], "// a note\n");
+    let ds = lsp.diagnostics_where(&u, Some(2), |_| true);
+    let moved = dry(&ds);
+    assert_eq!(moved.len(), 1, "{ds:#?}");
+    assert_eq!(moved[0]["range"]["start"]["line"], 6, "{moved:#?}");
+    assert_eq!(
+        moved[0]["range"]["start"]["character"],
+        before["start"]["character"]
+    );
+    // An edit inside the finding's text: the finding no longer speaks of this text.
+    let c = before["start"]["character"].as_u64().unwrap() as u32 + 6;
+    lsp.change(&u, 3, [6, c, 6, c], "x");
+    let ds = lsp.diagnostics_where(&u, Some(3), |_| true);
+    assert!(dry(&ds).is_empty(), "{ds:#?}");
+    lsp.shutdown();
+}
+
+/// A keystroke inside a function body that declares a global (an assignment to an
+/// undeclared name) changes the file's index entry: the files that load it are
+/// re-checked. The index entry is refreshed only after edits that may change it, and a
+/// re-check of one statement whose summary changed is such an edit.
+#[test]
+fn a_global_declared_inside_a_function_body_reaches_the_files_that_load_it() {
+    let main = "loadJS(\"lib.js\");\nhelper();\n";
+    let lib = "function other() {\n    var a = 1;\n}\n";
+    let dir = project(
+        &demo_corpus(),
+        &[("main.js", main.as_bytes()), ("lib.js", lib.as_bytes())],
+    );
+    let mut lsp = Lsp::start(&[], &[]);
+    lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
+    let um = uri(&dir.path().join("main.js"));
+    let ul = uri(&dir.path().join("lib.js"));
+    lsp.open(&um, main);
+    lsp.diagnostics_where(&um, Some(1), |d| d.iter().any(|x| x["code"] == "function"));
+    lsp.open(&ul, lib);
+    lsp.diagnostics_where(&ul, Some(1), |_| true);
+    // A keystroke that changes nothing the index holds, then the one that does.
+    lsp.change(&ul, 2, [1, 13, 1, 13], "2");
+    lsp.diagnostics_where(&ul, Some(2), |_| true);
+    lsp.change(&ul, 3, [1, 4, 1, 15], "helper = function () {};");
+    lsp.diagnostics_where(&ul, Some(3), |_| true);
+    lsp.diagnostics_where(&um, Some(1), |d| d.is_empty());
+    lsp.shutdown();
+}

@@ -15,7 +15,7 @@ use tower_lsp_server::ls_types::*;
 use super::document::{range_of, Document, Kind};
 use super::state::{guard, read, Backend, INDEX_IDLE};
 use super::typing::LOCAL_ANALYSIS_BYTES;
-use crate::check::{Finding, Session, Severity};
+use crate::check::{Finding, ProjectIndex, Session, Severity};
 use crate::js::LineIndex;
 
 /// The one diagnostic of a buffer too large to analyse. An empty publish would look like
@@ -45,23 +45,74 @@ fn severity(s: Severity) -> DiagnosticSeverity {
     }
 }
 
+/// The byte offset of a 1-based line and character column in `text` (clamped to the
+/// line's end).
+fn offset_at(idx: &LineIndex, text: &str, line: usize, col: usize) -> usize {
+    let start = idx.line_start(line.saturating_sub(1));
+    let rest = &text[start..];
+    rest.char_indices()
+        .take_while(|(_, c)| *c != '\n')
+        .nth(col.saturating_sub(1))
+        .map(|(i, _)| start + i)
+        .unwrap_or_else(|| start + rest.find('\n').unwrap_or(rest.len()))
+}
+
 /// The range of a finding by its 1-based line and character column, for findings computed
 /// on another text than the buffer's current one (the dry run).
 fn range_by_line_col(idx: &LineIndex, text: &str, f: &Finding) -> Range {
-    let at = |line: usize, col: usize| {
-        let start = idx.line_start(line.saturating_sub(1));
-        let rest = &text[start..];
-        let off = rest
-            .char_indices()
-            .take_while(|(_, c)| *c != '\n')
-            .nth(col.saturating_sub(1))
-            .map(|(i, _)| start + i)
-            .unwrap_or_else(|| start + rest.find('\n').unwrap_or(rest.len()));
-        off
-    };
-    let s = at(f.line, f.column);
-    let e = at(f.end_line, f.end_column).max(s);
+    let s = offset_at(idx, text, f.line, f.column);
+    let e = offset_at(idx, text, f.end_line, f.end_column).max(s);
     range_of(idx, s, e)
+}
+
+/// Where a dry-run finding made on the buffer text `seen` lies in the buffer's text
+/// `now`: its byte span there, shifted past the edits since; `None` when the edits
+/// touched it.
+///
+/// Why: dry-run findings were published with every later version at their old line and
+/// column, so fixing the typo a dry run had reported left the finding on screen until the
+/// next dry run, 1.6 s after the fix; a client waiting for diagnostics that reflect its
+/// edit waited that long. A finding about text the user has since changed no longer
+/// says anything about it; the next dry run says again what still holds.
+fn carried(seen: &str, seen_idx: &LineIndex, now: &str, f: &Finding) -> Option<(usize, usize)> {
+    let s = offset_at(seen_idx, seen, f.line, f.column);
+    let e = offset_at(seen_idx, seen, f.end_line, f.end_column).max(s);
+    match diff(seen, now) {
+        None => Some((s, e)),
+        // Strictly before or after: a character typed right against the finding's text
+        // changes the word it is about.
+        Some((start, _, _)) if e < start => Some((s, e)),
+        Some((start, end, new)) if s > end => {
+            let delta = new.len() as isize - (end - start) as isize;
+            let at = |x: usize| (x as isize + delta) as usize;
+            Some((at(s), at(e)))
+        }
+        Some(_) => None,
+    }
+}
+
+/// What one check of a buffer found, and what it says about the buffer's index entry.
+struct Checked {
+    rel: String,
+    findings: Vec<Finding>,
+    cost: std::time::Duration,
+    seed: Option<(Arc<crate::js::Seed>, tree_sitter::Tree)>,
+    /// Whether the check opened a new session (a full check that says nothing of what
+    /// the next keystroke costs).
+    new_session: bool,
+    /// Whether the buffer's index facts may have changed with this check.
+    facts_changed: bool,
+}
+
+/// Whether `index` holds an entry for `rel` read from a file whose text is `text`: the
+/// buffer is then the file the project scan read, and its entry is current.
+fn index_read_this(index: &ProjectIndex, rel: &str, path: Option<&Path>, text: &str) -> bool {
+    index
+        .files
+        .contains_key(&crate::check::project::normalize(rel))
+        && path
+            .and_then(|p| std::fs::read(p).ok())
+            .is_some_and(|b| b == text.as_bytes())
 }
 
 /// Brings a buffer's session to `text` (one edit spanning everything that differs) and
@@ -182,7 +233,11 @@ impl Backend {
     /// Publishes the static and dry-run findings of one URI.
     pub(super) async fn publish(&self, key: &str) {
         let (uri, version, diags) = {
-            let dry = self.state.dry.get(key).map(|d| (d.0.clone(), d.1.clone()));
+            let dry = self
+                .state
+                .dry
+                .get(key)
+                .map(|d| (d.uri.clone(), d.findings.clone(), d.seen.clone()));
             match self.state.docs.get(key) {
                 Some(e) => {
                     let text = &e.doc.text;
@@ -192,11 +247,21 @@ impl Backend {
                         .iter()
                         .map(|f| self.diagnostic_of(Some(&e.uri), &idx, text, f, true))
                         .collect();
-                    if let Some((_, fs)) = &dry {
-                        d.extend(
+                    match &dry {
+                        Some((_, fs, Some(seen))) => {
+                            let seen_idx = LineIndex::new(seen);
+                            d.extend(fs.iter().filter_map(|f| {
+                                let (s, end) = carried(seen, &seen_idx, text, f)?;
+                                let mut f = f.clone();
+                                f.span = crate::check::Span::new(s, end);
+                                Some(self.diagnostic_of(Some(&e.uri), &idx, text, &f, true))
+                            }));
+                        }
+                        Some((_, fs, None)) => d.extend(
                             fs.iter()
                                 .map(|f| self.diagnostic_of(Some(&e.uri), &idx, text, f, false)),
-                        );
+                        ),
+                        None => {}
                     }
                     if let Some(d0) = not_analysed(&e.doc) {
                         d.push(d0);
@@ -204,7 +269,7 @@ impl Backend {
                     (e.uri.clone(), Some(e.doc.version), d)
                 }
                 None => match dry {
-                    Some((uri, fs)) => {
+                    Some((uri, fs, _)) => {
                         let text = uri
                             .to_file_path()
                             .and_then(|p| crate::textfile::read(&p).ok())
@@ -275,15 +340,25 @@ impl Backend {
                         g
                     }
                 };
-                let (rel, text, kind) = match this.state.docs.get(&key2) {
-                    Some(e) if e.doc.version == version => {
-                        (e.rel.clone(), e.doc.text.clone(), e.doc.kind)
-                    }
+                let (rel, text, kind, path) = match this.state.docs.get(&key2) {
+                    Some(e) if e.doc.version == version => (
+                        e.rel.clone(),
+                        e.doc.text.clone(),
+                        e.doc.kind,
+                        e.path.clone(),
+                    ),
                     _ => return None, // a newer check is on its way
                 };
                 if kind == Kind::Skipped {
                     *slot = None;
-                    return Some((rel, Vec::new(), t0.elapsed(), None));
+                    return Some(Checked {
+                        rel,
+                        findings: Vec::new(),
+                        cost: t0.elapsed(),
+                        seed: None,
+                        new_session: true,
+                        facts_changed: true,
+                    });
                 }
                 let corpus = this.corpus();
                 let index = read(&this.state.index);
@@ -292,16 +367,20 @@ impl Backend {
                         && Arc::ptr_eq(s.project(), &index)
                         && s.path() == rel
                 });
-                let findings = if reuse {
-                    slot.as_mut()
-                        .map(|s| bring_to(s, &text))
-                        .unwrap_or_default()
-                } else {
-                    *slot = None;
-                    let s = Session::new(corpus, index, &rel, &text);
-                    let f = s.findings().to_vec();
-                    *slot = Some(s);
-                    f
+                let (findings, facts_changed) = match slot.as_mut().filter(|_| reuse) {
+                    Some(s) => {
+                        let (same_text, before) = (s.text() == text, s.incremental_edits());
+                        let f = bring_to(s, &text);
+                        // A statement-only re-check kept every statement's summary,
+                        // which holds all the file's index facts.
+                        (f, !same_text && s.incremental_edits() == before)
+                    }
+                    None => {
+                        let s = Session::new(corpus, index.clone(), &rel, &text);
+                        let f = s.findings().to_vec();
+                        *slot = Some(s);
+                        (f, !index_read_this(&index, &rel, path.as_deref(), &text))
+                    }
                 };
                 tracing::debug!(
                     "checked {rel} v{version} in {:?}{}: {} findings",
@@ -310,15 +389,29 @@ impl Backend {
                     findings.len()
                 );
                 let seed = slot.as_ref().map(|s| (s.seed(), s.edited_tree().clone()));
-                Some((rel, findings, t0.elapsed(), seed))
+                Some(Checked {
+                    rel,
+                    findings,
+                    cost: t0.elapsed(),
+                    seed,
+                    new_session: !reuse,
+                    facts_changed,
+                })
             })
         })
         .await;
-        let (rel, findings, cost, seed) = match res {
-            Ok(Ok(Some(f))) => f,
+        let c = match res {
+            Ok(Ok(Some(c))) => c,
             Ok(Ok(None)) => return,
             Ok(Err(_)) => match self.state.docs.get(&key) {
-                Some(e) => (e.rel.clone(), Vec::new(), e.last_check, None),
+                Some(e) => Checked {
+                    rel: e.rel.clone(),
+                    findings: Vec::new(),
+                    cost: e.last_check,
+                    seed: None,
+                    new_session: true,
+                    facts_changed: true,
+                },
                 None => return,
             },
             Err(e) => {
@@ -326,13 +419,22 @@ impl Backend {
                 return;
             }
         };
+        let rel = c.rel;
         // A result computed for an old version is dropped: the buffer moved on.
         match self.state.docs.get_mut(&key) {
-            Some(mut e) if e.doc.version == version => {
-                e.findings = Arc::new(findings);
+            Some(mut e) => {
+                // Even a dropped result moved the session: the next check starts from
+                // this text and cannot see what this one changed.
+                e.facts_stale |= c.facts_changed;
+                if e.doc.version != version {
+                    return;
+                }
+                e.findings = Arc::new(c.findings);
                 e.findings_version = version;
-                e.last_check = cost;
-                if let Some((seed, tree)) = seed {
+                if !c.new_session {
+                    e.last_check = c.cost;
+                }
+                if let Some((seed, tree)) = c.seed {
                     e.seed = Some(seed);
                     // A large buffer's requests read the tree around the cursor
                     // ([`Backend::script_at`]); the first needs one without parsing
@@ -342,10 +444,11 @@ impl Backend {
                     }
                 }
             }
-            _ => return,
+            None => return,
         }
         self.publish(&key).await;
-        if cascade && self.inside_root(&rel) {
+        let stale = self.state.docs.get(&key).is_some_and(|e| e.facts_stale);
+        if cascade && stale && self.inside_root(&rel) {
             self.schedule_index_update(key, version);
         }
     }
@@ -394,6 +497,11 @@ impl Backend {
             crate::check::FileFacts::of_parts(&corpus, &snap.rel, &snap.text, &a, a.sites());
         let norm = crate::check::project::normalize(&snap.rel);
         let mut ix = self.state.index.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(mut e) = self.state.docs.get_mut(key) {
+            if e.doc.version == version {
+                e.facts_stale = false;
+            }
+        }
         if ix.files.get(&norm) == Some(&facts) {
             return None;
         }

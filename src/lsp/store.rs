@@ -223,6 +223,7 @@ impl Backend {
                 findings_version: -1,
                 session: Arc::new(Mutex::new(None)),
                 last_check: std::time::Duration::ZERO,
+                facts_stale: true,
                 seed: None,
             },
         );
