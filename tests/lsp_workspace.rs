@@ -239,12 +239,10 @@ fn the_dry_run_can_be_turned_off() {
     lsp.shutdown();
 }
 
-/// Editing an open file re-checks the open files that load it: declaring the missing
-/// function in the loaded buffer (unsaved) clears the `function` finding of its user.
-#[test]
-fn editing_a_loaded_buffer_rechecks_its_dependents() {
-    let main = "loadJS(\"lib.js\");\nhelper();\n";
-    let lib = "function other() {}\n";
+/// A project whose `main.js` loads `lib.js` and calls `helper`, which `lib` does not
+/// declare yet: both open, `main`'s `function` finding published. The dependents tests
+/// start here, then edit `lib`.
+fn main_loading_lib(main: &str, lib: &str) -> (tempfile::TempDir, Lsp, String, String) {
     let dir = project(
         &demo_corpus(),
         &[("main.js", main.as_bytes()), ("lib.js", lib.as_bytes())],
@@ -256,6 +254,16 @@ fn editing_a_loaded_buffer_rechecks_its_dependents() {
     lsp.open(&um, main);
     lsp.diagnostics_where(&um, Some(1), |d| d.iter().any(|x| x["code"] == "function"));
     lsp.open(&ul, lib);
+    (dir, lsp, um, ul)
+}
+
+/// Editing an open file re-checks the open files that load it: declaring the missing
+/// function in the loaded buffer (unsaved) clears the `function` finding of its user.
+#[test]
+fn editing_a_loaded_buffer_rechecks_its_dependents() {
+    let main = "loadJS(\"lib.js\");\nhelper();\n";
+    let lib = "function other() {}\n";
+    let (_dir, mut lsp, um, ul) = main_loading_lib(main, lib);
     lsp.change(&ul, 2, [1, 0, 1, 0], "function helper() {}\n");
     lsp.diagnostics_where(&um, Some(1), |d| d.is_empty());
     lsp.shutdown();
@@ -408,17 +416,7 @@ fn a_dry_run_finding_moves_with_edits_around_it_and_goes_with_an_edit_to_it() {
 fn a_global_declared_inside_a_function_body_reaches_the_files_that_load_it() {
     let main = "loadJS(\"lib.js\");\nhelper();\n";
     let lib = "function other() {\n    var a = 1;\n}\n";
-    let dir = project(
-        &demo_corpus(),
-        &[("main.js", main.as_bytes()), ("lib.js", lib.as_bytes())],
-    );
-    let mut lsp = Lsp::start(&[], &[]);
-    lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
-    let um = uri(&dir.path().join("main.js"));
-    let ul = uri(&dir.path().join("lib.js"));
-    lsp.open(&um, main);
-    lsp.diagnostics_where(&um, Some(1), |d| d.iter().any(|x| x["code"] == "function"));
-    lsp.open(&ul, lib);
+    let (_dir, mut lsp, um, ul) = main_loading_lib(main, lib);
     lsp.diagnostics_where(&ul, Some(1), |_| true);
     // A keystroke that changes nothing the index holds, then the one that does.
     lsp.change(&ul, 2, [1, 13, 1, 13], "2");
