@@ -84,6 +84,8 @@ pub struct Lsp {
     pub pid: u32,
     /// What the client answers to `workspace/applyEdit`; `None`: it never answers.
     apply_edit: Arc<Mutex<Option<Value>>>,
+    /// The server's log (its stderr), line by line.
+    log: Arc<Mutex<Vec<String>>>,
 }
 
 impl Lsp {
@@ -116,15 +118,20 @@ impl Lsp {
         let stdin = Arc::new(Mutex::new(child.stdin.take().unwrap()));
         let stdout = child.stdout.take().unwrap();
         let stderr = child.stderr.take().unwrap();
-        // Keep stderr drained (logs), echoing it when asked.
-        std::thread::spawn(move || {
-            let echo = std::env::var_os("GROUNDED_TEST_LOG").is_some();
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if echo {
-                    eprintln!("[server] {line}");
+        // Keep stderr drained (logs), kept for [`Lsp::log`] and echoed when asked.
+        let log = Arc::new(Mutex::new(Vec::new()));
+        {
+            let log = log.clone();
+            std::thread::spawn(move || {
+                let echo = std::env::var_os("GROUNDED_TEST_LOG").is_some();
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    if echo {
+                        eprintln!("[server] {line}");
+                    }
+                    log.lock().unwrap().push(line);
                 }
-            }
-        });
+            });
+        }
         let config = Arc::new(Mutex::new(json!({})));
         let apply_edit = Arc::new(Mutex::new(Some(json!({"applied": true}))));
         let (tx, rx) = mpsc::channel();
@@ -178,7 +185,13 @@ impl Lsp {
             published: Vec::new(),
             pid,
             apply_edit,
+            log,
         }
+    }
+
+    /// The lines the server has logged so far (its stderr; `GROUNDED_LOG` sets what).
+    pub fn log(&self) -> Vec<String> {
+        self.log.lock().unwrap().clone()
     }
 
     /// What the client answers to `workspace/applyEdit` from now on (`None`: nothing,
