@@ -171,6 +171,11 @@ fn report_requests_on_large_file() {
             "hover on a documented member",
         ),
         (
+            "textDocument/hover",
+            (block + 2, 18),
+            "hover on a variable declared two statements up",
+        ),
+        (
             "textDocument/completion",
             (block + 8, 12),
             "completion in a function body",

@@ -419,7 +419,10 @@ fn messages_are_short_and_lose_nothing() {
 #[test]
 fn requests_on_a_large_buffer_know_the_whole_file() {
     let mut text = String::from(
-        "// Scales a width to the page.\nfunction scaleWidth(w) {\n    return w * 2;\n}\nvar PAGE = 3;\n",
+        "// Scales a width to the page.\nfunction scaleWidth(w) {\n    return w * 2;\n}\nvar PAGE = 3;\n\
+         function early() {\n    var LIMIT = 1;\n    return LIMIT;\n}\n\
+         if (PAGE) {\n    // The widest table.\n    var LIMIT = 9;\n}\n\
+         // Tables drawn so far.\ncounter = 0;\n",
     );
     let mut i = 0;
     while text.len() < 1_100_000 {
@@ -437,10 +440,11 @@ fn requests_on_a_large_buffer_know_the_whole_file() {
     // requests.
     let needle = format!("    return a + scaleWidth({last});");
     let (line, _) = pos_of(&text, &needle);
-    lsp.change(&uri, 2, [line, 0, line, 0], "    var local = PAGE;\n");
+    let typed = "    var local = PAGE + LIMIT + counter;\n";
+    lsp.change(&uri, 2, [line, 0, line, 0], typed);
     text = {
         let at = text.find(&needle).unwrap();
-        format!("{}    var local = PAGE;\n{}", &text[..at], &text[at..])
+        format!("{}{typed}{}", &text[..at], &text[at..])
     };
     let h = hover_text(&mut lsp, &uri, &text, &format!("scaleWidth({last})"), 1);
     assert!(
@@ -449,6 +453,19 @@ fn requests_on_a_large_buffer_know_the_whole_file() {
     );
     let h = hover_text(&mut lsp, &uri, &text, "local = PAGE", 9);
     assert!(h.contains("var PAGE = 3;"), "{h}");
+    // Where the analysis says the top level declares a name, a megabyte away: a `var`
+    // inside a top-level block (not the function's own `var` of that name before it),
+    // and an implicit global at its first assignment.
+    let h = hover_text(&mut lsp, &uri, &text, "LIMIT + counter", 1);
+    assert!(
+        h.contains("var LIMIT = 9;") && h.contains("The widest table."),
+        "{h}"
+    );
+    let h = hover_text(&mut lsp, &uri, &text, "counter;", 1);
+    assert!(
+        h.contains("counter = 0;") && h.contains("Tables drawn so far."),
+        "{h}"
+    );
     let h = hover_text(&mut lsp, &uri, &text, &format!("cellPadding: {last}"), 2);
     assert!(h.contains("cellPadding"), "the option key: {h}");
     // Thousands of names in scope: the answer is the first 1,000, marked incomplete,

@@ -122,6 +122,15 @@ pub struct Binding<'a> {
     seeded: bool,
 }
 
+impl Binding<'_> {
+    /// Whether the binding came from a [`Seed`] (the rest of the file, for a statement
+    /// analysed alone): its kind and type are the whole file's, its position unknown
+    /// ([`Binding::start`] is 0); [`crate::js::Whole::top_level_declaration`] finds it.
+    pub fn is_seeded(&self) -> bool {
+        self.seeded
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Assign<'a> {
     New(&'a str, ScopeId),

@@ -10,9 +10,12 @@
 //!   [`Analysis::with_refs`], also what every identifier refers to ([`Ref`]), which the
 //!   footprints, references/rename and the dry run read: the one scope analysis.
 //! - [`query`]: the patterns of `grammars/javascript/*.scm`, compiled once.
+//! - [`Whole`]: a large buffer's statements cut from its last tree and parsed alone
+//!   ([`parse_range`]), and where its program scope declares a name, asked of them.
 //! - [`Preorder`]: the one way the tree is walked (no probing for absent siblings).
 
 mod analysis;
+mod cut;
 mod globals;
 mod lines;
 pub mod query;
@@ -24,6 +27,7 @@ pub use analysis::{
     BindingKind, Certain, ConstructName, IdHash, IdHasher, NameHash, NameHasher, Part, PathNode,
     Ref, Scope, ScopeId, ScopeKind, Seed, SeedType, WalkPath,
 };
+pub use cut::{parse_range, Whole};
 pub use globals::{global_value, global_value_interface};
 pub use lines::{offset_utf16, LineIndex};
 pub use source::{directives, is_markdown, script_text, Directive};

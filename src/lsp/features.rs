@@ -22,7 +22,7 @@ use super::scan::{open_brackets, Open};
 use super::typing::{chain_start, parse_snippet, request_seed, snippet_expr, walk, FileCtx};
 use crate::docs::{Corpus, Member, MemberKind, Type};
 use crate::es::{self, Proto};
-use crate::js::{BindingKind, Certain, LineIndex, Seed};
+use crate::js::{BindingKind, Certain, LineIndex, Seed, Whole};
 
 mod completion;
 mod hover;

@@ -12,6 +12,7 @@ use tower_lsp_server::ls_types::*;
 
 use super::document::{range_of, Kind};
 use super::state::{guard, read, Backend};
+use super::store::RequestScript;
 use super::{actions, features, navigation};
 use crate::js::LineIndex;
 
@@ -19,7 +20,12 @@ impl Backend {
     /// `textDocument/hover`.
     pub(super) async fn hover_at(&self, params: HoverParams) -> Result<Option<Hover>> {
         let p = params.text_document_position_params;
-        let Some((text, tree, seed)) = self.script_at(&p.text_document.uri, p.position).await
+        let Some(RequestScript {
+            text,
+            tree,
+            seed,
+            whole,
+        }) = self.script_at(&p.text_document.uri, p.position).await
         else {
             return Ok(None);
         };
@@ -27,7 +33,7 @@ impl Backend {
         let seed = seed.as_deref();
         let (found, name) = guard("hover", || {
             let off = crate::js::offset_utf16(&text, p.position.line, p.position.character);
-            match features::hover(&corpus, &text, &tree, off, seed) {
+            match features::hover(&corpus, &text, &tree, off, seed, whole.as_ref()) {
                 Some(h) => (Some(h), None),
                 None => (
                     None,
@@ -81,7 +87,9 @@ impl Backend {
         params: CompletionParams,
     ) -> Result<Option<CompletionResponse>> {
         let p = params.text_document_position;
-        let Some((text, tree, seed)) = self.script_at(&p.text_document.uri, p.position).await
+        let Some(RequestScript {
+            text, tree, seed, ..
+        }) = self.script_at(&p.text_document.uri, p.position).await
         else {
             return Ok(None);
         };
@@ -106,7 +114,9 @@ impl Backend {
         params: SignatureHelpParams,
     ) -> Result<Option<SignatureHelp>> {
         let p = params.text_document_position_params;
-        let Some((text, tree, seed)) = self.script_at(&p.text_document.uri, p.position).await
+        let Some(RequestScript {
+            text, tree, seed, ..
+        }) = self.script_at(&p.text_document.uri, p.position).await
         else {
             return Ok(None);
         };

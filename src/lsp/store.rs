@@ -11,14 +11,6 @@ use super::document::{Document, Kind};
 use super::state::{guard, Backend, Entry};
 use super::typing::LOCAL_ANALYSIS_BYTES;
 
-/// The point `text` ends at, starting from `p`.
-fn advance(p: tree_sitter::Point, text: &str) -> tree_sitter::Point {
-    match text.rfind('\n') {
-        Some(i) => tree_sitter::Point::new(p.row + text.matches('\n').count(), text.len() - i - 1),
-        None => tree_sitter::Point::new(p.row, p.column + text.len()),
-    }
-}
-
 /// A buffer's state at one version, for analysis off the store's lock.
 pub(super) struct Snapshot {
     pub(super) rel: String,
@@ -26,6 +18,20 @@ pub(super) struct Snapshot {
     pub(super) tree: Option<tree_sitter::Tree>,
     pub(super) kind: Kind,
     pub(super) version: i32,
+}
+
+/// What a request at a position reads of a buffer (see [`Backend::script_at`]).
+pub(super) struct RequestScript {
+    /// The buffer's text.
+    pub(super) text: String,
+    /// Its tree: the whole buffer's, or on a large buffer the statements around the
+    /// position alone, at their offsets in `text`.
+    pub(super) tree: tree_sitter::Tree,
+    /// The seed of the buffer's last check (see [`Entry::seed`]).
+    pub(super) seed: Option<Arc<crate::js::Seed>>,
+    /// On a large buffer, the whole file beside the piece in `tree`: what a request asks
+    /// of the statements it did not parse (where a top-level name is declared).
+    pub(super) whole: Option<crate::js::Whole>,
 }
 
 impl Backend {
@@ -122,11 +128,7 @@ impl Backend {
     /// reparse of a 7.8 MB script of 34,000 functions cost over a second of CPU, and
     /// hover and completion waited for it behind every keystroke. Before its first
     /// check, such a buffer answers nothing rather than wait seconds.
-    pub(super) async fn script_at(
-        &self,
-        uri: &Uri,
-        pos: Position,
-    ) -> Option<(String, tree_sitter::Tree, Option<Arc<crate::js::Seed>>)> {
+    pub(super) async fn script_at(&self, uri: &Uri, pos: Position) -> Option<RequestScript> {
         let large = self.state.docs.get(uri.as_str()).is_some_and(|e| {
             e.doc.kind == Kind::Script && e.doc.text.len() >= LOCAL_ANALYSIS_BYTES
         });
@@ -148,7 +150,12 @@ impl Backend {
                 ..
             } => {
                 let seed = self.state.docs.get(uri.as_str())?.seed.clone();
-                Some((text, tree, seed))
+                Some(RequestScript {
+                    text,
+                    tree,
+                    seed,
+                    whole: None,
+                })
             }
             _ => None,
         }
@@ -156,11 +163,7 @@ impl Backend {
 
     /// The statements around `pos` of a large buffer, parsed alone (see
     /// [`Backend::script_at`]).
-    fn piece_at(
-        &self,
-        key: &str,
-        pos: Position,
-    ) -> Option<(String, tree_sitter::Tree, Option<Arc<crate::js::Seed>>)> {
+    fn piece_at(&self, key: &str, pos: Position) -> Option<RequestScript> {
         let (text, tree, seed, directives, rel) = {
             let e = self.state.docs.get(key)?;
             let seed = e.seed.clone()?;
@@ -183,22 +186,18 @@ impl Backend {
             .find('\n')
             .map_or(text.len(), |i| offset + i);
         let end = hi.end_byte().max(line_end).min(text.len());
-        if start >= end || !text.is_char_boundary(start) || !text.is_char_boundary(end) {
-            return None;
-        }
-        let start_point = lo.start_position();
-        let range = tree_sitter::Range {
-            start_byte: start,
-            end_byte: end,
-            start_point,
-            end_point: advance(start_point, &text[start..end]),
+        let script = match crate::js::script_text(&rel, &text, &directives) {
+            std::borrow::Cow::Borrowed(_) => None,
+            std::borrow::Cow::Owned(s) => Some(s),
         };
-        let script = crate::js::script_text(&rel, &text, &directives);
-        let mut parser = crate::js::parser();
-        parser.set_included_ranges(&[range]).ok()?;
-        let piece = parser.parse(script.as_bytes(), None)?;
-        drop(script);
-        Some((text, piece, Some(seed)))
+        let read = script.as_deref().unwrap_or(&text);
+        let piece = crate::js::parse_range(read, start..end, lo.start_position())?;
+        Some(RequestScript {
+            text,
+            tree: piece,
+            seed: Some(seed),
+            whole: Some(crate::js::Whole { tree, script }),
+        })
     }
 
     /// `textDocument/didOpen`: stores the buffer and checks it at once.

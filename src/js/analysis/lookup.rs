@@ -226,6 +226,11 @@ impl<'a> Analysis<'a> {
         out
     }
 
+    /// The program scope's binding of `name` (declared, implicit or seeded).
+    pub fn program_binding(&self, name: &str) -> Option<&Binding<'a>> {
+        self.scopes[0].names.get(name).map(|&b| &self.bindings[b])
+    }
+
     /// The top-level declarations of the script (functions and variables, implicit
     /// globals included): what other project files may use.
     pub fn top_level_names(&self) -> Vec<&'a str> {

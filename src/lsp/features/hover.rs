@@ -11,13 +11,15 @@ use super::*;
 /// and option keys.
 ///
 /// `seed` is the checker's last seed of the file: with it, a large file analyses only
-/// the statement under the cursor ([`FileCtx::at`]).
+/// the statement under the cursor ([`FileCtx::at`]), and `whole` (the file beside that
+/// statement) says where the rest of the file declares a top-level name.
 pub fn hover(
     corpus: &Corpus,
     text: &str,
     tree: &Tree,
     offset: usize,
     seed: Option<&Seed>,
+    whole: Option<&Whole>,
 ) -> Option<Hover> {
     let narrowed = request_seed(seed, text, tree, offset);
     let ctx = FileCtx::at(corpus, text, tree, offset, narrowed.as_ref());
@@ -42,12 +44,11 @@ pub fn hover(
             let name = text_of(node, text);
             if let Some(b) = ctx.analysis.binding_at(name, node.start_byte()) {
                 // A statement analysed alone knows the file's other top-level names
-                // from the seed, without where they are declared.
-                let at = match (ctx.local, b.scope) {
-                    (true, 0) => top_level_declaration(tree, text, name)
-                        .or_else(|| declaration_in_text(text, name))
-                        .unwrap_or(b.start),
-                    _ => b.start,
+                // from the seed, without where they are declared: the statements of
+                // the whole file that spell the name are analysed to find it.
+                let at = match whole.filter(|_| b.is_seeded()) {
+                    Some(w) => w.top_level_declaration(corpus, text, name, b.kind)?,
+                    None => b.start,
                 };
                 declaration_markdown(text, b.kind, at)
             } else if let Some(iface) = corpus.global_interface(name) {
@@ -167,53 +168,6 @@ pub fn undeclared_name_at(
     let narrowed = request_seed(seed, text, tree, offset);
     let ctx = FileCtx::at(corpus, text, tree, offset, narrowed.as_ref());
     (!ctx.analysis.is_declared(name, node.start_byte())).then(|| name.to_string())
-}
-
-/// Where `function name` or `var name` first appears in `text`: the declaration of a
-/// top-level name outside the statements a large file's request parsed.
-fn declaration_in_text(text: &str, name: &str) -> Option<usize> {
-    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
-    text.match_indices(name).map(|(i, _)| i).find(|&i| {
-        let before = text[..i].trim_end_matches([' ', '\t']);
-        let keyword = before.ends_with("function") || before.ends_with("var");
-        let spaced = before.len() < i;
-        let after_ok = !text[i + name.len()..].starts_with(ident);
-        let word_before = before
-            .strip_suffix("function")
-            .or_else(|| before.strip_suffix("var"))
-            .is_some_and(|b| !b.ends_with(ident));
-        keyword && spaced && after_ok && word_before
-    })
-}
-
-/// Where the file's top level declares `name` (a function or a `var`): the position a
-/// statement analysed alone does not know.
-fn top_level_declaration(tree: &Tree, text: &str, name: &str) -> Option<usize> {
-    let root = tree.root_node();
-    let mut c = root.walk();
-    for n in root.named_children(&mut c) {
-        match n.kind() {
-            "function_declaration" | "generator_function_declaration" => {
-                if let Some(id) = n.child_by_field_name("name") {
-                    if text_of(id, text) == name {
-                        return Some(id.start_byte());
-                    }
-                }
-            }
-            "variable_declaration" | "lexical_declaration" => {
-                let mut d = n.walk();
-                for v in n.named_children(&mut d) {
-                    if let Some(id) = v.child_by_field_name("name") {
-                        if text_of(id, text) == name {
-                            return Some(id.start_byte());
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// What a built-in global of the language is, its edition, and whether the engine's
