@@ -511,6 +511,31 @@ mod tests {
         assert_eq!(none.dependents("x.js"), vec!["y.js"]);
     }
 
+    /// Only `Global`'s own functions with a `path` parameter load scripts
+    /// (corpus-format.md): a member of a `Global members: yes` interface is a global
+    /// name, and the dry run runs none of them as a loader, so the checker must not
+    /// follow one either.
+    #[test]
+    fn only_globals_own_path_functions_load_scripts() {
+        let c = Corpus::from_texts(&[(
+            "g.md",
+            "# Global\n\n## Global-load\n\nSyntax: load(file: path): void\n\n\
+             # Application\n\nGlobal members: yes\n\n\
+             ## Application-open\n\nSyntax: open(file: path): void\n",
+        )])
+        .unwrap();
+        assert!(c.global_member("open").is_some(), "open is a global name");
+        let mut idx = ProjectIndex::default();
+        idx.update_file(&c, "main.js", "open(\"a.js\");\nload(\"b.js\");");
+        assert_eq!(idx.files["main.js"].loads, vec!["b.js".to_string()]);
+        assert!(!idx.files["main.js"].dynamic_loads);
+        idx.update_file(&c, "dynamic.js", "var f = \"a.js\";\nopen(f);");
+        assert!(
+            !idx.files["dynamic.js"].dynamic_loads,
+            "a computed open() is no computed load"
+        );
+    }
+
     #[test]
     fn normalizes() {
         assert_eq!(normalize("./lib/../lib/x.js"), "lib/x.js");
