@@ -64,27 +64,31 @@ pub struct Whole {
 }
 
 impl Whole {
-    /// The cuts that cover the whole text, one top-level statement of [`Whole::tree`]
-    /// each with the gap before it (and the tail after the last): every byte is in
-    /// exactly one cut, so text typed between two statements since the tree was made is
-    /// read too.
-    fn cuts(&self, len: usize) -> Vec<(Range<usize>, Point)> {
+    /// The cut holding byte `offset`: the top-level statement of [`Whole::tree`] around
+    /// it, or, between two statements, the gap between them (text typed there since the
+    /// tree was made), or the tail after the last one.
+    ///
+    /// Found by the cursor's descent to the byte, not a walk of every statement: a walk
+    /// of a 7.8 MB script's 240,000 top-level statements, with the words of each, made a
+    /// hover on a name declared near it take 127 ms instead of 32 (p50).
+    fn cut_holding(&self, offset: usize, len: usize) -> (Range<usize>, Point) {
         let root = self.tree.root_node();
-        let mut cuts = Vec::new();
-        let (mut from, mut at) = (0usize, Point::new(0, 0));
         let mut c = root.walk();
-        for n in root.children(&mut c) {
-            let end = n.end_byte().min(len);
-            if end > from {
-                cuts.push((from..end, at));
-                from = end;
-                at = n.end_position();
+        if c.goto_first_child_for_byte(offset).is_some() {
+            let n = c.node();
+            if n.start_byte() <= offset {
+                return (n.start_byte()..n.end_byte().min(len), n.start_position());
             }
+            let end = n.start_byte().min(len);
+            return match c.goto_previous_sibling() {
+                true => (c.node().end_byte().min(end)..end, c.node().end_position()),
+                false => (0..end, Point::new(0, 0)),
+            };
         }
-        if from < len {
-            cuts.push((from..len, at));
+        match root.child(root.child_count().saturating_sub(1)) {
+            Some(last) => (last.end_byte().min(len)..len, last.end_position()),
+            None => (0..len, Point::new(0, 0)),
         }
-        cuts
     }
 
     /// Where the file's program scope declares `name`: the byte offset of the declaring
@@ -94,8 +98,8 @@ impl Whole {
     /// [`BindingKind::Implicit`] global is found at the first statement that assigns it,
     /// any other at the first statement that declares it (a statement that only assigns
     /// it, read alone, would make it implicit). Only the statements that spell `name`
-    /// are parsed and analysed, in document order, and the search stops at the first
-    /// answer.
+    /// as a word are parsed and analysed, in document order, and the search stops at
+    /// the first answer.
     pub fn top_level_declaration(
         &self,
         corpus: &Corpus,
@@ -103,15 +107,22 @@ impl Whole {
         name: &str,
         kind: BindingKind,
     ) -> Option<usize> {
+        if name.is_empty() {
+            return None;
+        }
         let none = Seed::default();
         let script = self.script.as_deref().unwrap_or(text);
-        for (range, start) in self.cuts(text.len()) {
-            let Some(cut) = text.get(range.clone()) else {
-                continue;
-            };
-            if !Seed::words(cut).any(|w| w == name) {
+        // A character of a word, as [`Seed::words`] reads words.
+        let word = |c: char| c.is_alphanumeric() || matches!(c, '_' | '$' | '\\');
+        let mut read_to = 0usize;
+        for (i, _) in text.match_indices(name) {
+            let before = text[..i].chars().next_back();
+            let after = text[i + name.len()..].chars().next();
+            if i < read_to || before.is_some_and(word) || after.is_some_and(word) {
                 continue;
             }
+            let (range, start) = self.cut_holding(i, text.len());
+            read_to = range.end.max(i + 1);
             let Some(piece) = parse_range(script, range, start) else {
                 continue;
             };
@@ -225,6 +236,34 @@ mod tests {
         assert_eq!(
             w.top_level_declaration(&corpus, text, "b", BindingKind::Var),
             Some(text.find("b =").unwrap())
+        );
+    }
+
+    /// Text typed after the last statement (the tree only edited) is the tail's cut.
+    #[test]
+    fn text_typed_after_the_last_statement_is_read() {
+        let corpus = corpus();
+        let before = "var a = 1;\n";
+        let text = "var a = 1;\nvar tail = a;\n";
+        let mut tree = super::super::parse(before);
+        let at = before.len();
+        tree.edit(&tree_sitter::InputEdit {
+            start_byte: at,
+            old_end_byte: at,
+            new_end_byte: text.len(),
+            start_position: Point::new(1, 0),
+            old_end_position: Point::new(1, 0),
+            new_end_position: Point::new(2, 0),
+        });
+        let w = Whole { tree, script: None };
+        assert_eq!(
+            w.top_level_declaration(&corpus, text, "tail", BindingKind::Var),
+            Some(text.find("tail").unwrap())
+        );
+        // `a` is spelt in the tail too; its declaration is the first statement.
+        assert_eq!(
+            w.top_level_declaration(&corpus, text, "a", BindingKind::Var),
+            Some(4)
         );
     }
 
