@@ -181,6 +181,7 @@ fn bench(c: &mut Criterion) {
         progress: &Silent,
         config: &config,
         transcript: &t,
+        cancel: Default::default(),
     };
     let reg = Registry::standard();
     let mut d = Dispatcher::new(&reg);

@@ -16,7 +16,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use common::agent::events;
-use common::model_server::{say, ModelServer, Scripted};
+use common::model_server::{calls, say, ModelServer, Scripted};
 use common::{demo_corpus, project, uri, Lsp};
 use serde_json::{json, Value};
 
@@ -162,6 +162,74 @@ fn ctrl_c_during_a_long_wait_drops_the_request_and_ends_the_turn_cancelled() {
     assert_eq!(fin.len(), 1, "{t:#?}");
     assert_eq!(fin[0]["status"], "cancelled", "{t:#?}");
     assert!(events(&t, "response").is_empty(), "no answer came: {t:#?}");
+}
+
+/// Ctrl-C while a tool, not the turn, waits on the model: the turn's request is
+/// answered at once (a tool call), then the tool's own request hangs. Before the tools
+/// watched the turn's cancel, both waited the minute out.
+#[cfg(unix)]
+fn ctrl_c_while_a_tool_waits(first: Value, waiting: &str, requests: usize) {
+    let dir = project(&demo_corpus(), &[("main.js", MAIN.as_bytes())]);
+    let home = tempfile::tempdir().unwrap();
+    let tdir = tempfile::tempdir().unwrap();
+    let tpath = tdir.path().join("t.jsonl");
+    let server = ModelServer::start(vec![
+        Scripted::Json(first),
+        Scripted::Hang(HANG, say("too late")),
+        Scripted::Json(say("a request after the cancel")),
+    ]);
+    let t0 = Instant::now();
+    let mut child = spawn_agent(dir.path(), &server, &tpath, home.path());
+    let lines = stderr_lines(&mut child);
+    let seen = line_with(&lines, waiting, Duration::from_secs(20));
+    // SAFETY: sending a signal to our own child process.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let code = exit_within(&mut child, Duration::from_secs(10));
+    assert!(t0.elapsed() < Duration::from_secs(30), "{:?}", t0.elapsed());
+    assert_eq!(code, 1, "a cancelled turn exits 1: {seen:?}");
+    // The tool's request was dropped, and no request followed it.
+    assert_eq!(dropped_within(&server, 1, Duration::from_secs(5)), 1);
+    assert_eq!(
+        server.received().len(),
+        requests,
+        "no request after the cancel"
+    );
+    let t = read_transcript(&tpath);
+    let fin: Vec<&Value> = events(&t, "final")
+        .into_iter()
+        .filter(|e| e.get("worker").is_none())
+        .collect();
+    assert_eq!(fin.len(), 1, "{t:#?}");
+    assert_eq!(fin[0]["status"], "cancelled", "{t:#?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_while_rag_lookup_composes_drops_its_request() {
+    ctrl_c_while_a_tool_waits(
+        calls(&[(
+            "q",
+            "rag_lookup",
+            json!({"query": "how do I lay out a table with rows", "about": "tables"}),
+        )]),
+        "waiting for the model (composing the lookup): 2 s",
+        2,
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_while_a_plan_worker_waits_ends_the_plan_and_the_turn() {
+    // The first worker's first request hangs; the second worker never starts.
+    ctrl_c_while_a_tool_waits(
+        calls(&[(
+            "p",
+            "plan",
+            json!({"items": ["add a header line", "add a footer line"]}),
+        )]),
+        "waiting for the model (step 1): 2 s",
+        2,
+    );
 }
 
 #[test]

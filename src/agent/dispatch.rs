@@ -394,6 +394,7 @@ mod tests {
             progress: &Silent,
             config: &config,
             transcript: &transcript,
+            cancel: Default::default(),
         };
         let call = |id: &str, name: &str| ToolCall {
             id: id.into(),

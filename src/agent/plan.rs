@@ -16,9 +16,6 @@ use regex::Regex;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
-
 use crate::check::FileFacts;
 use crate::docs::Corpus;
 
@@ -208,6 +205,11 @@ impl Tool for PlanTool {
         cfg.max_steps = cfg.worker_max_steps;
         let mut reports = Vec::new();
         for (i, item) in items.iter().enumerate() {
+            // The user's cancel: no further worker starts (the running one ends at its
+            // own look at the shared flag).
+            if ctx.cancelled() {
+                break;
+            }
             ctx.progress
                 .say(&format!("plan item {}/{}: {item}", i + 1, items.len()));
             let (guards, gates) = super::guardrails::standard(&cfg, ctx.corpus);
@@ -222,7 +224,7 @@ impl Tool for PlanTool {
                 config: &cfg,
                 transcript: &marked,
                 progress: ctx.progress,
-                cancel: Arc::new(AtomicBool::new(false)),
+                cancel: ctx.cancel.clone(),
                 registry: Registry::standard(),
                 guards,
                 gates,

@@ -194,6 +194,7 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
         progress: turn.progress,
         config: turn.config,
         transcript: turn.transcript,
+        cancel: turn.cancel.clone(),
     };
     let tools = turn.registry.schemas();
     let names = turn.registry.names();

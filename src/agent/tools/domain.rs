@@ -232,7 +232,12 @@ fn compose(q: &str, ctx: &ToolCtx) -> (ToolOutput, bool) {
         json!({"role": "system", "content": w::RAG_COMPOSE}),
         json!({"role": "user", "content": format!("{excerpts}\nQuestion: {q}")}),
     ];
-    match model.chat(&messages, &[]) {
+    match model.chat_watched(&messages, &[], None, &ctx.watch("composing the lookup")) {
+        // The user's cancel: the turn ends at its next look at the flag.
+        Err(_) if ctx.cancelled() => (
+            ToolOutput::refused("rag_lookup: cancelled by the user while composing"),
+            false,
+        ),
         Ok(r) => (
             ToolOutput::ok(cap(
                 format!("{}\n\nsources: {}", r.content.trim(), sources.join("; ")),

@@ -7,12 +7,15 @@
 //! (a write lands through `Edits::land`, a method).
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{json, Value};
 
 use super::config::AgentConfig;
 use super::edits::{Edits, Workspace};
-use super::model::ChatModel;
+use super::model::{ChatModel, Watch};
 use super::transcript::Transcript;
 use crate::check::ProjectIndex;
 use crate::docs::Library;
@@ -64,6 +67,45 @@ pub struct ToolCtx<'a> {
     pub config: &'a AgentConfig,
     /// The transcript (edit and measure events).
     pub transcript: &'a Transcript,
+    /// The turn's cancel flag. A tool that waits on the model (`rag_lookup` composing,
+    /// `plan`'s workers) watches it, so the user's cancel ends that wait too: before,
+    /// only the turn's own requests were watched, and a cancel during a worker's
+    /// minute-long answer waited the minute out.
+    pub cancel: Arc<AtomicBool>,
+}
+
+impl ToolCtx<'_> {
+    /// Whether the user cancelled the turn.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::SeqCst)
+    }
+
+    /// A watch for a tool's own model request: the turn's cancel, and `what` it waits
+    /// for in the progress line ("waiting for the model (composing the lookup): 12 s").
+    pub fn watch<'w>(&'w self, what: &'w str) -> impl Watch + 'w {
+        ToolWatch { ctx: self, what }
+    }
+}
+
+struct ToolWatch<'w, 'a> {
+    ctx: &'w ToolCtx<'a>,
+    what: &'w str,
+}
+
+impl Watch for ToolWatch<'_, '_> {
+    fn cancelled(&self) -> bool {
+        self.ctx.cancelled()
+    }
+    fn waiting(&self, waited: Duration) {
+        self.ctx.progress.waiting(
+            &format!(
+                "waiting for the model ({}): {} s",
+                self.what,
+                waited.as_secs()
+            ),
+            waited,
+        );
+    }
 }
 
 /// The project's declarations as the workspace shows them.
