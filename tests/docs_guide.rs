@@ -189,7 +189,7 @@ fn the_guides_link_each_other_and_the_readme_links_them() {
         !readme.contains("shared/specs"),
         "the README points inside the repository"
     );
-    assert!(readme.contains("cargo install --path ."));
+    assert!(readme.contains("cargo install --locked --path ."));
     assert!(repo().join("LICENSE").is_file());
     let help = grounded(&["--help"], &repo());
     let help = String::from_utf8_lossy(&help.stdout);
