@@ -528,3 +528,32 @@ fn check_dry_run_of_a_folder_runs_its_top_level_scripts_or_the_configured_entry(
     let v = json(&out);
     assert_eq!(v[0]["path"], format!("{name}/lib/t.js"), "{v:#}");
 }
+
+/// `grounded corpus` counts in words a newcomer reads as written: a one-global,
+/// one-constructor engine says "1 global, 1 constructor", not "1 globals".
+#[test]
+fn the_corpus_summary_counts_in_the_right_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("docs");
+    std::fs::create_dir_all(&corpus).unwrap();
+    std::fs::write(
+        corpus.join("api.md"),
+        "# Book\n\nThis object is accessed using the global property \"book\".\n\n\
+         Constructor: new Book()\n\n## Book-title\n\nSyntax: title: string\n\n\
+         ## Book-pages\n\nSyntax: pages: number\n",
+    )
+    .unwrap();
+    let out = grounded(&["corpus", "--docs", "docs"], dir.path());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("1 interface, 2 members, 1 global, 1 constructor, 0 constructs"),
+        "{stdout}"
+    );
+    // The demo engine has several of each: the plural stays.
+    let out = grounded(&["corpus", "--docs", &demo_corpus()], dir.path());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(" interfaces, ") && stdout.contains(" members, "),
+        "{stdout}"
+    );
+}

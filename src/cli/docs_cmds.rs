@@ -62,11 +62,21 @@ pub fn corpus(docs: Option<&Path>, format: Format) -> Result<i32, Fail> {
         return Ok(0);
     }
     println!("corpus: {}", corpus.origin);
-    println!(
-        "{} chunks, {interfaces} interfaces, {members} members, {globals} globals, {} constructors, {constructs} constructs",
-        corpus.chunks.len(),
-        corpus.constructors.len()
-    );
+    // "1 globals, 1 constructors" read as a typo to the newcomer who wrote a one-global
+    // engine from the guide: each count takes its noun in the number it has.
+    let counts = [
+        (corpus.chunks.len(), "chunk"),
+        (interfaces, "interface"),
+        (members, "member"),
+        (globals, "global"),
+        (corpus.constructors.len(), "constructor"),
+        (constructs, "construct"),
+    ];
+    let counts: Vec<String> = counts
+        .iter()
+        .map(|&(n, noun)| format!("{n} {noun}{}", if n == 1 { "" } else { "s" }))
+        .collect();
+    println!("{}", counts.join(", "));
     println!(
         "engine: ECMAScript {}, scripts {}, directives {}",
         corpus.engine.es_label,
