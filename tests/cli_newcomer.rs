@@ -557,3 +557,18 @@ fn the_corpus_summary_counts_in_the_right_number() {
         "{stdout}"
     );
 }
+
+/// `grounded doc`'s title stands over one blank line, then the chunk's first line.
+#[test]
+fn doc_puts_one_blank_line_under_the_title() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = grounded(
+        &["doc", "--docs", &demo_corpus(), "Layout.tableStart"],
+        dir.path(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines[0].starts_with("Layout-tableStart"), "{stdout}");
+    assert_eq!(lines[1], "", "{stdout}");
+    assert!(lines[2].starts_with("Syntax: tableStart("), "{stdout}");
+}

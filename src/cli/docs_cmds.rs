@@ -241,7 +241,9 @@ pub fn doc(docs: Option<&Path>, name: &str, format: Format) -> Result<i32, Fail>
                 }
             }
             println!();
-            println!("{}", c.text.trim_end());
+            // The chunk's text begins with the line break after its heading: printed
+            // as is, the title stood over two blank lines.
+            println!("{}", c.text.trim_start_matches(['\n', '\r']).trim_end());
         }
         None => {
             // An `[extra]` member or an interface known only from its member chunks.
