@@ -74,7 +74,15 @@ fn install() -> Option<(PathBuf, PathBuf)> {
             .filter_map(Result::ok)
             .map(|e| e.path())
             .find(|p| p.extension().is_some_and(|x| x == "gguf"))?;
-        python.exists().then_some((python, gguf))
+        // install.sh puts the model's package in first and builds llama.cpp after it
+        // (minutes): a venv caught in between has the model but no server, and the test
+        // then failed on `No module named 'llama_cpp'` instead of saying it is not
+        // installed. Ready is what install.sh's own `ready` checks: both packages.
+        let server = std::fs::read_dir(&lib)
+            .ok()?
+            .filter_map(Result::ok)
+            .any(|e| e.path().join("site-packages/llama_cpp/server").is_dir());
+        (python.exists() && server).then_some((python, gguf))
     });
     if found.is_none() {
         let at = venv.map(|v| v.display().to_string()).unwrap_or_default();
