@@ -237,6 +237,12 @@ pub const PROTO: &[(Proto, &str, u16)] = &[
     (Proto::Object, "hasOwnProperty", 1999),
     (Proto::Object, "isPrototypeOf", 1999),
     (Proto::Object, "propertyIsEnumerable", 1999),
+    // Annex B's legacy members: engines had them before any edition wrote them down.
+    (Proto::Object, "__proto__", 1999),
+    (Proto::Object, "__defineGetter__", 1999),
+    (Proto::Object, "__defineSetter__", 1999),
+    (Proto::Object, "__lookupGetter__", 1999),
+    (Proto::Object, "__lookupSetter__", 1999),
     (Proto::Array, "length", 1999),
     (Proto::Array, "concat", 1999),
     (Proto::Array, "join", 1999),
@@ -272,6 +278,8 @@ pub const PROTO: &[(Proto, &str, u16)] = &[
     (Proto::Array, "findLastIndex", 2023),
     (Proto::Array, "toSorted", 2023),
     (Proto::Array, "toReversed", 2023),
+    (Proto::Array, "toSpliced", 2023),
+    (Proto::Array, "with", 2023),
     (Proto::String, "length", 1999),
     (Proto::String, "charAt", 1999),
     (Proto::String, "charCodeAt", 1999),
@@ -290,6 +298,20 @@ pub const PROTO: &[(Proto, &str, u16)] = &[
     (Proto::String, "toLocaleLowerCase", 1999),
     (Proto::String, "toUpperCase", 1999),
     (Proto::String, "toLocaleUpperCase", 1999),
+    // Annex B's HTML methods, older than any edition that lists them.
+    (Proto::String, "anchor", 1999),
+    (Proto::String, "big", 1999),
+    (Proto::String, "blink", 1999),
+    (Proto::String, "bold", 1999),
+    (Proto::String, "fixed", 1999),
+    (Proto::String, "fontcolor", 1999),
+    (Proto::String, "fontsize", 1999),
+    (Proto::String, "italics", 1999),
+    (Proto::String, "link", 1999),
+    (Proto::String, "small", 1999),
+    (Proto::String, "strike", 1999),
+    (Proto::String, "sub", 1999),
+    (Proto::String, "sup", 1999),
     (Proto::String, "trim", 2009),
     (Proto::String, "codePointAt", 2015),
     (Proto::String, "normalize", 2015),
@@ -301,9 +323,13 @@ pub const PROTO: &[(Proto, &str, u16)] = &[
     (Proto::String, "padEnd", 2017),
     (Proto::String, "trimStart", 2019),
     (Proto::String, "trimEnd", 2019),
+    (Proto::String, "trimLeft", 2019),
+    (Proto::String, "trimRight", 2019),
     (Proto::String, "matchAll", 2020),
     (Proto::String, "replaceAll", 2021),
     (Proto::String, "at", 2022),
+    (Proto::String, "isWellFormed", 2024),
+    (Proto::String, "toWellFormed", 2024),
     (Proto::Function, "length", 1999),
     (Proto::Function, "prototype", 1999),
     (Proto::Function, "apply", 1999),
@@ -326,7 +352,16 @@ pub const PROTO: &[(Proto, &str, u16)] = &[
     (Proto::RegExp, "test", 1999),
     (Proto::RegExp, "source", 1999),
     (Proto::RegExp, "global", 1999),
+    (Proto::RegExp, "ignoreCase", 1999),
+    (Proto::RegExp, "multiline", 1999),
+    (Proto::RegExp, "lastIndex", 1999),
+    (Proto::RegExp, "compile", 1999),
     (Proto::RegExp, "flags", 2015),
+    (Proto::RegExp, "sticky", 2015),
+    (Proto::RegExp, "unicode", 2015),
+    (Proto::RegExp, "dotAll", 2018),
+    (Proto::RegExp, "hasIndices", 2022),
+    (Proto::RegExp, "unicodeSets", 2024),
 ];
 
 /// The built-in global `name`, whatever its edition.
@@ -358,6 +393,26 @@ pub fn proto_since(proto: Proto, name: &str) -> Option<u16> {
         .iter()
         .find(|(p, n, _)| (*p == proto || *p == Proto::Object) && *n == name)
         .map(|(_, _, y)| *y)
+}
+
+/// Whether [`PROTO`] lists every member of `proto`'s values, so that a name it lacks
+/// is no member of the language at all: strings, numbers, arrays and regular
+/// expressions. (Dates' and functions' rows are the ones the engine check needs; a
+/// function also takes any property a script gives it.)
+pub fn proto_is_complete(proto: Proto) -> bool {
+    matches!(
+        proto,
+        Proto::String | Proto::Number | Proto::Array | Proto::RegExp
+    )
+}
+
+/// The members a value of `proto` has in edition `level` (`Object.prototype`'s
+/// included), in the table's order.
+pub fn proto_members(proto: Proto, level: u16) -> impl Iterator<Item = &'static str> {
+    PROTO
+        .iter()
+        .filter(move |(p, _, y)| (*p == proto || *p == Proto::Object) && *y <= level)
+        .map(|(_, n, _)| *n)
 }
 
 /// Human name of an edition year: 1999 → `ES3`, 2009 → `ES5`, 2015 → `ES2015`.

@@ -262,13 +262,18 @@ fn visit_member<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId, site: usiz
         Some(Certain::Interface(iface)) => {
             let m = cx.a.member(iface, cx.a.part_text(&prop));
             set_member(cx, site, m);
-            if m.is_none() {
-                member::check(cx, node, iface, prop.node);
+            match m {
+                None => member::check(cx, node, iface, prop.node),
+                Some(m) if m.overloads.first().is_some_and(|s| s.readonly) => {
+                    member::readonly(cx, node, m, prop.node)
+                }
+                Some(_) => {}
             }
         }
         Some(Certain::Builtin(proto)) => {
             set_member(cx, site, None);
-            engine::proto_member(cx, proto, prop.node)
+            engine::proto_member(cx, proto, prop.node);
+            member::builtin(cx, node, proto, prop.node);
         }
         None => {
             set_member(cx, site, None);
@@ -330,7 +335,7 @@ fn visit_call<'a>(cx: &mut Ctx<'a>, scope: ScopeId, site: usize) {
                     kinds.extend(list.iter().map(|n| n.kind_id()));
                 }
             }
-            option::check_args(cx, &params, &list, Some(&kinds));
+            option::check_args(cx, &params, &list, Some(&kinds), scope);
             file::check_args(cx, &params, &list, Some(&kinds));
             cx.arg_buf = list;
             cx.kind_buf = kinds;
@@ -366,7 +371,8 @@ fn visit_new<'a>(cx: &mut Ctx<'a>, node: Node<'a>, site: usize) {
     if let Some(args) = tail.filter(|t| t.id() != ctor.id()) {
         let params: [&'a [crate::docs::Param]; 1] = [c.params.as_slice()];
         let list = cx.kids(args);
-        option::check_args(cx, &params, &list, None);
+        let scope = cx.a.scope_at(args.start_byte());
+        option::check_args(cx, &params, &list, None, scope);
         file::check_args(cx, &params, &list, None);
     }
 }

@@ -24,6 +24,8 @@
 
 use tree_sitter::Node;
 
+use crate::es::Proto;
+
 use super::suggest::{and_list, construct_family, interface_related, near, or_list};
 use super::{statement_lines, Code, Ctx, Fix, Span};
 
@@ -40,6 +42,118 @@ pub(crate) fn is_write(node: Node) -> bool {
             .child_by_field_id(crate::js::query::fields().left)
             .is_some_and(|l| l.id() == node.id())
     })
+}
+
+/// Whether `node` (a member expression) is written: assigned (`x.a = 1`, `x.a += 1`)
+/// or stepped (`x.a++`).
+fn is_written(node: Node) -> bool {
+    is_write(node)
+        || node.parent().is_some_and(|p| {
+            p.kind() == "update_expression"
+                && p.child_by_field_id(crate::js::query::fields().argument)
+                    .is_some_and(|a| a.id() == node.id())
+        })
+}
+
+/// Judges a write of `m`, the documented member `node` (`receiver.prop`) names, on a
+/// certain receiver: a member the docs give as `readonly` is not the script's to set.
+///
+/// Why: the docs say so, and nothing at run time may (the value is silently kept, or
+/// the call throws, as the engine pleases); the message quotes the docs' own line.
+pub(crate) fn readonly<'a>(
+    cx: &mut Ctx<'a>,
+    node: Node<'a>,
+    m: &'a crate::docs::Member,
+    prop: Node<'a>,
+) {
+    let Some(sig) = m.overloads.first().filter(|s| s.readonly && !s.is_method()) else {
+        return;
+    };
+    if !is_written(node) {
+        return;
+    }
+    let msg = format!(
+        "`{}.{}` is read-only: the docs give `{}`",
+        m.interface, m.name, sig.text
+    );
+    // The member's own chunk, where the docs say it.
+    let related = m
+        .chunk
+        .and_then(|id| cx.corpus.chunks.place(id))
+        .map(|(file, line)| super::Related {
+            file: file.to_string(),
+            line,
+            message: format!("`{}.{}`", m.interface, m.name),
+        })
+        .or_else(|| interface_related(cx.corpus, &m.interface));
+    let f = cx.push_node(prop, Code::Member, msg);
+    f.related = related;
+}
+
+/// Judges `node` (`receiver.prop`) whose receiver is certainly a value of the language
+/// (`"abc"`, `[1, 2]`, `/x/`, `(5)`, a variable only ever assigned one, a member the docs
+/// type `string`...): it has the members of the engine's edition and nothing else.
+///
+/// Why: `"abc".toUpperCas()` is the same invented member as on a documented object and
+/// throws the same way; the docs of the language are complete. A member of a later
+/// edition is the `engine` family's (`"abc".trim()` under ES3); a member the engine's
+/// `Also has:` lists, the script supplies (`String.prototype.x = ...`) or the corpus
+/// documents on the built-in's name exists; an array takes the properties a script
+/// gives it (`list.total = 0`), a function any property, so neither a write nor a
+/// property the script writes is judged.
+pub(crate) fn builtin<'a>(cx: &mut Ctx<'a>, node: Node<'a>, proto: Proto, prop: Node<'a>) {
+    if !crate::es::proto_is_complete(proto) {
+        return;
+    }
+    let name = cx.a.node_text(prop);
+    if crate::es::proto_since(proto, name).is_some() {
+        return;
+    }
+    let owner = match proto {
+        Proto::String => "String",
+        Proto::Number => "Number",
+        Proto::Array => "Array",
+        _ => "RegExp",
+    };
+    if cx.polyfills.contains(&format!("{owner}.prototype.{name}"))
+        || cx.polyfills.contains(&format!("Object.prototype.{name}"))
+        || cx.corpus.member(owner, name).is_some()
+        || cx.corpus.member("Object", name).is_some()
+        || is_written(node)
+    {
+        return;
+    }
+    let written = cx.a.head(node).is_some_and(|obj| {
+        let path = format!("{}.{name}", cx.a.node_text(obj));
+        cx.polyfills.contains(&path)
+    });
+    if written {
+        return;
+    }
+    let what = match proto {
+        Proto::String => "A string",
+        Proto::Number => "A number",
+        Proto::Array => "An array",
+        _ => "A regular expression",
+    };
+    let close = near(name, crate::es::proto_members(proto, cx.level));
+    let mut msg = format!(
+        "{what} has no member `{name}` (`{owner}.prototype` in {}, this engine's edition)",
+        cx.level_name()
+    );
+    if !close.is_empty() {
+        msg.push_str(&format!("; did you mean {}?", or_list(&close)));
+    }
+    let span = Span::new(prop.start_byte(), prop.end_byte());
+    let fixes = close
+        .iter()
+        .map(|c| Fix::Replace {
+            title: format!("Replace with `{c}`"),
+            span,
+            text: c.to_string(),
+        })
+        .collect();
+    cx.push(span.start, span.end, Code::Member, msg).fixes = fixes;
 }
 
 /// Judges `node` (`receiver.prop`) whose receiver is certainly of `iface`.

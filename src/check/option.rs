@@ -15,7 +15,7 @@ use tree_sitter::Node;
 use crate::docs::Param;
 
 use super::suggest::{and_list, interface_related, near, or_list};
-use super::{Code, Ctx, Fix, Span};
+use super::{Code, Ctx, Fix, ScopeId, Span};
 
 /// How deep nested option literals are followed.
 const MAX_DEPTH: usize = 8;
@@ -40,22 +40,35 @@ fn param_interface<'p>(overloads: &[&'p [Param]], i: usize) -> Option<&'p str> {
 }
 
 /// Judges the object literals among `args` against the parameters' interfaces.
-/// `kinds`, when the walk read them, are the arguments' kinds.
+/// `kinds`, when the walk read them, are the arguments' kinds; `scope` is the call's.
+///
+/// A variable that holds one object literal and nothing else (`var cfg = { bolt: true
+/// }; r.format(cfg)`) is judged as the literal: options are often built first and
+/// passed by name, and the invented key is the same mistake.
 pub(crate) fn check_args<'a>(
     cx: &mut Ctx<'a>,
     overloads: &[&'a [Param]],
     list: &[Node<'a>],
     kinds: Option<&[u16]>,
+    scope: ScopeId,
 ) {
+    let ids = crate::js::query::kind_ids();
     for (i, &arg) in list.iter().enumerate() {
         let kind = kinds
             .and_then(|k| k.get(i).copied())
             .unwrap_or_else(|| arg.kind_id());
-        if kind != crate::js::query::kind_ids().object {
+        let obj = if kind == ids.object {
+            arg
+        } else if kind == ids.identifier {
+            match cx.a.object_literal_of(cx.a.node_text(arg), scope) {
+                Some(o) => o,
+                None => continue,
+            }
+        } else {
             continue;
-        }
+        };
         if let Some(iface) = param_interface(overloads, i) {
-            check_object(cx, iface, arg, 0);
+            check_object(cx, iface, obj, 0);
         }
     }
 }

@@ -117,7 +117,15 @@ pub struct Binding<'a> {
     /// Whether the script tests it with `instanceof` or by its constructor.
     pub narrowed: bool,
     assigns: Vec<Assign<'a>>,
-    certain: Option<Certain<'a>>,
+    /// Assigned by a function other than the one that declares it (a closure writing
+    /// an outer variable): which value it holds at a use depends on when that ran.
+    foreign: bool,
+    /// The certain type, settled on first use ([`Analysis::binding_type`]): a variable
+    /// assigned from another (`var b = a`) is typed after that one, in any order.
+    certain: std::cell::Cell<Option<Certain<'a>>>,
+    /// 0 not settled, 1 being settled (a cycle `var a = b; var b = a;` meets it), 2
+    /// settled.
+    settled: std::cell::Cell<u8>,
     /// Taken from a [`Seed`]: its facts are the whole file's, fixed.
     seeded: bool,
 }
@@ -136,6 +144,13 @@ enum Assign<'a> {
     New(&'a str, ScopeId),
     Array,
     String,
+    Number,
+    Regex,
+    /// A name, member, call or element (`layout.currentPage()`, `doc.pages[0]`, `b`):
+    /// certain when receiver typing says so, in the scope it is written in.
+    Expr(Node<'a>, ScopeId),
+    /// An object literal: an options object passed by name (`r.format(cfg)`).
+    Object(Node<'a>),
     Other,
 }
 
@@ -265,6 +280,8 @@ pub struct Analysis<'a> {
     /// ([`Analysis::with_refs`]): the checker asks a name's scope only where it judges
     /// one, and recording every identifier would cost its walk for nothing.
     refs: Vec<Ref>,
+    /// How many bindings are being settled inside one another ([`Analysis::binding_type`]).
+    settle_depth: std::cell::Cell<u32>,
 }
 
 /// An identifier of the code and what it names there, recorded by
@@ -459,6 +476,7 @@ impl<'a> Analysis<'a> {
             with_ranges: Vec::new(),
             construct_paths: Vec::new(),
             refs: Vec::new(),
+            settle_depth: std::cell::Cell::new(0),
         }
     }
 
@@ -545,7 +563,9 @@ impl<'a> Analysis<'a> {
                 end: 0,
                 narrowed: false,
                 assigns: Vec::new(),
-                certain,
+                foreign: false,
+                certain: std::cell::Cell::new(certain),
+                settled: std::cell::Cell::new(2),
                 seeded: true,
             });
             let id = a.bindings.len() - 1;
@@ -569,7 +589,7 @@ impl<'a> Analysis<'a> {
             .values()
             .map(|&b| {
                 let bind = &self.bindings[b];
-                let t = bind.certain.map(|c| match c {
+                let t = self.binding_type(b).map(|c| match c {
                     Certain::Interface(i) => SeedType::Interface(i.to_string()),
                     Certain::Builtin(p) => SeedType::Builtin(p),
                 });
@@ -599,7 +619,10 @@ impl<'a> Analysis<'a> {
         let mut out = Vec::new();
         for &b in self.scopes[0].names.values() {
             let bind = &self.bindings[b];
-            let mut line = format!("decl {} {:?} {}", bind.name, bind.kind, bind.narrowed);
+            let mut line = format!(
+                "decl {} {:?} {} {}",
+                bind.name, bind.kind, bind.narrowed, bind.foreign
+            );
             for a in &bind.assigns {
                 let shown = match *a {
                     Assign::New(ctor, scope) => {
@@ -614,6 +637,13 @@ impl<'a> Analysis<'a> {
                     }
                     Assign::Array => "array".into(),
                     Assign::String => "string".into(),
+                    Assign::Number => "number".into(),
+                    Assign::Regex => "regex".into(),
+                    // The text, not its type: the type depends on other statements,
+                    // and an edit of the expression must change what the statement
+                    // gives the rest of the file (`var pg = layout.currentPage()`).
+                    Assign::Expr(n, _) => format!("expr {}", self.node_text(n)),
+                    Assign::Object(n) => format!("object {}", self.node_text(n)),
                     Assign::Other => "other".into(),
                 };
                 line.push(' ');
@@ -633,6 +663,12 @@ impl<'a> Analysis<'a> {
     /// declared for [`Analysis::is_declared_anywhere`].
     pub fn set_project_names(&mut self, names: impl IntoIterator<Item = String>) {
         self.project_names = names.into_iter().collect();
+        // A type settled before may have read one of these names as a documented global.
+        for b in &self.bindings {
+            if !b.seeded {
+                b.settled.set(0);
+            }
+        }
     }
 
     /// The top-level names of the reachable project files

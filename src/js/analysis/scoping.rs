@@ -279,7 +279,9 @@ impl<'a> Analysis<'a> {
             end: name_node.end_byte(),
             narrowed: false,
             assigns: Vec::new(),
-            certain: None,
+            foreign: false,
+            certain: std::cell::Cell::new(None),
+            settled: std::cell::Cell::new(0),
             seeded: false,
         });
         let id = self.bindings.len() - 1;
@@ -331,6 +333,14 @@ impl<'a> Analysis<'a> {
             },
             "array" => Assign::Array,
             "string" | "template_string" => Assign::String,
+            "number" => Assign::Number,
+            "regex" => Assign::Regex,
+            "object" => Assign::Object(v),
+            // Typed when asked, by the same rules as a receiver: a documented global,
+            // a member of a certain receiver, an element, another certain variable.
+            "identifier" | "member_expression" | "call_expression" | "subscript_expression" => {
+                Assign::Expr(v, scope)
+            }
             _ => Assign::Other,
         }
     }
@@ -534,7 +544,9 @@ impl<'a> Analysis<'a> {
                         end: at + name.len(),
                         narrowed: false,
                         assigns: Vec::new(),
-                        certain: None,
+                        foreign: false,
+                        certain: std::cell::Cell::new(None),
+                        settled: std::cell::Cell::new(0),
                         seeded: false,
                     });
                     let id = self.bindings.len() - 1;
@@ -543,6 +555,10 @@ impl<'a> Analysis<'a> {
                 }
             };
             if !self.bindings[b].seeded {
+                let home = self.bindings[b].scope;
+                if self.function_scope(scope) != home {
+                    self.bindings[b].foreign = true;
+                }
                 self.bindings[b].assigns.push(a);
             }
         }
@@ -555,14 +571,34 @@ impl<'a> Analysis<'a> {
                 }
             }
         }
-        for i in 0..self.bindings.len() {
-            if !self.bindings[i].seeded {
-                let c = self.binding_certain(i);
-                self.bindings[i].certain = c;
-            }
-        }
     }
 
+    /// The certain type of binding `b`, settled on first use: a variable assigned from
+    /// another is typed after it, whatever their order in the text. A cycle (`var a = b;
+    /// var b = a;`) meets a binding being settled and is not certain.
+    pub(super) fn binding_type(&self, b: BindingId) -> Option<Certain<'a>> {
+        let bind = &self.bindings[b];
+        match bind.settled.get() {
+            2 => return bind.certain.get(),
+            1 => return None,
+            _ => {}
+        }
+        // A chain of variables each assigned the next is followed this deep; a deeper
+        // one (generated code) is not certain rather than a stack overflow.
+        if self.settle_depth.get() > 64 {
+            return None;
+        }
+        bind.settled.set(1);
+        self.settle_depth.set(self.settle_depth.get() + 1);
+        let c = self.binding_certain(b);
+        self.settle_depth.set(self.settle_depth.get() - 1);
+        bind.certain.set(c);
+        bind.settled.set(2);
+        c
+    }
+
+    /// Whether every assignment of binding `b` is a certain value of one and the same
+    /// type (interfaces.md, "What is judged"), and which.
     fn binding_certain(&self, b: BindingId) -> Option<Certain<'a>> {
         let bind = &self.bindings[b];
         if bind.kind == BindingKind::Function && !bind.narrowed && bind.assigns.is_empty() {
@@ -571,31 +607,47 @@ impl<'a> Analysis<'a> {
             return Some(Certain::Builtin(Proto::Function));
         }
         if bind.narrowed
+            || bind.foreign
             || !matches!(bind.kind, BindingKind::Var | BindingKind::Lexical)
             || bind.assigns.is_empty()
         {
             return None;
         }
-        let first = bind.assigns[0];
-        let mut result = match first {
-            Assign::New(ctor, scope) => self.new_type(ctor, scope)?,
-            Assign::Array => Certain::Builtin(Proto::Array),
-            Assign::String => Certain::Builtin(Proto::String),
-            Assign::Other => return None,
-        };
-        for a in &bind.assigns[1..] {
+        let mut result = None;
+        for a in &bind.assigns {
             let t = match *a {
                 Assign::New(ctor, scope) => self.new_type(ctor, scope)?,
                 Assign::Array => Certain::Builtin(Proto::Array),
                 Assign::String => Certain::Builtin(Proto::String),
-                Assign::Other => return None,
+                Assign::Number => Certain::Builtin(Proto::Number),
+                Assign::Regex => Certain::Builtin(Proto::RegExp),
+                Assign::Expr(node, scope) => self.certain_in(node, scope)?,
+                Assign::Object(_) | Assign::Other => return None,
             };
-            if t != result {
+            if result.is_some_and(|r| r != t) {
                 return None;
             }
-            result = t;
+            result = Some(t);
         }
-        Some(result)
+        result
+    }
+
+    /// The object literal a variable holds, when it is its only assignment (`var cfg =
+    /// { bold: true }`, never reassigned, narrowed or written by another function): an
+    /// options object passed by name is judged as the literal would be.
+    pub fn object_literal_of(&self, name: &str, scope: ScopeId) -> Option<Node<'a>> {
+        let bind = &self.bindings[self.resolve(name, scope)?];
+        if bind.narrowed
+            || bind.foreign
+            || bind.seeded
+            || !matches!(bind.kind, BindingKind::Var | BindingKind::Lexical)
+        {
+            return None;
+        }
+        match bind.assigns.as_slice() {
+            [Assign::Object(n)] => Some(*n),
+            _ => None,
+        }
     }
 
     /// The type `new ctor()` gives at `scope`: a documented constructor's interface, or a

@@ -109,7 +109,7 @@ impl<'a> Analysis<'a> {
     /// The certain type of the bare name `name` used in `scope`.
     fn certain_name(&self, name: &'a str, scope: ScopeId) -> Option<Certain<'a>> {
         match self.resolve(name, scope) {
-            Some(b) => self.bindings[b].certain,
+            Some(b) => self.binding_type(b),
             None => {
                 if self.project_names.contains(name) || self.narrowed_globals.contains(name) {
                     return None;
@@ -140,6 +140,8 @@ impl<'a> Analysis<'a> {
             Some(Certain::Builtin(Proto::String))
         } else if k == ids.regex {
             Some(Certain::Builtin(Proto::RegExp))
+        } else if k == ids.number {
+            Some(Certain::Builtin(Proto::Number))
         } else {
             None
         }
