@@ -50,7 +50,18 @@ pub fn hover(
                     Some(w) => w.top_level_declaration(corpus, text, name, b.kind)?,
                     None => b.start,
                 };
-                declaration_markdown(text, b.kind, at)
+                let mut md = declaration_markdown(text, b.kind, at);
+                // The checker's type of the name here: what its members are judged by.
+                match ctx.analysis.certain(node) {
+                    Some(Certain::Interface(i)) => md.push_str(&format!(
+                        "\n\nType: `{i}` (every assignment is one, from the docs)"
+                    )),
+                    Some(Certain::Builtin(p)) if b.kind != BindingKind::Function => {
+                        md.push_str(&format!("\n\nType: `{}`", builtin_type_name(p)))
+                    }
+                    _ => {}
+                }
+                md
             } else if let Some(iface) = corpus.global_interface(name) {
                 if ctx.node_interface(node).as_deref() != Some(iface) {
                     return None;
@@ -229,4 +240,17 @@ fn builtin_member_markdown<'a>(ctx: &FileCtx<'a>, member: Node<'a>, name: &str) 
         es::edition_name(since),
         level_note(ctx.corpus, since)
     ))
+}
+
+/// The name of a built-in value type, as a hover shows it.
+fn builtin_type_name(p: es::Proto) -> &'static str {
+    match p {
+        es::Proto::Array => "Array",
+        es::Proto::String => "string",
+        es::Proto::Number => "number",
+        es::Proto::Function => "Function",
+        es::Proto::Date => "Date",
+        es::Proto::Object => "Object",
+        es::Proto::RegExp => "RegExp",
+    }
 }
