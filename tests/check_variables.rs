@@ -375,3 +375,31 @@ fn hover_and_completion_read_a_variable_typed_from_the_docs() {
     assert!(!l.iter().any(|x| x == "sheetCount"), "completion: {l:?}");
     lsp.shutdown();
 }
+
+/// The dry run names the member a failed call called: QuickJS says only "not a
+/// function", which named nothing on `s.toUpperCas()`.
+#[test]
+fn the_dry_run_names_the_missing_member_of_a_built_in() {
+    let js = "var s = \"abc\";\nvar up = s.toUpperCas();\n";
+    let md = markdown(js);
+    let dir = project(
+        &demo_corpus(),
+        &[("main.js", js.as_bytes()), ("page.md", md.as_bytes())],
+    );
+    for (file, line) in [("main.js", 2), ("page.md", 7)] {
+        let out = Command::new(env!("CARGO_BIN_EXE_grounded"))
+            .args(["dry-run", "--format", "json", file])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+        let f = v.as_array().unwrap();
+        assert_eq!(f.len(), 1, "{file}: {v:#}");
+        assert_eq!(
+            f[0]["message"], "uncaught TypeError: `toUpperCas` is not a function",
+            "{file}: {v:#}"
+        );
+        assert_eq!(f[0]["line"], line, "{file}: {v:#}");
+    }
+}

@@ -613,8 +613,15 @@ impl Project {
 /// The name a failed call called (`helper` in `helper()`, `render` in
 /// `cfg.render()`): the engine points at the call's dot or start, and the finding's
 /// range covers the name that is wrong.
+///
+/// A Markdown file's `text` is its code already (the report blanks its prose once):
+/// blanking it again would blank the code too.
 pub(super) fn callee_name(file: &str, text: &str, pos: usize) -> Option<(usize, usize)> {
-    let tree = crate::js::parse(&crate::js::script_text(file, text, &[]));
+    let tree = if crate::js::is_markdown(file) {
+        crate::js::parse(text)
+    } else {
+        crate::js::parse(&crate::js::script_text(file, text, &[]))
+    };
     let call = innermost(tree.root_node(), pos, &["call_expression"])?;
     let callee = call.child_by_field_name("function")?;
     let name = match callee.kind() {

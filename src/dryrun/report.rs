@@ -195,7 +195,12 @@ pub fn findings(
             let engine_pos = byte_at(text, &idx, at.line, at.col);
             if name == "TypeError" && message == "not a function" {
                 if let Some((s, e)) = blame::callee_name(&at.file, text, engine_pos) {
-                    let m = f.message.clone();
+                    // The name that was called, as written: QuickJS says only "not a
+                    // function", and `s.toUpperCas()` on a string gave no clue which.
+                    let m = match text.get(s..e).filter(|n| !n.is_empty()) {
+                        Some(n) => format!("uncaught TypeError: `{n}` is not a function"),
+                        None => f.message.clone(),
+                    };
                     f = Finding::with_index(&at.file, &idx, Span::new(s, e), code, m);
                 }
             }
