@@ -373,6 +373,23 @@ fn hover_and_completion_read_a_variable_typed_from_the_docs() {
     let l = labels(&c);
     assert!(l.iter().any(|x| x == "range"), "completion: {l:?}");
     assert!(!l.iter().any(|x| x == "sheetCount"), "completion: {l:?}");
+    // Definition of a member on the variable: the docs' chunk of `Range.format`.
+    let d = lsp.request("textDocument/definition", at(&uri, text, "format(", 1));
+    assert!(d.to_string().contains("api.md"), "definition: {d}");
+    // Signature help inside a call being typed on the variable.
+    let typing = format!("{text}r.format(");
+    lsp.change(&uri, 2, [4, 0, 4, 0], "r.format(");
+    let end = typing.len() as u32 - typing.rfind('\n').unwrap() as u32 - 1;
+    let h = lsp.request(
+        "textDocument/signatureHelp",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 4, "character": end}}),
+    );
+    assert!(
+        h["signatures"][0]["label"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("format(")),
+        "signature help: {h}"
+    );
     lsp.shutdown();
 }
 

@@ -176,6 +176,20 @@ impl<'a> FileCtx<'a> {
     /// The interface of a variable name used in this file, when certain (the text-cut
     /// fallback's reading).
     pub fn name_interface(&self, name: &str) -> Option<String> {
+        // The checker's answer when the file declares the name once: a variable typed
+        // from the docs (`var r = sheet.range("A1")`) while its use is being typed.
+        let a = &self.analysis;
+        let mut named = a
+            .bindings
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| b.name == name);
+        if let (Some((id, _)), None) = (named.next(), named.next()) {
+            return match a.binding_certain_type(id) {
+                Some(crate::js::Certain::Interface(i)) => Some(i.to_string()),
+                _ => None,
+            };
+        }
         let src = self.text;
         let mut declared = false;
         let mut uncertain = false;

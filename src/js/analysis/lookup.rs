@@ -226,6 +226,12 @@ impl<'a> Analysis<'a> {
         out
     }
 
+    /// The certain type of binding `id` of [`Analysis::bindings`] (see the module docs
+    /// for what counts).
+    pub fn binding_certain_type(&self, id: BindingId) -> Option<Certain<'a>> {
+        self.binding_type(id)
+    }
+
     /// The program scope's binding of `name` (declared, implicit or seeded).
     pub fn program_binding(&self, name: &str) -> Option<&Binding<'a>> {
         self.scopes[0].names.get(name).map(|&b| &self.bindings[b])
