@@ -8,8 +8,11 @@
 //! - a documented global (`layout`) not shadowed by a declaration in scope (nor by a
 //!   top-level declaration of a project file the script reaches, see
 //!   [`Analysis::set_project_names`]);
-//! - a variable whose every assignment is `new X()` of a documented constructor, and
-//!   that the script never narrows (`x instanceof Y`, `x.constructor`);
+//! - a variable whose every assignment in scope is a certain value of one and the same
+//!   type (`new X()`, a documented global, a member's value, an element, another
+//!   certain variable, a literal), written by the function that declares it, and that
+//!   the script never narrows (`x instanceof Y`, `x.constructor`); a cycle of variables
+//!   (`var a = b; var b = a;`) is not certain;
 //! - a documented property or method whose type is exactly one interface, reached from
 //!   a certain receiver (`layout.currentPage().frame`);
 //! - a documented global function returning an interface (`loadDoc()`), a `new X()`
@@ -20,7 +23,8 @@
 //!   prototype methods the engine check judges (`f.bind` under ES3).
 //!
 //! Parameters, the project's own functions' results, array elements, unions, `any` and
-//! `object` are never certain.
+//! `object` are never certain; nor are properties of `this` (the walk does not follow
+//! them).
 //!
 //! The language server uses this for hover, completion and signature help:
 //!

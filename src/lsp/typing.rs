@@ -5,9 +5,10 @@
 //! the diagnostics. While the user types, the receiver before a `.` is often not a node
 //! of the tree (`layout.currentPage().` parses as an error); then the receiver chain is
 //! cut from the text and typed here by the same rules (interfaces.md, "certain receivers
-//! only"): a documented global not declared in the file; a variable whose every
-//! assignment is `new X()` of a documented constructor; a member whose type is exactly
-//! one interface, reached from a certain receiver. Anything else has no interface, and
+//! only"): a documented global not declared in the file; a variable the checker types
+//! (declared once in the file) or, else, whose every assignment is `new X()` of a
+//! documented constructor; a member whose type is exactly one interface, reached from a
+//! certain receiver. Anything else has no interface, and
 //! the editor offers nothing rather than guess.
 
 use tree_sitter::{Node, Tree};
