@@ -36,6 +36,10 @@ Syntax: readonly sheetCount: number
 
 Syntax: title: string
 
+## Workbook-sheets
+
+Syntax: readonly sheets: Sheet[]
+
 # Sheet
 
 ## Sheet-range
@@ -114,6 +118,10 @@ var late;
 function init() { late = workbook.sheet("B"); }
 late.autoFit();
 var a = b; var b = a; a.autoFit();
+var all = workbook.sheets;
+all.item(0);
+var heading = workbook.title;
+heading.anything();
 var nar = workbook.sheet("C");
 if (nar instanceof Object) nar.autoFit();
 var loose = { bolt: true };
@@ -293,7 +301,7 @@ fn sorted(v: Vec<(u64, String, String)>) -> Vec<(u64, String, String)> {
 /// with its interface.
 #[test]
 fn the_server_follows_an_edit_of_the_assignment_that_types_a_variable() {
-    let text = "var pg = layout.currentPage();\nvar x = 1;\npg.framee = 1;\nfunction f() {\n    pg.heder.clear();\n}\n";
+    let text = "var pg = layout.currentPage();\nvar x = 1;\npg.framee = 1;\nfunction f() {\n    pg.heder.clear();\n}\nvar s = \"x\";\ns.toUpperCase();\n";
     let dir = project(&demo_corpus(), &[("main.js", text.as_bytes())]);
     let mut lsp = Lsp::start(&[], &[]);
     lsp.initialize(
@@ -346,6 +354,20 @@ fn the_server_follows_an_edit_of_the_assignment_that_types_a_variable() {
     let cli = sorted(check(dir.path(), "main.js"));
     assert_eq!(server_findings(&fourth), cli);
     assert_eq!(cli.len(), 1, "{cli:#?}");
+
+    // A string held in a variable, its use edited alone: judged with the seed's type.
+    let now = text.replace("framee = 1", "pageNumber");
+    let (line, col) = pos_of(&now, "toUpperCase");
+    lsp.change(&uri, 5, [line, col, line, col + 11], "toUpperCas");
+    let fifth = lsp.diagnostics_where(&uri, Some(5), |_| true);
+    std::fs::write(
+        dir.path().join("main.js"),
+        now.replace("toUpperCase", "toUpperCas"),
+    )
+    .unwrap();
+    let cli = sorted(check(dir.path(), "main.js"));
+    assert_eq!(server_findings(&fifth), cli);
+    assert_eq!(cli.len(), 2, "{cli:#?}");
     lsp.shutdown();
 }
 

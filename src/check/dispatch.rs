@@ -273,7 +273,9 @@ fn visit_member<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId, site: usiz
         Some(Certain::Builtin(proto)) => {
             set_member(cx, site, None);
             engine::proto_member(cx, proto, prop.node);
-            member::builtin(cx, node, proto, prop.node);
+            if cx.a.is_language_value(&obj, scope) {
+                member::builtin(cx, node, proto, prop.node);
+            }
         }
         None => {
             set_member(cx, site, None);

@@ -91,8 +91,10 @@ pub(crate) fn readonly<'a>(
 }
 
 /// Judges `node` (`receiver.prop`) whose receiver is certainly a value of the language
-/// (`"abc"`, `[1, 2]`, `/x/`, `(5)`, a variable only ever assigned one, a member the docs
-/// type `string`...): it has the members of the engine's edition and nothing else.
+/// by how the script writes it (`"abc"`, `[1, 2]`, `/x/`, `(5)`, a variable only ever
+/// assigned one): it has the members of the engine's edition and nothing else. A value
+/// the docs type `string` or `T[]` is not judged so: an engine's collection documented
+/// as an array may have members of its own (`documents.add()`).
 ///
 /// Why: `"abc".toUpperCas()` is the same invented member as on a documented object and
 /// throws the same way; the docs of the language are complete. A member of a later

@@ -130,6 +130,9 @@ pub struct Binding<'a> {
     /// 0 not settled, 1 being settled (a cycle `var a = b; var b = a;` meets it), 2
     /// settled.
     settled: std::cell::Cell<u8>,
+    /// Settled with `certain`: the value is the language's own by its every assignment
+    /// (a literal, `new Array()`, another such variable), not a value the docs type.
+    literal: std::cell::Cell<bool>,
     /// Taken from a [`Seed`]: its facts are the whole file's, fixed.
     seeded: bool,
 }
@@ -232,6 +235,9 @@ pub enum SeedType {
     Interface(String),
     /// A built-in value type.
     Builtin(Proto),
+    /// A built-in value type the language gives by itself (a literal; see
+    /// [`Analysis::is_language_value`]).
+    Literal(Proto),
 }
 
 /// The certain type of an expression.
@@ -551,14 +557,16 @@ impl<'a> Analysis<'a> {
         a.polyfills = seed.polyfills.iter().cloned().collect();
         a.project_names = seed.project_names.iter().cloned().collect();
         for (name, kind, certain) in &seed.globals {
+            let certain_seed = certain;
             let certain = match certain {
                 Some(SeedType::Interface(i)) => corpus
                     .interfaces
                     .get_key_value(i)
                     .map(|(k, _)| Certain::Interface(k.as_str())),
-                Some(SeedType::Builtin(p)) => Some(Certain::Builtin(*p)),
+                Some(SeedType::Builtin(p) | SeedType::Literal(p)) => Some(Certain::Builtin(*p)),
                 None => None,
             };
+            let literal = matches!(certain_seed, Some(SeedType::Literal(_)));
             a.bindings.push(Binding {
                 name: name.as_str(),
                 kind: *kind,
@@ -570,6 +578,7 @@ impl<'a> Analysis<'a> {
                 foreign: false,
                 certain: std::cell::Cell::new(certain),
                 settled: std::cell::Cell::new(2),
+                literal: std::cell::Cell::new(literal),
                 seeded: true,
             });
             let id = a.bindings.len() - 1;
@@ -595,6 +604,7 @@ impl<'a> Analysis<'a> {
                 let bind = &self.bindings[b];
                 let t = self.binding_type(b).map(|c| match c {
                     Certain::Interface(i) => SeedType::Interface(i.to_string()),
+                    Certain::Builtin(p) if bind.literal.get() => SeedType::Literal(p),
                     Certain::Builtin(p) => SeedType::Builtin(p),
                 });
                 (bind.name.to_string(), bind.kind, t)

@@ -282,6 +282,7 @@ impl<'a> Analysis<'a> {
             foreign: false,
             certain: std::cell::Cell::new(None),
             settled: std::cell::Cell::new(0),
+            literal: std::cell::Cell::new(false),
             seeded: false,
         });
         let id = self.bindings.len() - 1;
@@ -547,6 +548,7 @@ impl<'a> Analysis<'a> {
                         foreign: false,
                         certain: std::cell::Cell::new(None),
                         settled: std::cell::Cell::new(0),
+                        literal: std::cell::Cell::new(false),
                         seeded: false,
                     });
                     let id = self.bindings.len() - 1;
@@ -593,8 +595,59 @@ impl<'a> Analysis<'a> {
         let c = self.binding_certain(b);
         self.settle_depth.set(self.settle_depth.get() - 1);
         bind.certain.set(c);
+        bind.literal
+            .set(matches!(c, Some(Certain::Builtin(_))) && self.assigned_literals(b));
         bind.settled.set(2);
         c
+    }
+
+    /// Whether every assignment of binding `b` is a value of the language's own: a
+    /// literal, `new Array()` (or `String`, `RegExp`...), or a variable that holds one.
+    fn assigned_literals(&self, b: BindingId) -> bool {
+        self.bindings[b].assigns.iter().all(|a| match *a {
+            Assign::Array | Assign::String | Assign::Number | Assign::Regex => true,
+            Assign::New(ctor, scope) => {
+                matches!(self.new_type(ctor, scope), Some(Certain::Builtin(_)))
+            }
+            Assign::Expr(n, scope) => {
+                n.kind_id() == query::kind_ids().identifier
+                    && self.resolve(self.node_text(n), scope).is_some_and(|v| {
+                        self.binding_type(v).is_some() && self.bindings[v].literal.get()
+                    })
+            }
+            Assign::Object(_) | Assign::Other => false,
+        })
+    }
+
+    /// Whether the value of `part` (in `scope`) is the language's own by how the script
+    /// writes it: a string, number, array or regular-expression literal, or a variable
+    /// whose every assignment is one. A value the docs type `string` or `T[]` is not:
+    /// an engine's collection documented as an array may have members of its own.
+    pub fn is_language_value(&self, part: &Part<'a>, scope: ScopeId) -> bool {
+        let ids = query::kind_ids();
+        let mut node = part.node;
+        while node.kind_id() == ids.parenthesized_expression {
+            match node.named_child(0) {
+                Some(inner) => node = inner,
+                None => return false,
+            }
+        }
+        let k = node.kind_id();
+        if k == ids.string
+            || k == ids.template_string
+            || k == ids.number
+            || k == ids.regex
+            || k == ids.array
+        {
+            return true;
+        }
+        if k != ids.identifier {
+            return false;
+        }
+        match self.resolve(self.node_text(node), scope) {
+            Some(b) => self.binding_type(b).is_some() && self.bindings[b].literal.get(),
+            None => false,
+        }
     }
 
     /// Whether every assignment of binding `b` is a certain value of one and the same
