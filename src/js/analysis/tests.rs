@@ -241,3 +241,38 @@ fn variables_by_every_assignment() {
     let t = "function Table() {}\nvar t = new Table();\nt.columns = 2;";
     assert_eq!(iface_at(t, "t.columns", "identifier"), None);
 }
+
+#[test]
+fn variables_typed_from_the_docs() {
+    let page = |t: &str, at: &str| iface_at(t, at, "identifier");
+    // A member's value, a global, another certain variable, in any order.
+    let t = "var b = a;\nvar a = layout.currentPage();\nb.frame;\na.frame;";
+    assert_eq!(page(t, "a.frame").as_deref(), Some("Page"));
+    assert_eq!(page(t, "b.frame").as_deref(), Some("Page"));
+    let t = "var l = layout;\nl.x;";
+    assert_eq!(page(t, "l.x").as_deref(), Some("Layout"));
+    // A cycle is not certain, and ends.
+    let t = "var a = b;\nvar b = a;\na.x;\nb.x;";
+    assert_eq!(page(t, "a.x"), None);
+    assert_eq!(page(t, "b.x"), None);
+    // Two interfaces, an uncertain branch, another function's write, a parameter's
+    // member, the project's own function.
+    let t = "var p = layout.currentPage();\np = layout;\np.x;";
+    assert_eq!(page(t, "p.x"), None);
+    let t = "var p = layout.currentPage();\nif (q) p = make();\np.x;";
+    assert_eq!(page(t, "p.x"), None);
+    let t = "var p;\nfunction init() { p = layout.currentPage(); }\np.x;";
+    assert_eq!(page(t, "p.x"), None);
+    let t = "function f(l) { var p = l.currentPage(); p.x; }";
+    assert_eq!(page(t, "p.x"), None);
+    let t = "function currentPage() { return {}; }\nvar p = currentPage();\np.x;";
+    assert_eq!(page(t, "p.x"), None);
+    // A chain deeper than the settling depth is not certain rather than a stack
+    // overflow.
+    let mut t = String::from("var v0 = layout;\n");
+    for i in 1..200 {
+        t.push_str(&format!("var v{i} = v{};\n", i - 1));
+    }
+    t.push_str("v199.x;\nv3.x;");
+    assert_eq!(page(&t, "v3.x").as_deref(), Some("Layout"));
+}
