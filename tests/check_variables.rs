@@ -442,3 +442,48 @@ fn the_dry_run_names_the_missing_member_of_a_built_in() {
         assert_eq!(f[0]["line"], line, "{file}: {v:#}");
     }
 }
+
+/// What a statement gives the rest of the file is the chain that types a variable and
+/// the keys of an options object, not the bodies of functions passed or held there: an
+/// edit inside those is still re-checked alone, and agrees with a full check.
+#[test]
+fn edits_inside_callbacks_and_object_methods_are_still_rechecked_alone() {
+    use grounded::check::{self as gcheck, ProjectIndex, Session};
+    use std::sync::Arc;
+    let text = "var pg = layout.currentPage();\nvar App = {\n    init: function () {\n        layout.paragraph(\"a\");\n    }\n};\nvar cfg = { bold: true };\nvar later = wrap(function () {\n    layout.paragraph(\"b\", cfg);\n});\npg.frame;\nfunction wrap(f) { return f; }\n";
+    let corpus = Arc::new(grounded::docs::bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let mut s = Session::new(corpus.clone(), project.clone(), "s.js", text);
+    let shown = |f: &[grounded::check::Finding]| -> Vec<String> {
+        f.iter()
+            .map(|x| format!("{}:{} {} {}", x.line, x.column, x.code.as_str(), x.message))
+            .collect()
+    };
+    let mut edit = |s: &mut Session, find: &str, by: &str, alone: bool| {
+        let at = s.text().find(find).expect("present");
+        let before = s.incremental_edits();
+        let got = shown(s.edit(at, at + find.len(), by));
+        let want = shown(&gcheck::check_text(
+            &corpus,
+            &ProjectIndex::default(),
+            "s.js",
+            s.text(),
+        ));
+        assert_eq!(got, want, "after `{find}` → `{by}`");
+        assert_eq!(
+            s.incremental_edits() > before,
+            alone,
+            "`{find}` → `{by}` re-checked alone: expected {alone}"
+        );
+    };
+    edit(&mut s, "paragraph(\"a\")", "paragrap(\"a\")", true);
+    edit(
+        &mut s,
+        "paragraph(\"b\", cfg)",
+        "paragraph(\"b\", cfg, 1)",
+        true,
+    );
+    // The options object's keys and the typing chain: the file whole.
+    edit(&mut s, "{ bold: true }", "{ bolt: true }", false);
+    edit(&mut s, "layout.currentPage()", "foo()", false);
+}

@@ -653,11 +653,18 @@ impl<'a> Analysis<'a> {
                     Assign::String => "string".into(),
                     Assign::Number => "number".into(),
                     Assign::Regex => "regex".into(),
-                    // The text, not its type: the type depends on other statements,
-                    // and an edit of the expression must change what the statement
-                    // gives the rest of the file (`var pg = layout.currentPage()`).
-                    Assign::Expr(n, _) => format!("expr {}", self.node_text(n)),
-                    Assign::Object(n) => format!("object {}", self.node_text(n)),
+                    // The chain, not its type: the type depends on other statements,
+                    // and an edit of the chain must change what the statement gives
+                    // the rest of the file (`var pg = layout.currentPage()`); its
+                    // arguments do not (a callback's body is edited alone).
+                    Assign::Expr(n, _) => {
+                        let mut shape = String::from("expr ");
+                        self.chain_shape(n, Some(&mut shape));
+                        shape
+                    }
+                    // Its keys: what the option check reads when it is passed by name
+                    // (`var App = { init: function () {...} }` is edited alone).
+                    Assign::Object(n) => format!("object {}", self.object_keys(n)),
                     Assign::Other => "other".into(),
                 };
                 line.push(' ');

@@ -339,7 +339,9 @@ impl<'a> Analysis<'a> {
             "object" => Assign::Object(v),
             // Typed when asked, by the same rules as a receiver: a documented global,
             // a member of a certain receiver, an element, another certain variable.
-            "identifier" | "member_expression" | "call_expression" | "subscript_expression" => {
+            "identifier" | "member_expression" | "call_expression" | "subscript_expression"
+                if self.chain_shape(v, None) =>
+            {
                 Assign::Expr(v, scope)
             }
             _ => Assign::Other,
@@ -683,6 +685,43 @@ impl<'a> Analysis<'a> {
             result = Some(t);
         }
         result
+    }
+
+    /// The keys of an object literal, nested literals' keys in braces (`{a b{c d} }`):
+    /// all that the option check reads of it. For a statement summary.
+    pub(super) fn object_keys(&self, obj: Node<'a>) -> String {
+        let mut out = String::new();
+        self.keys_into(obj, 0, &mut out);
+        out
+    }
+
+    fn keys_into(&self, obj: Node<'a>, depth: usize, out: &mut String) {
+        let f = crate::js::query::fields();
+        out.push('{');
+        let mut c = obj.walk();
+        for kid in obj.named_children(&mut c) {
+            let key = match kid.kind() {
+                "pair" => kid.child_by_field_id(f.key),
+                "method_definition" => kid.child_by_field_id(f.name),
+                "shorthand_property_identifier" => Some(kid),
+                "comment" => continue,
+                _ => None,
+            };
+            match key {
+                Some(k) => out.push_str(self.node_text(k)),
+                None => out.push_str(kid.kind()),
+            }
+            if kid.kind() == "pair" && depth < 8 {
+                if let Some(v) = kid
+                    .child_by_field_id(f.value)
+                    .filter(|v| v.kind() == "object")
+                {
+                    self.keys_into(v, depth + 1, out);
+                }
+            }
+            out.push(' ');
+        }
+        out.push('}');
     }
 
     /// The object literal a variable holds, when it is its only assignment (`var cfg =

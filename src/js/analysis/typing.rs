@@ -96,6 +96,83 @@ impl<'a> Analysis<'a> {
         Some(t)
     }
 
+    /// Whether `node` has the shape receiver typing may find certain: a chain of names,
+    /// members, calls and elements from a name, `new X()` or a literal
+    /// (`layout.currentPage()`, `doc.pages[0]`, `b`). With `out`, writes the chain
+    /// without its arguments (`sheet.range().format()`): what the chain's type depends
+    /// on, and all of it, so that a statement summary holding it changes with the type
+    /// and not with an edit inside a callback passed along the chain.
+    pub(super) fn chain_shape(&self, node: Node<'a>, mut out: Option<&mut String>) -> bool {
+        let ids = query::kind_ids();
+        let mut rev: Vec<&str> = Vec::new();
+        let mut n = node;
+        loop {
+            let k = n.kind_id();
+            if k == ids.parenthesized_expression {
+                match n.named_child(0) {
+                    Some(inner) => n = inner,
+                    None => return false,
+                }
+            } else if k == ids.member_expression {
+                let (Some(obj), Some(prop)) = (self.head(n), self.tail(n)) else {
+                    return false;
+                };
+                rev.push(self.node_text(prop));
+                rev.push(".");
+                n = obj;
+            } else if k == ids.subscript_expression {
+                let Some(index) = n.child_by_field_name("index") else {
+                    return false;
+                };
+                let keyed = index.kind_id() == ids.string || index.kind_id() == ids.template_string;
+                rev.push(if keyed { "[key]" } else { "[i]" });
+                let Some(obj) = n.child_by_field_id(query::fields().object) else {
+                    return false;
+                };
+                n = obj;
+            } else if k == ids.call_expression {
+                let Some(f) = self.head(n) else {
+                    return false;
+                };
+                let fk = f.kind_id();
+                if fk != ids.member_expression && fk != ids.identifier {
+                    return false;
+                }
+                rev.push("()");
+                n = f;
+            } else if k == ids.identifier {
+                rev.push(self.node_text(n));
+                break;
+            } else if k == ids.new_expression {
+                match n.child_by_field_id(query::fields().constructor) {
+                    Some(c) if c.kind_id() == ids.identifier => {
+                        rev.push(self.node_text(c));
+                        rev.push("new ");
+                        break;
+                    }
+                    _ => return false,
+                }
+            } else if k == ids.string || k == ids.template_string {
+                rev.push("\"\"");
+                break;
+            } else if k == ids.array {
+                rev.push("[]");
+                break;
+            } else if k == ids.number || k == ids.regex {
+                rev.push(n.kind());
+                break;
+            } else {
+                return false;
+            }
+        }
+        if let Some(out) = out.as_mut() {
+            for part in rev.iter().rev() {
+                out.push_str(part);
+            }
+        }
+        true
+    }
+
     /// [`Analysis::certain_in`] of a site's part (see [`Part`]): a bare name is typed
     /// without asking the tree.
     pub fn certain_part(&self, part: &Part<'a>, scope: ScopeId) -> Option<Certain<'a>> {
