@@ -104,7 +104,14 @@ impl<'a> Analysis<'a> {
     /// and not with an edit inside a callback passed along the chain.
     pub(super) fn chain_shape(&self, node: Node<'a>, mut out: Option<&mut String>) -> bool {
         let ids = query::kind_ids();
+        // Only a summary asks for the text; the walk's classification allocates nothing.
+        let want = out.is_some();
         let mut rev: Vec<&str> = Vec::new();
+        let push = |part: &'a str, rev: &mut Vec<&'a str>| {
+            if want {
+                rev.push(part);
+            }
+        };
         let mut n = node;
         loop {
             let k = n.kind_id();
@@ -117,15 +124,15 @@ impl<'a> Analysis<'a> {
                 let (Some(obj), Some(prop)) = (self.head(n), self.tail(n)) else {
                     return false;
                 };
-                rev.push(self.node_text(prop));
-                rev.push(".");
+                push(self.node_text(prop), &mut rev);
+                push(".", &mut rev);
                 n = obj;
             } else if k == ids.subscript_expression {
                 let Some(index) = n.child_by_field_name("index") else {
                     return false;
                 };
                 let keyed = index.kind_id() == ids.string || index.kind_id() == ids.template_string;
-                rev.push(if keyed { "[key]" } else { "[i]" });
+                push(if keyed { "[key]" } else { "[i]" }, &mut rev);
                 let Some(obj) = n.child_by_field_id(query::fields().object) else {
                     return false;
                 };
@@ -138,28 +145,28 @@ impl<'a> Analysis<'a> {
                 if fk != ids.member_expression && fk != ids.identifier {
                     return false;
                 }
-                rev.push("()");
+                push("()", &mut rev);
                 n = f;
             } else if k == ids.identifier {
-                rev.push(self.node_text(n));
+                push(self.node_text(n), &mut rev);
                 break;
             } else if k == ids.new_expression {
                 match n.child_by_field_id(query::fields().constructor) {
                     Some(c) if c.kind_id() == ids.identifier => {
-                        rev.push(self.node_text(c));
-                        rev.push("new ");
+                        push(self.node_text(c), &mut rev);
+                        push("new ", &mut rev);
                         break;
                     }
                     _ => return false,
                 }
             } else if k == ids.string || k == ids.template_string {
-                rev.push("\"\"");
+                push("\"\"", &mut rev);
                 break;
             } else if k == ids.array {
-                rev.push("[]");
+                push("[]", &mut rev);
                 break;
             } else if k == ids.number || k == ids.regex {
-                rev.push(n.kind());
+                push(n.kind(), &mut rev);
                 break;
             } else {
                 return false;
