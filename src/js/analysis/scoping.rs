@@ -417,6 +417,13 @@ impl<'a> Analysis<'a> {
                             p.assigns
                                 .push((self.node_text(name), scope, name.start_byte(), a));
                         }
+                    } else if node
+                        .child_by_field_id(crate::js::query::fields().value)
+                        .is_some()
+                    {
+                        // `var { a, b } = obj`: what each name holds is a part of a
+                        // value, never certain (a later `a = layout` must not make it so).
+                        self.note_pattern_assigns(p, name, scope);
                     }
                 }
                 None
@@ -519,6 +526,29 @@ impl<'a> Analysis<'a> {
                 target.start_byte(),
                 Assign::Other,
             ));
+        }
+    }
+
+    /// Records an uncertain assignment to every name a destructuring pattern binds.
+    fn note_pattern_assigns(&self, p: &mut Pending<'a>, pattern: Node<'a>, scope: ScopeId) {
+        let f = crate::js::query::fields();
+        let mut stack = vec![pattern];
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                "identifier" | "shorthand_property_identifier_pattern" => {
+                    p.assigns
+                        .push((self.node_text(n), scope, n.start_byte(), Assign::Other));
+                }
+                "assignment_pattern" | "object_assignment_pattern" => {
+                    stack.extend(n.child_by_field_id(f.left));
+                }
+                "pair_pattern" => stack.extend(n.child_by_field_id(f.value)),
+                "object_pattern" | "array_pattern" | "rest_pattern" => {
+                    let mut c = n.walk();
+                    stack.extend(n.named_children(&mut c));
+                }
+                _ => {}
+            }
         }
     }
 

@@ -267,6 +267,9 @@ fn variables_typed_from_the_docs() {
     assert_eq!(page(t, "p.x"), None);
     let t = "function currentPage() { return {}; }\nvar p = currentPage();\np.x;";
     assert_eq!(page(t, "p.x"), None);
+    // A name a destructuring binds holds part of a value: never certain.
+    let t = "var { p } = obj;\np.x;\nif (c) p = layout.currentPage();";
+    assert_eq!(page(t, "p.x"), None);
     // A chain deeper than the settling depth is not certain rather than a stack
     // overflow.
     let mut t = String::from("var v0 = layout;\n");
