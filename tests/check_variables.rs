@@ -459,7 +459,7 @@ fn edits_inside_callbacks_and_object_methods_are_still_rechecked_alone() {
             .map(|x| format!("{}:{} {} {}", x.line, x.column, x.code.as_str(), x.message))
             .collect()
     };
-    let mut edit = |s: &mut Session, find: &str, by: &str, alone: bool| {
+    let edit = |s: &mut Session, find: &str, by: &str, alone: bool| {
         let at = s.text().find(find).expect("present");
         let before = s.incremental_edits();
         let got = shown(s.edit(at, at + find.len(), by));
