@@ -487,3 +487,37 @@ fn edits_inside_callbacks_and_object_methods_are_still_rechecked_alone() {
     edit(&mut s, "{ bold: true }", "{ bolt: true }", false);
     edit(&mut s, "layout.currentPage()", "foo()", false);
 }
+
+/// The editor's quick fix for a string's invented member is the finding's fix data:
+/// the documented name of the language.
+#[test]
+fn a_quick_fix_replaces_a_strings_invented_member() {
+    let text = "var s = \"abc\";\nvar up = s.toUpperCas();\n";
+    let dir = project(&demo_corpus(), &[("main.js", text.as_bytes())]);
+    let mut lsp = Lsp::start(&[], &[]);
+    lsp.initialize(
+        dir.path(),
+        json!({"debounceMs": 0, "dryRun": {"enabled": false}}),
+    );
+    let uri = uri(&dir.path().join("main.js"));
+    lsp.open(&uri, text);
+    let ds = lsp.diagnostics_where(&uri, Some(1), |d| !d.is_empty());
+    assert_eq!(ds.len(), 1, "{ds:#?}");
+    assert_eq!(ds[0]["code"], "member");
+    let actions = lsp.request(
+        "textDocument/codeAction",
+        json!({
+            "textDocument": {"uri": uri},
+            "range": ds[0]["range"],
+            "context": {"diagnostics": ds}
+        }),
+    );
+    let titles: Vec<&str> = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["title"].as_str())
+        .collect();
+    assert!(titles.contains(&"Replace with `toUpperCase`"), "{titles:?}");
+    lsp.shutdown();
+}
