@@ -267,6 +267,9 @@ fn variables_typed_from_the_docs() {
     assert_eq!(page(t, "p.x"), None);
     let t = "function currentPage() { return {}; }\nvar p = currentPage();\np.x;";
     assert_eq!(page(t, "p.x"), None);
+    // Inside `with (o)`, `p` may be `o.p`.
+    let t = "var p = layout.currentPage();\nwith (o) { p.x; }";
+    assert_eq!(page(t, "p.x"), None);
     // A name a destructuring binds holds part of a value: never certain.
     let t = "var { p } = obj;\np.x;\nif (c) p = layout.currentPage();";
     assert_eq!(page(t, "p.x"), None);

@@ -180,10 +180,19 @@ impl<'a> Analysis<'a> {
         true
     }
 
+    /// Whether a bare name stands inside a `with` statement, where it may be a property
+    /// of the `with` object rather than the variable or global of that name.
+    fn in_with_body(&self, n: Node) -> bool {
+        !self.with_ranges.is_empty() && self.in_with(n.start_byte())
+    }
+
     /// [`Analysis::certain_in`] of a site's part (see [`Part`]): a bare name is typed
     /// without asking the tree.
     pub fn certain_part(&self, part: &Part<'a>, scope: ScopeId) -> Option<Certain<'a>> {
         if part.kind == query::kind_ids().identifier {
+            if self.in_with_body(part.node) {
+                return None;
+            }
             self.certain_name(self.part_text(part), scope)
         } else {
             self.certain_in(part.node, scope)
@@ -209,6 +218,9 @@ impl<'a> Analysis<'a> {
         let ids = query::kind_ids();
         let k = n.kind_id();
         if k == ids.identifier {
+            if self.in_with_body(n) {
+                return None;
+            }
             return self.certain_name(self.node_text(n), scope);
         }
         if k == ids.new_expression {
