@@ -72,7 +72,8 @@ pub struct AgentConfig {
     pub verify_pushes: usize,
     /// The bail gate's own limit.
     pub bail_pushes: usize,
-    /// The claim gate's own limit (a second false claim needs the reserve).
+    /// The claim gate's own limit (a second false claim draws on what is left of the
+    /// shared budget, then on the reserve).
     pub claim_pushes: usize,
     /// The checklist gate's own limit.
     pub checklist_pushes: usize,

@@ -516,23 +516,21 @@ fn answer_queries(ctx: &ToolCtx, call: &ToolCall, request: &str) -> ToolResult {
 fn facts(ctx: &ToolCtx, request: &str, steps: usize) -> TurnFacts {
     let changed = ctx.edits.changed(ctx);
     let mut outstanding = Vec::new();
-    if !changed.is_empty() {
-        let index = super::tools::project_index(ctx);
-        for rel in &changed {
-            let Ok(bytes) = ctx.workspace.read(&ctx.root.join(rel)) else {
-                continue;
-            };
-            let text = String::from_utf8_lossy(&bytes);
-            for f in check::check_text(ctx.corpus, &index, rel, &text) {
-                if f.severity == check::Severity::Error {
-                    outstanding.push(format!(
-                        "{rel}:{}:{} {}: {}",
-                        f.line,
-                        f.column,
-                        f.code.as_str(),
-                        f.message
-                    ));
-                }
+    let index = super::tools::project_index(ctx);
+    for rel in &changed {
+        let Ok(bytes) = ctx.workspace.read(&ctx.root.join(rel)) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        for f in check::check_text(ctx.corpus, &index, rel, &text) {
+            if f.severity == check::Severity::Error {
+                outstanding.push(format!(
+                    "{rel}:{}:{} {}: {}",
+                    f.line,
+                    f.column,
+                    f.code.as_str(),
+                    f.message
+                ));
             }
         }
     }
@@ -540,10 +538,47 @@ fn facts(ctx: &ToolCtx, request: &str, steps: usize) -> TurnFacts {
     TurnFacts {
         request: request.to_string(),
         asks_change: writes.attempted > 0 || asks_change(request),
+        names: file_names(ctx, &index),
         changed,
         writes,
         outstanding,
         plan: ctx.edits.plan(),
         steps,
+    }
+}
+
+/// What names a file here: the project's paths and those the turn wrote, the script
+/// extensions and the project's own, and the code names (documented globals and
+/// interfaces, the project's declarations).
+fn file_names(ctx: &ToolCtx, index: &check::project::ProjectIndex) -> super::gates::FileNames {
+    let mut paths = super::tools::base::project_files(ctx, ctx.root);
+    paths.extend(ctx.edits.snapshots().into_keys());
+    paths.sort();
+    paths.dedup();
+    let mut extensions: Vec<String> = ctx
+        .corpus
+        .engine
+        .script_extensions
+        .iter()
+        .map(|e| e.trim_start_matches('.').to_ascii_lowercase())
+        .collect();
+    for p in &paths {
+        let name = p.rsplit('/').next().unwrap_or(p);
+        if let Some((_, ext)) = name.rsplit_once('.') {
+            extensions.push(ext.to_ascii_lowercase());
+        }
+    }
+    extensions.sort();
+    extensions.dedup();
+    let corpus = ctx.corpus.corpus();
+    let mut code: Vec<String> = corpus.globals.keys().cloned().collect();
+    code.extend(corpus.interfaces.keys().cloned());
+    for f in index.files.values() {
+        code.extend(f.decls.iter().cloned());
+    }
+    super::gates::FileNames {
+        paths,
+        extensions,
+        code,
     }
 }
