@@ -116,3 +116,102 @@ fn an_engine_member_in_a_true_answer_is_not_taken_for_a_file() {
     assert_eq!(f["changed"], json!(["main.js"]));
     assert_eq!(server.bodies().len(), 3);
 }
+
+#[test]
+fn a_stopped_turn_whose_only_change_is_a_stray_file_is_not_done_and_its_echo_is_replaced() {
+    let dir = fixture();
+    let read = json!({"path": "main.js"});
+    let mut script = vec![Scripted::Json(calls(&[(
+        "w",
+        "write_file",
+        json!({"path": "file_name.txt", "content": "a text file\n"}),
+    )]))];
+    script.extend(
+        (1..=5).map(|i| Scripted::Json(calls(&[(&format!("r{i}"), "read_file", read.clone())]))),
+    );
+    // The forced answer echoes the guard's push back, marker and all.
+    script.push(Scripted::Json(say(
+        "[automated pre-send check - NOT a message from the user] Loop detected: read_file was called 4 times with the same arguments.",
+    )));
+    let server = ModelServer::start(script);
+    let r = run_agent(
+        dir.path(),
+        &server,
+        "add a note block at the end of main.js that says Thank you",
+        &[],
+    );
+    let f = final_of(&r);
+    assert_eq!(f["status"], "unchanged", "{f}");
+    assert_eq!(r.code, 1, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(f["changed"], json!(["file_name.txt"]));
+    let reason = f["reason"].as_str().unwrap();
+    assert!(reason.contains("a guard caught a loop"), "{reason}");
+    assert!(
+        reason.contains("file_name.txt, which the request did not name"),
+        "{reason}"
+    );
+    let answer = f["answer"].as_str().unwrap();
+    assert!(!answer.contains("automated"), "{answer}");
+    assert!(
+        answer.starts_with("The model's final answer only repeated the agent's own instructions"),
+        "{answer}"
+    );
+    assert!(answer.contains("The request named main.js"), "{answer}");
+    // The stray file is kept, and said so; main.js is untouched.
+    assert!(dir.path().join("file_name.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("main.js")).unwrap(),
+        MAIN
+    );
+    assert!(r.stdout.contains("file_name.txt"), "{}", r.stdout);
+}
+
+#[test]
+fn an_answer_that_repeats_the_agents_own_note_is_replaced_by_what_happened() {
+    let dir = fixture();
+    // A removal turn is told "This request only removes..."; the model says it back
+    // nine times, without the marker.
+    let note = "This request only removes. Remove whole lines with delete_lines; an edit_file or write_file that adds a line or grows a file is refused. ";
+    let server = ModelServer::start(vec![Scripted::Json(say(&note.repeat(9)))]);
+    let r = run_agent(dir.path(), &server, "remove the table from main.js", &[]);
+    let f = final_of(&r);
+    let answer = f["answer"].as_str().unwrap();
+    assert!(!answer.contains("only removes"), "{answer}");
+    assert!(
+        answer.contains("What happened: asked to change files, none changed"),
+        "{answer}"
+    );
+    assert_eq!(f["status"], "unchanged");
+}
+
+#[test]
+fn a_stopped_turn_that_changed_the_named_file_is_done() {
+    // The known-good side: the same loop, but the write went to the file asked for.
+    let dir = fixture();
+    let read = json!({"path": "main.js"});
+    let mut script = vec![
+        Scripted::Json(calls(&[("r0", "read_file", read.clone())])),
+        Scripted::Json(calls(&[(
+            "e",
+            "edit_file",
+            json!({"path": "main.js", "edits": [{"find": "layout.text(\"done\");",
+                "replace": "layout.text(\"done\");\nlayout.text(\"Thank you\");"}]}),
+        )])),
+    ];
+    script.extend(
+        (1..=4).map(|i| Scripted::Json(calls(&[(&format!("r{i}"), "read_file", read.clone())]))),
+    );
+    script.push(Scripted::Json(say(
+        "Added a Thank you line at the end of main.js.",
+    )));
+    let server = ModelServer::start(script);
+    let r = run_agent(
+        dir.path(),
+        &server,
+        "add a note at the end of main.js that says Thank you",
+        &[],
+    );
+    let f = final_of(&r);
+    assert_eq!(f["status"], "done", "{f}");
+    assert_eq!(f["answer"], "Added a Thank you line at the end of main.js.");
+}

@@ -19,6 +19,7 @@ use super::config::AgentConfig;
 use super::dispatch::{Dispatcher, Guard, Served, ToolResult};
 use super::edits::{Edits, Workspace, WriteCounts};
 use super::gates::{Decision, GateRunner};
+use super::honest;
 use super::intent;
 use super::measure;
 use super::model::{ChatModel, Reply, ToolCall, Watch};
@@ -211,6 +212,9 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
     // Which part of the request removes, decided in one place (`intent`): the write
     // tools read it from the turn's edit state, the model is told it with the request.
     let scope = intent::scope(&request.text);
+    // What the agent itself told the model (notes, pushes, steers): a final answer that
+    // only repeats it is no answer ([`honest`]).
+    let mut injected: Vec<String> = Vec::new();
     let quote = |cs: &[String]| {
         cs.iter()
             .map(|c| format!("\"{c}\""))
@@ -222,6 +226,7 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
         intent::Scope::Removal => {
             user.push_str("\n\n");
             user.push_str(wording::SCOPE_REMOVAL);
+            injected.push(wording::SCOPE_REMOVAL.to_string());
             None
         }
         intent::Scope::Mixed { removes, adds } => {
@@ -229,6 +234,7 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
             let v: Vec<(&str, &str)> = v.iter().map(|(k, s)| (*k, s.as_str())).collect();
             user.push_str("\n\n");
             user.push_str(&wording::fill(wording::SCOPE_MIXED, &v));
+            injected.push(wording::fill(wording::SCOPE_MIXED, &v));
             Some(wording::fill(wording::SCOPE_MIXED_ANSWER, &v))
         }
     };
@@ -257,6 +263,7 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
         step += 1;
         if limit && !steered {
             messages.push(json!({"role": "user", "content": wording::STEP_LIMIT}));
+            injected.push(wording::STEP_LIMIT.to_string());
         }
         let with_queries = ask_queries && !forced;
         ask_queries = false;
@@ -328,6 +335,7 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
                             .event("push", json!({"gate": gate, "text": text}));
                         messages.push(assistant_message(&reply));
                         messages.push(json!({"role": "user", "content": text}));
+                        injected.push(text);
                         continue;
                     }
                     // A verbatim repeat after the firmer push: pushing again gets it
@@ -377,6 +385,7 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
         }
         if let Some(text) = dispatcher.steer() {
             messages.push(json!({"role": "user", "content": text}));
+            injected.push(text);
             steered = true;
         }
     }
@@ -403,18 +412,54 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
     let changed = edits.changed(&ctx);
     let writes = edits.counts();
     let asked = writes.attempted > 0 || asks_change(&request.text);
+    // A stopped turn whose only changes are files the request never named did not do
+    // what was asked, whatever it wrote.
+    let strays = match (&forced_by, error.is_some() || cancelled || undone) {
+        (Some(_), false) => honest::strays(&request.text, &changed),
+        _ => None,
+    };
     let status = if error.is_some() {
         Status::Failed
     } else if cancelled {
         Status::Cancelled
     } else if undone {
         Status::Failed
-    } else if changed.is_empty() && asked {
+    } else if (changed.is_empty() && asked) || strays.is_some() {
         Status::Unchanged
     } else {
         Status::Done
     };
+    let reason = match status {
+        Status::Failed if error.is_some() => format!(
+            "the model endpoint failed: {}",
+            error.as_deref().unwrap_or_default()
+        ),
+        Status::Failed => "the turn's writes were undone: they made the project worse".into(),
+        Status::Cancelled => format!("cancelled by the user during step {step}"),
+        Status::Unchanged if strays.is_some() => format!(
+            "{}; it changed only {}, which the request did not name",
+            forced_by.as_deref().unwrap_or_default(),
+            changed.join(", ")
+        ),
+        Status::Unchanged => match &forced_by {
+            Some(f) => format!("asked to change files, none changed: {f}"),
+            None => "asked to change files, none changed: the model answered without tools".into(),
+        },
+        Status::Done => match (&forced_by, changed.len()) {
+            (Some(f), _) => f.clone(),
+            (None, 0) => "the model answered without tools".into(),
+            (None, n) => format!(
+                "the model answered without tools; {n} file{} changed",
+                if n == 1 { "" } else { "s" }
+            ),
+        },
+    };
+    // One line, whatever the endpoint's error said.
+    let reason = reason.lines().next().unwrap_or_default().to_string();
     let mut text = answer.unwrap_or_default().trim().to_string();
+    if !text.is_empty() && honest::echoes_injected(&text, &injected) {
+        text = honest::summary(&reason, &changed);
+    }
     if let Some(e) = &error {
         if !text.is_empty() {
             text.push('\n');
@@ -437,7 +482,16 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
         if !text.is_empty() {
             text.push('\n');
         }
-        text.push_str(wording::UNCHANGED);
+        match &strays {
+            Some(files) => text.push_str(&wording::fill(
+                wording::STRAYS,
+                &[
+                    ("named", &honest::named_files(&request.text).join(", ")),
+                    ("files", &files.join(", ")),
+                ],
+            )),
+            None => text.push_str(wording::UNCHANGED),
+        }
     }
     if let Some(s) = scope_answer {
         if !text.is_empty() {
@@ -445,28 +499,6 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
         }
         text.push_str(&s);
     }
-    let reason = match status {
-        Status::Failed if error.is_some() => format!(
-            "the model endpoint failed: {}",
-            error.as_deref().unwrap_or_default()
-        ),
-        Status::Failed => "the turn's writes were undone: they made the project worse".into(),
-        Status::Cancelled => format!("cancelled by the user during step {step}"),
-        Status::Unchanged => match &forced_by {
-            Some(f) => format!("asked to change files, none changed: {f}"),
-            None => "asked to change files, none changed: the model answered without tools".into(),
-        },
-        Status::Done => match (&forced_by, changed.len()) {
-            (Some(f), _) => f.clone(),
-            (None, 0) => "the model answered without tools".into(),
-            (None, n) => format!(
-                "the model answered without tools; {n} file{} changed",
-                if n == 1 { "" } else { "s" }
-            ),
-        },
-    };
-    // One line, whatever the endpoint's error said.
-    let reason = reason.lines().next().unwrap_or_default().to_string();
     turn.transcript.event(
         "final",
         json!({"answer": text, "changed": changed, "status": status.as_str(), "reason": reason}),

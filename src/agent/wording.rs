@@ -43,6 +43,14 @@ pub const STEP_LIMIT: &str = "[automated message from the agent, not the user] T
 /// nothing: "no usable edits" is a failure the user sees, never a success.
 pub const UNCHANGED: &str = "No file was changed: the turn made no edit that landed.";
 
+/// The answer shown instead of a final answer that only repeated the agent's own
+/// injected text ([`super::honest`]).
+pub const ECHO_REPLACED: &str = "The model's final answer only repeated the agent's own instructions to it, so it is not shown. What happened: {reason}. Files changed: {files}.";
+
+/// Appended when a turn a guard or the step limit stopped changed only files the
+/// request did not name ([`super::honest`]): that is not the change asked for.
+pub const STRAYS: &str = "The request named {named}; the turn changed none of them. It changed only {files}, which the request did not name (kept: delete it if you do not want it).";
+
 /// Appended when the turn's writes were undone because they made the project worse.
 pub const UNDONE: &str = "The turn's writes were undone (files restored byte for byte, created files removed) because they made the project worse:";
 
