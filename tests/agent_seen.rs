@@ -215,3 +215,124 @@ fn a_stopped_turn_that_changed_the_named_file_is_done() {
     assert_eq!(f["status"], "done", "{f}");
     assert_eq!(f["answer"], "Added a Thank you line at the end of main.js.");
 }
+
+fn project_with(agent: &str) -> tempfile::TempDir {
+    let dir = fixture();
+    std::fs::write(
+        dir.path().join("grounded.toml"),
+        format!("docs = {:?}\n[agent]\n{agent}\n", demo_corpus()),
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn a_timeout_is_not_retried_and_says_how_long_it_waited() {
+    let dir = project_with("timeout_secs = 1");
+    let late = Scripted::Delay(std::time::Duration::from_secs(3), say("too late"));
+    let server = ModelServer::start(vec![late.clone(), late.clone(), late]);
+    let r = run_agent(dir.path(), &server, "what is here?", &[]);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("timed out after 1 s"), "{}", r.stderr);
+    assert!(r.stderr.contains("not retried"), "{}", r.stderr);
+    assert!(!r.stderr.contains("retrying"), "{}", r.stderr);
+    assert_eq!(server.received().len(), 1);
+}
+
+#[test]
+fn a_retry_is_said_on_the_progress_line() {
+    let dir = fixture();
+    let server = ModelServer::start(vec![
+        Scripted::Status(503, "busy".into()),
+        Scripted::Json(say("fine")),
+    ]);
+    let r = run_agent(dir.path(), &server, "what is here?", &[]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let line = r
+        .stderr
+        .lines()
+        .find(|l| l.contains("retrying"))
+        .unwrap_or_else(|| panic!("no retry line in {}", r.stderr));
+    assert!(line.contains("HTTP 503"), "{line}");
+    assert!(line.ends_with("retrying (2/3)"), "{line}");
+}
+
+#[test]
+fn max_tokens_has_a_default_and_the_project_may_set_it() {
+    let dir = fixture();
+    let server = ModelServer::start(vec![Scripted::Json(say("fine"))]);
+    run_agent(dir.path(), &server, "what is here?", &[]);
+    assert_eq!(server.bodies()[0]["max_tokens"], 1024);
+    let dir = project_with("max_tokens = 400");
+    let server = ModelServer::start(vec![Scripted::Json(say("fine"))]);
+    run_agent(dir.path(), &server, "what is here?", &[]);
+    assert_eq!(server.bodies()[0]["max_tokens"], 400);
+}
+
+#[test]
+fn progress_labels_are_words_never_code() {
+    let dir = fixture();
+    let server = ModelServer::start(vec![
+        Scripted::Json(calls(&[(
+            "s",
+            "search_queries",
+            json!({"queries": [
+                {"query": "table cell width", "about": "./main.js"},
+                {"query": "tableStart example", "about": "function search_query() {"},
+                {"query": "1024", "about": "1024"},
+                {"query": "page footer text", "about": "footers\nand more"}
+            ]}),
+        )])),
+        Scripted::Json(say("Use tableStart.")),
+    ]);
+    let r = run_agent(dir.path(), &server, "how are tables laid out?", &[]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    for bad in ["./main.js", "function search_query", ": 1024", "and more"] {
+        assert!(!r.stderr.contains(bad), "{bad}: {}", r.stderr);
+    }
+    // The query stands in for a label that was code; a label with none is said plainly.
+    assert!(
+        r.stderr.contains("grounded agent: table cell width\n"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("grounded agent: tableStart example\n"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("grounded agent: searching the docs\n"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("grounded agent: footers\n"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn an_html_escaped_path_from_the_model_is_decoded() {
+    let dir = fixture();
+    let server = ModelServer::start(vec![
+        Scripted::Json(calls(&[(
+            "r",
+            "read_file",
+            json!({"path": "&#34;main.js&#34;"}),
+        )])),
+        Scripted::Json(say("main.js lays out a table.")),
+    ]);
+    let r = run_agent(dir.path(), &server, "what does main.js lay out?", &[]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let result = events(&r.transcript, "tool_result")[0].clone();
+    assert_eq!(result["served"], "live", "{result}");
+    assert!(
+        result["content"]
+            .as_str()
+            .unwrap()
+            .contains("layout.tableStart(t);"),
+        "{result}"
+    );
+}

@@ -15,6 +15,9 @@ use serde::Deserialize;
 
 use crate::project::Project;
 
+/// The `max_tokens` sent when `[agent] max_tokens` is not set.
+pub const DEFAULT_MAX_TOKENS: u32 = 1024;
+
 /// The agent's figures. Issue 13's guardrails read theirs from here too.
 #[derive(Debug, Clone)]
 pub struct AgentConfig {
@@ -23,11 +26,12 @@ pub struct AgentConfig {
     pub max_steps: usize,
     /// Seconds one model request may take before it counts as failed.
     pub request_timeout: Duration,
-    /// The most tokens one answer may have, sent as `max_tokens` (`None`: the server's
-    /// own limit). A small local model may ramble until its context is full: minutes
-    /// on a CPU.
+    /// The most tokens one answer may have, sent as `max_tokens` (default
+    /// [`DEFAULT_MAX_TOKENS`]). A small local model may ramble until its context is
+    /// full: minutes on a CPU.
     pub max_tokens: Option<u32>,
-    /// How many times a request is retried after a 429, a 5xx or a connection error.
+    /// How many times a request is retried after a 429, a 5xx or a connection error
+    /// (never after a timeout: the server may still be generating).
     pub retries: u32,
     /// The first retry waits this long; each later one twice as long as the one before.
     pub retry_backoff: Duration,
@@ -100,7 +104,10 @@ impl Default for AgentConfig {
         AgentConfig {
             max_steps: 24,
             request_timeout: Duration::from_secs(120),
-            max_tokens: None,
+            // A small local model left unbounded wrote 6,327 tokens (382 s on a CPU)
+            // for one answer; 1024 is about a minute there and room for a tool call
+            // that writes a file of a hundred lines.
+            max_tokens: Some(DEFAULT_MAX_TOKENS),
             retries: 2,
             retry_backoff: Duration::from_millis(250),
             breaker_limit: 4,

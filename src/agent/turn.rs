@@ -148,6 +148,10 @@ impl Watch for StepWatch<'_> {
             waited,
         );
     }
+
+    fn retrying(&self, why: &str, next: u32, of: u32) {
+        self.progress.say(&format!("{why}, retrying ({next}/{of})"));
+    }
 }
 
 /// Whether the request asks for a change to files.
