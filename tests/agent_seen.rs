@@ -336,3 +336,120 @@ fn an_html_escaped_path_from_the_model_is_decoded() {
         "{result}"
     );
 }
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
+fn lookup_turn(
+    root: &std::path::Path,
+    home: &std::path::Path,
+    query: &str,
+    composed: Option<&str>,
+    env: &[(&str, &str)],
+) -> (Run, usize) {
+    let mut script = vec![Scripted::Json(calls(&[(
+        "g",
+        "rag_lookup",
+        json!({"query": query}),
+    )]))];
+    if let Some(c) = composed {
+        script.push(Scripted::Json(say(c)));
+    }
+    script.push(Scripted::Json(say("Tables open with tableStart.")));
+    let server = ModelServer::start(script);
+    let r = common::agent::run_agent_in(root, &server, "how are tables opened?", home, env);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let n = server.bodies().len();
+    (r, n)
+}
+
+fn served_g(r: &Run) -> (String, String) {
+    let e = events(&r.transcript, "tool_result")
+        .into_iter()
+        .find(|e| e["id"] == "g")
+        .cloned()
+        .unwrap_or(Value::Null);
+    (
+        e["served"].as_str().unwrap_or("").to_string(),
+        e["content"].as_str().unwrap_or("").to_string(),
+    )
+}
+
+#[test]
+fn a_kept_answer_is_served_as_disk_and_a_changed_corpus_composes_afresh() {
+    let docs = tempfile::tempdir().unwrap();
+    copy_dir(std::path::Path::new(&demo_corpus()), docs.path());
+    let dir = project(
+        docs.path().to_str().unwrap(),
+        &[("main.js", MAIN.as_bytes())],
+    );
+    let home = tempfile::tempdir().unwrap();
+    let good = "Open one with `layout.tableStart(t)` and close it with `layout.tableEnd()`.";
+    let (r1, n1) = lookup_turn(
+        dir.path(),
+        home.path(),
+        "how do I create a table",
+        Some(good),
+        &[],
+    );
+    assert_eq!(n1, 3);
+    assert_eq!(served_g(&r1).0, "live");
+    assert!(home.path().join("grounded/lookups.jsonl").exists());
+    // The next turn: no composing request, and the transcript says where it came from.
+    let (r2, n2) = lookup_turn(dir.path(), home.path(), "create tables how", None, &[]);
+    assert_eq!(n2, 2);
+    let (served, content) = served_g(&r2);
+    assert_eq!(served, "disk");
+    assert!(content.contains(good), "{content}");
+    // The docs change: the kept answer no longer holds for them.
+    let layout = docs.path().join("layout.md");
+    let mut text = std::fs::read_to_string(&layout).unwrap();
+    text.push_str("\nTables may also be nested.\n");
+    std::fs::write(&layout, text).unwrap();
+    let fresh = "Open one with `layout.tableStart(t)`; tables may be nested.";
+    let (r3, n3) = lookup_turn(
+        dir.path(),
+        home.path(),
+        "create tables how",
+        Some(fresh),
+        &[],
+    );
+    assert_eq!(n3, 3);
+    let (served, content) = served_g(&r3);
+    assert_eq!(served, "live");
+    assert!(content.contains("may be nested"), "{content}");
+}
+
+#[test]
+fn the_lookup_cache_can_be_turned_off() {
+    let dir = fixture();
+    let home = tempfile::tempdir().unwrap();
+    let off = [("GROUNDED_LOOKUP_CACHE", "off")];
+    let good = "Open one with `layout.tableStart(t)`.";
+    lookup_turn(
+        dir.path(),
+        home.path(),
+        "how do I create a table",
+        Some(good),
+        &off,
+    );
+    assert!(!home.path().join("grounded/lookups.jsonl").exists());
+    let (r, n) = lookup_turn(
+        dir.path(),
+        home.path(),
+        "how do I create a table",
+        Some(good),
+        &off,
+    );
+    assert_eq!((served_g(&r).0.as_str(), n), ("live", 3));
+}

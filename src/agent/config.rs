@@ -96,6 +96,9 @@ pub struct AgentConfig {
     /// The persistent lookup cache (`None`: none). The CLI puts it in the user's cache
     /// folder; never inside the project, which may be shared.
     pub lookup_cache: Option<PathBuf>,
+    /// The model's name at its endpoint: the cross-turn lookup cache is keyed by it, so
+    /// another model composes afresh.
+    pub model_name: String,
 }
 
 impl Default for AgentConfig {
@@ -147,6 +150,7 @@ impl Default for AgentConfig {
             plan_max_items: 6,
             worker_max_steps: 12,
             lookup_cache: None,
+            model_name: String::new(),
         }
     }
 }
