@@ -316,9 +316,7 @@ pub fn resolve_endpoint(project: &Project, user: &UserModel) -> Result<Endpoint,
         .clone()
         .or(user_file.name.clone())
         .or(proj.name.clone())
-        .ok_or_else(|| {
-            "no model name: pass --model NAME or set `name` in [model] of grounded.toml".to_string()
-        })?;
+        .ok_or_else(|| crate::agent::wording::NO_MODEL_NAME.to_string())?;
     // The variable's name may come from the project; its value only goes to an
     // endpoint that passed the rule above.
     let key_env = user

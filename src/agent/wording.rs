@@ -14,7 +14,18 @@
 //! Placeholders are written `{name}` and filled by [`fill`]; nothing here states engine
 //! behaviour, only what the docs and the file system show.
 
-/// Shown when no `[model]` is configured anywhere.
+/// Shown in the editor when no `[model]` is configured anywhere: editor settings, not
+/// command-line flags (an editor user was told `--base-url` and `--model`): editor settings, not command-line flags.
+pub const NO_MODEL_EDITOR: &str = "no model configured: set the editor settings grounded.agent.baseUrl (the endpoint, such as http://127.0.0.1:8080/v1) and grounded.agent.model (the model's name there); or base_url and name in [model] of grounded.toml";
+
+/// A model endpoint without a model name (the command line).
+pub const NO_MODEL_NAME: &str =
+    "no model name: pass --model NAME or set `name` in [model] of grounded.toml";
+
+/// A model endpoint without a model name, as the editor's user reads it.
+pub const NO_MODEL_NAME_EDITOR: &str = "no model name: set the editor setting grounded.agent.model (the model's name at the endpoint), or name in [model] of grounded.toml";
+
+/// Said when no model endpoint is configured (the command line).
 pub const NO_MODEL: &str = "no model configured: set base_url and name in [model] of grounded.toml (or pass --base-url and --model; the editor setting grounded.agent.baseUrl)";
 
 /// The fixed part of the system prompt, after the engine facts.
