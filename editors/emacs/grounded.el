@@ -27,7 +27,8 @@
 
 (defcustom grounded-settings '(:debounceMs 50 :dryRun (:enabled t :budgetMs 2000))
   "Settings sent as initializationOptions and answered to workspace/configuration.
-Keys: :docs (corpus path), :debounceMs, :dryRun (:enabled :budgetMs :idleMs)."
+Keys: :docs (corpus path), :debounceMs, :dryRun (:enabled :budgetMs :idleMs),
+:agent (:baseUrl :model :apiKeyEnv :allowValidate :transcript)."
   :type 'plist)
 
 (defclass grounded-server (eglot-lsp-server) ()
@@ -59,7 +60,8 @@ the one eglot 1.9 reads; later versions read it too."
 
 ;; M-x grounded-ask: prompts for a request and sends it, with the file and the region
 ;; (or the current line), to grounded.askAgent. The server answers at once (eglot would
-;; block until it does); edits arrive as workspace edits, the end as a message.
+;; block until it does); edits arrive as workspace edits, the end (status and the
+;; answer) in the *grounded agent* buffer.
 (defvar grounded--last-turn nil "The id of the last agent turn started.")
 
 (defun grounded-ask (request)
@@ -76,6 +78,28 @@ the one eglot 1.9 reads; later versions read it too."
                              (list :command "grounded.askAgent" :arguments (vector arg)))))
     (setq grounded--last-turn (plist-get r :turn))
     (message "grounded agent: turn %s started" grounded--last-turn)))
+
+(cl-defmethod eglot-handle-notification
+  ((_server grounded-server) (_method (eql grounded/agentFinished))
+   &key turn status reason answer changed transcript &allow-other-keys)
+  "Show the end of an agent turn: the answer in the *grounded agent* buffer.
+The server's own message says only the status; the answer is what was asked for."
+  (let ((files (if (and changed (> (length changed) 0))
+                   (mapconcat #'identity (append changed nil) ", ")
+                 "none")))
+    (with-current-buffer (get-buffer-create "*grounded agent*")
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (format "grounded agent: %s (turn %s)\n\n" (or status "finished") turn))
+        (insert (or answer "") "\n\n")
+        (insert (format "why it ended: %s\nfiles changed: %s\n" (or reason "") files))
+        (when transcript
+          (insert (format "transcript: %s\n" transcript))))
+      (goto-char (point-min))
+      (special-mode))
+    (display-buffer "*grounded agent*")
+    (message "grounded agent: %s; changed: %s (answer in *grounded agent*)"
+             (or status "finished") files)))
 
 (defun grounded-cancel ()
   "Cancel the grounded agent's running turn."

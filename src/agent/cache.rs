@@ -6,8 +6,10 @@
 //!    137 that carried warnings: it had stored the retrieval step's invented APIs and
 //!    served them back as facts. An answer whose self-audit found anything is not cached,
 //!    in the turn or on disk.
-//! 2. **The key is the normalised query and the corpus hash.** A changed corpus changes
-//!    the hash, so an answer composed from old docs is never served against new ones.
+//! 2. **The key is the normalised query, the corpus hash and the model.** A changed
+//!    corpus changes the hash, so an answer composed from old docs is never served
+//!    against new ones; another model composes afresh. A hit is served as `disk`,
+//!    never as `live`: the user reading a transcript must see it was not composed now.
 //! 3. **A bad file loses nothing and stops nothing.** An unreadable or corrupt cache is an
 //!    empty cache; a corrupt line is skipped; writes go to a temp file and a rename, so a
 //!    crash mid-write leaves the previous file whole.
@@ -160,82 +162,128 @@ pub fn corpus_hash(corpus: &Corpus) -> String {
     format!("{h:016x}")
 }
 
-/// The persistent cache's file in the user's cache folder:
-/// `$XDG_CACHE_HOME/grounded/lookups.jsonl`, else `~/.cache/grounded/lookups.jsonl`
-/// (`%LOCALAPPDATA%\grounded\lookups.jsonl` on Windows). Never inside the project: a
-/// shared repository would hand one user's cached answers to another.
+/// The most answers the cross-turn cache keeps; past it the oldest written go first
+/// (at a few kilobytes an answer, about two megabytes).
+pub const MAX_ENTRIES: usize = 500;
+
+/// The environment variable that turns the cross-turn lookup cache off (`off` or `0`).
+pub const OFF_ENV: &str = "GROUNDED_LOOKUP_CACHE";
+
+/// The persistent cache's file: `lookups.jsonl` in the user's cache folder, the one the
+/// corpus cache uses (`GROUNDED_CACHE_DIR`, else `$XDG_CACHE_HOME/grounded`, else
+/// `~/.cache/grounded`; `%LOCALAPPDATA%\grounded` on Windows). Never inside the project:
+/// a shared repository would hand one user's cached answers to another. `None` when
+/// `GROUNDED_LOOKUP_CACHE=off` (or `0`), or `GROUNDED_CACHE_DIR` is empty: no cache.
 pub fn user_cache_path() -> Option<PathBuf> {
-    let base = if let Some(x) = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
-        PathBuf::from(x)
-    } else if cfg!(windows) {
-        PathBuf::from(std::env::var_os("LOCALAPPDATA")?)
-    } else {
-        PathBuf::from(std::env::var_os("HOME")?).join(".cache")
+    let off = std::env::var(OFF_ENV).is_ok_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "off" | "0" | "false" | "no"
+        )
+    });
+    if off {
+        return None;
+    }
+    let dir = match crate::docs::cache::cache_dir() {
+        Some(d) => d,
+        None if std::env::var_os(crate::docs::cache::CACHE_DIR_ENV).is_some() => return None,
+        None if cfg!(windows) => PathBuf::from(std::env::var_os("LOCALAPPDATA")?).join("grounded"),
+        None => return None,
     };
-    Some(base.join("grounded").join("lookups.jsonl"))
+    Some(dir.join("lookups.jsonl"))
 }
 
 #[derive(Serialize, Deserialize)]
 struct Line {
     corpus: String,
+    /// The model that composed the answer (lines written before it was a key have none,
+    /// and are never served).
+    #[serde(default)]
+    model: String,
     query: String,
     answer: String,
+    /// When it was written (a counter that only grows): the oldest go first.
+    #[serde(default)]
+    at: u64,
 }
 
-/// The persistent lookup cache: one JSON object a line, `{corpus, query, answer}`.
+/// The key of one answer: the corpus's content hash, the model, the normalised query.
+type Key = (String, String, String);
+
+/// The persistent lookup cache: one JSON object a line,
+/// `{corpus, model, query, answer, at}`.
 #[derive(Debug)]
 pub struct LookupStore {
     path: PathBuf,
     corpus: String,
-    entries: BTreeMap<(String, String), String>,
+    model: String,
+    entries: BTreeMap<Key, (u64, String)>,
 }
 
 impl LookupStore {
-    /// Opens the cache at `path` for a corpus of hash `corpus`. A missing or unreadable
-    /// file is an empty cache (rule 3).
-    pub fn open(path: &Path, corpus: &str) -> LookupStore {
+    /// Opens the cache at `path` for a corpus of hash `corpus` and the model `model`. A
+    /// missing or unreadable file is an empty cache (rule 3).
+    pub fn open(path: &Path, corpus: &str, model: &str) -> LookupStore {
         let mut entries = BTreeMap::new();
         if let Ok(text) = std::fs::read_to_string(path) {
             for l in text.lines() {
                 if let Ok(e) = serde_json::from_str::<Line>(l) {
-                    entries.insert((e.corpus, e.query), e.answer);
+                    entries.insert((e.corpus, e.model, e.query), (e.at, e.answer));
                 }
             }
         }
         LookupStore {
             path: path.to_path_buf(),
             corpus: corpus.to_string(),
+            model: model.to_string(),
             entries,
         }
     }
 
-    /// The stored answer for `query` under this corpus: exact normalised key (rule 4).
-    pub fn get(&self, query: &str) -> Option<&str> {
-        self.entries
-            .get(&(self.corpus.clone(), normalize(query)))
-            .map(|s| s.as_str())
+    fn key(&self, query: &str) -> Key {
+        (self.corpus.clone(), self.model.clone(), normalize(query))
     }
 
-    /// Stores an answer unless it is `flagged` (rule 1), and writes the file through a
-    /// temp file and a rename (rule 3). Returns whether it was stored.
+    /// The stored answer for `query` under this corpus and model: exact normalised key
+    /// (rule 4).
+    pub fn get(&self, query: &str) -> Option<&str> {
+        self.entries.get(&self.key(query)).map(|(_, s)| s.as_str())
+    }
+
+    /// Stores an answer unless it is `flagged` (rule 1), keeps the newest
+    /// [`MAX_ENTRIES`], and writes the file through a temp file and a rename (rule 3).
+    /// Returns whether it was stored.
     pub fn put(&mut self, query: &str, answer: &str, flagged: bool) -> std::io::Result<bool> {
-        let key = normalize(query);
-        if flagged || key.is_empty() {
+        let key = self.key(query);
+        if flagged || key.2.is_empty() {
             return Ok(false);
         }
-        self.entries
-            .insert((self.corpus.clone(), key), answer.to_string());
+        let at = self.entries.values().map(|(t, _)| *t).max().unwrap_or(0) + 1;
+        self.entries.insert(key, (at, answer.to_string()));
+        while self.entries.len() > MAX_ENTRIES {
+            let oldest = self
+                .entries
+                .iter()
+                .min_by_key(|(_, (t, _))| *t)
+                .map(|(k, _)| k.clone());
+            match oldest {
+                Some(k) => self.entries.remove(&k),
+                None => break,
+            };
+        }
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir)?;
         }
         let tmp = self.path.with_extension("tmp");
         {
             let mut f = std::fs::File::create(&tmp)?;
-            for ((corpus, query), answer) in &self.entries {
+            for ((corpus, model, query), (at, answer)) in &self.entries {
                 let line = serde_json::to_string(&Line {
                     corpus: corpus.clone(),
+                    model: model.clone(),
                     query: query.clone(),
                     answer: answer.clone(),
+                    at: *at,
                 })
                 .map_err(std::io::Error::other)?;
                 writeln!(f, "{line}")?;
@@ -306,15 +354,37 @@ mod tests {
     fn store_never_keeps_flagged_answers_and_keys_by_corpus() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("cache/lookups.jsonl");
-        let mut s = LookupStore::open(&p, "aaaa");
+        let mut s = LookupStore::open(&p, "aaaa", "m");
         assert!(!s.put("create table", "POISON", true).unwrap());
         assert_eq!(s.get("create table"), None);
         assert!(s.put("create table", "GOOD", false).unwrap());
-        let s2 = LookupStore::open(&p, "aaaa");
+        let s2 = LookupStore::open(&p, "aaaa", "m");
         assert_eq!(s2.get("how do I create a table"), Some("GOOD"));
-        let other = LookupStore::open(&p, "bbbb");
+        let other = LookupStore::open(&p, "bbbb", "m");
         assert_eq!(other.get("create table"), None);
         assert!(!std::fs::read_to_string(&p).unwrap().contains("POISON"));
+        // Another model composes afresh.
+        assert_eq!(
+            LookupStore::open(&p, "aaaa", "other").get("create table"),
+            None
+        );
+    }
+
+    #[test]
+    fn store_keeps_the_newest_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("lookups.jsonl");
+        let mut s = LookupStore::open(&p, "h", "m");
+        for i in 0..MAX_ENTRIES + 2 {
+            let key = s.key(&format!("query{i}"));
+            s.entries.insert(key, (i as u64 + 1, "A".into()));
+        }
+        s.put(&format!("query{}", MAX_ENTRIES + 2), "A", false)
+            .unwrap();
+        let s = LookupStore::open(&p, "h", "m");
+        assert_eq!(s.entries.len(), MAX_ENTRIES);
+        assert_eq!(s.get("query0"), None);
+        assert_eq!(s.get(&format!("query{}", MAX_ENTRIES + 2)), Some("A"));
     }
 
     #[test]
@@ -326,9 +396,9 @@ mod tests {
             "not json\n{\"corpus\":\"h\",\"query\":\"creat tabl\",\"answer\":\"A\"}\n{\"corpus\":",
         )
         .unwrap();
-        let s = LookupStore::open(&p, "h");
+        let s = LookupStore::open(&p, "h", "");
         assert_eq!(s.get("create table"), Some("A"));
-        let missing = LookupStore::open(&dir.path().join("nope/x.jsonl"), "h");
+        let missing = LookupStore::open(&dir.path().join("nope/x.jsonl"), "h", "");
         assert_eq!(missing.get("create table"), None);
     }
 

@@ -15,6 +15,9 @@ use serde::Deserialize;
 
 use crate::project::Project;
 
+/// The `max_tokens` sent when `[agent] max_tokens` is not set.
+pub const DEFAULT_MAX_TOKENS: u32 = 1024;
+
 /// The agent's figures. Issue 13's guardrails read theirs from here too.
 #[derive(Debug, Clone)]
 pub struct AgentConfig {
@@ -23,11 +26,12 @@ pub struct AgentConfig {
     pub max_steps: usize,
     /// Seconds one model request may take before it counts as failed.
     pub request_timeout: Duration,
-    /// The most tokens one answer may have, sent as `max_tokens` (`None`: the server's
-    /// own limit). A small local model may ramble until its context is full: minutes
-    /// on a CPU.
+    /// The most tokens one answer may have, sent as `max_tokens` (default
+    /// [`DEFAULT_MAX_TOKENS`]). A small local model may ramble until its context is
+    /// full: minutes on a CPU.
     pub max_tokens: Option<u32>,
-    /// How many times a request is retried after a 429, a 5xx or a connection error.
+    /// How many times a request is retried after a 429, a 5xx or a connection error
+    /// (never after a timeout: the server may still be generating).
     pub retries: u32,
     /// The first retry waits this long; each later one twice as long as the one before.
     pub retry_backoff: Duration,
@@ -72,7 +76,8 @@ pub struct AgentConfig {
     pub verify_pushes: usize,
     /// The bail gate's own limit.
     pub bail_pushes: usize,
-    /// The claim gate's own limit (a second false claim needs the reserve).
+    /// The claim gate's own limit (a second false claim draws on what is left of the
+    /// shared budget, then on the reserve).
     pub claim_pushes: usize,
     /// The checklist gate's own limit.
     pub checklist_pushes: usize,
@@ -91,6 +96,9 @@ pub struct AgentConfig {
     /// The persistent lookup cache (`None`: none). The CLI puts it in the user's cache
     /// folder; never inside the project, which may be shared.
     pub lookup_cache: Option<PathBuf>,
+    /// The model's name at its endpoint: the cross-turn lookup cache is keyed by it, so
+    /// another model composes afresh.
+    pub model_name: String,
 }
 
 impl Default for AgentConfig {
@@ -99,7 +107,10 @@ impl Default for AgentConfig {
         AgentConfig {
             max_steps: 24,
             request_timeout: Duration::from_secs(120),
-            max_tokens: None,
+            // A small local model left unbounded wrote 6,327 tokens (382 s on a CPU)
+            // for one answer; 1024 is about a minute there and room for a tool call
+            // that writes a file of a hundred lines.
+            max_tokens: Some(DEFAULT_MAX_TOKENS),
             retries: 2,
             retry_backoff: Duration::from_millis(250),
             breaker_limit: 4,
@@ -139,6 +150,7 @@ impl Default for AgentConfig {
             plan_max_items: 6,
             worker_max_steps: 12,
             lookup_cache: None,
+            model_name: String::new(),
         }
     }
 }
@@ -304,9 +316,7 @@ pub fn resolve_endpoint(project: &Project, user: &UserModel) -> Result<Endpoint,
         .clone()
         .or(user_file.name.clone())
         .or(proj.name.clone())
-        .ok_or_else(|| {
-            "no model name: pass --model NAME or set `name` in [model] of grounded.toml".to_string()
-        })?;
+        .ok_or_else(|| crate::agent::wording::NO_MODEL_NAME.to_string())?;
     // The variable's name may come from the project; its value only goes to an
     // endpoint that passed the rule above.
     let key_env = user

@@ -27,6 +27,9 @@ pub enum Served {
     Stub,
     /// Not run: the budget is spent.
     Budget,
+    /// From the cross-turn lookup cache on disk: an answer composed in an earlier turn
+    /// is never shown as `live`.
+    Disk,
     /// Refused: bad arguments, an unknown tool, or a rule.
     Refused,
 }
@@ -40,6 +43,7 @@ impl Served {
             Served::Collapsed => "collapsed",
             Served::Stub => "stub",
             Served::Budget => "budget",
+            Served::Disk => "disk",
             Served::Refused => "refused",
         }
     }
@@ -315,6 +319,8 @@ fn run_one(registry: &Registry, call: &ToolCall, args: &Value, ctx: &ToolCtx) ->
         content: out.content,
         served: if out.refused {
             Served::Refused
+        } else if out.disk {
+            Served::Disk
         } else {
             Served::Live
         },

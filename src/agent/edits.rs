@@ -78,6 +78,20 @@ impl Workspace for FsWorkspace {
 /// `/`-separated path relative to the root. Refused: `..` anywhere, an absolute path
 /// elsewhere, and any path whose existing part resolves (through a link) outside.
 pub fn confine(root: &Path, path: &str) -> Result<(PathBuf, String), String> {
+    let decoded;
+    let path = if path.contains('&') && !root.join(path.trim()).exists() {
+        // A server's chat template that HTML-escapes the model's text sent
+        // `&#34;main.js&#34;` for `"main.js"`: decoded, and the quotes around dropped.
+        decoded = decode_entities(path);
+        if decoded.contains('&') && decoded.contains(';') {
+            return Err(format!(
+                "`{path}` holds an HTML entity this tool cannot decode; send the path as plain text"
+            ));
+        }
+        decoded.trim().trim_matches(['"', '\'', '`'])
+    } else {
+        path
+    };
     let p = Path::new(path.trim());
     if path.trim().is_empty() {
         return Err("an empty path".into());
@@ -130,6 +144,49 @@ pub fn confine(root: &Path, path: &str) -> Result<(PathBuf, String), String> {
         return Err(format!("`{path}` is the project root, not a file"));
     }
     Ok((full, rel))
+}
+
+/// `s` with the HTML entities a chat template may put in the model's text decoded
+/// (`&#34;`, `&#x27;`, `&quot;`, `&amp;`, `&lt;`, `&gt;`, `&apos;`); anything else is
+/// left as it is.
+pub fn decode_entities(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find('&') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        let entity = tail
+            .find(';')
+            .filter(|&j| j <= 10)
+            .map(|j| (&tail[1..j], j + 1));
+        let ch = entity.and_then(|(name, _)| match name {
+            "quot" => Some('"'),
+            "amp" => Some('&'),
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "apos" => Some('\''),
+            _ => {
+                let n = if let Some(h) = name.strip_prefix("#x").or(name.strip_prefix("#X")) {
+                    u32::from_str_radix(h, 16).ok()
+                } else {
+                    name.strip_prefix('#').and_then(|d| d.parse().ok())
+                };
+                n.and_then(char::from_u32)
+            }
+        });
+        match (ch, entity) {
+            (Some(c), Some((_, len))) => {
+                out.push(c);
+                rest = &tail[len..];
+            }
+            _ => {
+                out.push('&');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Text with 1-based line numbers, `start..=end` (clamped).
@@ -463,6 +520,21 @@ pub fn added(before: &[Finding], after: &[Finding]) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entities_in_a_model_path_are_decoded() {
+        assert_eq!(decode_entities("&#34;main.js&#34;"), "\"main.js\"");
+        assert_eq!(
+            decode_entities("a&amp;b &#x27;c&#39; &unknown; & x"),
+            "a&b 'c' &unknown; & x"
+        );
+        let root = std::env::temp_dir();
+        let root = std::fs::canonicalize(root).unwrap();
+        assert_eq!(confine(&root, "&#34;main.js&#34;").unwrap().1, "main.js");
+        assert!(confine(&root, "&bogus;x.js")
+            .unwrap_err()
+            .contains("HTML entity"));
+    }
 
     #[test]
     fn exact_once_or_refused() {

@@ -8,7 +8,9 @@
 //! Four gates — verify (2 pushes), bail (2), claim (1), checklist (1) — could bounce a
 //! turn six times, so they share a budget of 3. Twice the whole budget went on
 //! intermediate drafts and a false final claim shipped: hence `reserve_final`, extra
-//! pushes only for a draft that materially changed or came with new deeds.
+//! pushes only for a draft that materially changed or came with new deeds, and only once
+//! the shared budget is spent (a gate past its own limit draws on the shared budget
+//! first: spending the reserve there left nothing for the last draft).
 //!
 //! A verbatim repeat of a pushed draft gets one firmer push, when its gate has an
 //! escalated wording it has not used yet and the shared budget has room: a model that
@@ -50,6 +52,50 @@ pub struct TurnFacts {
     pub plan: Vec<PlanItem>,
     /// The model steps so far.
     pub steps: usize,
+    /// What names a file in this project, for the claim audit.
+    pub names: FileNames,
+}
+
+/// What the claim audit takes for a file: a path the project has or had this turn, or
+/// a name with one of the project's script or data extensions, unless it is code (a
+/// dotted name whose head is a documented global, an interface or a declared variable).
+///
+/// Why: "Added a second `layout.text` call to main.js" was read as a claim to have
+/// changed a file `layout.text`, pushed twice ("make that change now with edit_file")
+/// and answered "Not so" under a true answer: the gate inventing work.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FileNames {
+    /// Relative paths the project has, and those the turn wrote or removed.
+    pub paths: Vec<String>,
+    /// Extensions (lowercase, no dot): the engine's script extensions and those of the
+    /// project's files.
+    pub extensions: Vec<String>,
+    /// Documented globals and interfaces, and variables the project declares.
+    pub code: Vec<String>,
+}
+
+impl FileNames {
+    /// Whether `name` names a file. With nothing known (no project read), the shape
+    /// alone decides, as before.
+    pub fn is_file(&self, name: &str) -> bool {
+        let n = name.trim_start_matches("./");
+        if self
+            .paths
+            .iter()
+            .any(|p| p == n || p.ends_with(&format!("/{n}")))
+        {
+            return true;
+        }
+        let head = n.split('.').next().unwrap_or(n);
+        if !n.contains('/') && self.code.iter().any(|c| c == head) {
+            return false;
+        }
+        if self.extensions.is_empty() {
+            return true;
+        }
+        let ext = n.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+        self.extensions.contains(&ext)
+    }
 }
 
 impl TurnFacts {
@@ -200,6 +246,11 @@ fn passive_re() -> &'static Regex {
     })
 }
 
+fn negation_re() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| Regex::new(r"(?i)\b(no|not|nothing|never|none|neither|nor)\b").unwrap())
+}
+
 fn file_re() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     R.get_or_init(|| Regex::new(r"[A-Za-z0-9_$][\w$./-]*\.[A-Za-z][A-Za-z0-9]{0,5}\b").unwrap())
@@ -217,11 +268,15 @@ fn names_changed(claimed: &str, changed: &[String]) -> bool {
 
 /// The past-tense claims of a draft, per line: `(line, files it names)`. A "Created" three
 /// bullets up never captures file names of later lines.
-pub fn claims(answer: &str) -> Vec<(String, Vec<String>)> {
+pub fn claims(answer: &str, names: &FileNames) -> Vec<(String, Vec<String>)> {
     let mut out = Vec::new();
     for line in answer.lines() {
         let plain = line.replace(['`', '*'], "");
-        if !(claim_re().is_match(&plain) || passive_re().is_match(&plain)) {
+        // "No file was written" denies a change: a passive after a negation claims none.
+        let passive = passive_re()
+            .find(&plain)
+            .is_some_and(|m| !negation_re().is_match(plain.get(..m.start()).unwrap_or_default()));
+        if !(claim_re().is_match(&plain) || passive) {
             continue;
         }
         let files: Vec<String> = file_re()
@@ -236,6 +291,7 @@ pub fn claims(answer: &str) -> Vec<(String, Vec<String>)> {
                             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
                 })
             })
+            .filter(|f| names.is_file(f))
             .collect();
         out.push((line.trim().to_string(), files));
     }
@@ -249,7 +305,7 @@ pub struct Claim;
 impl Claim {
     fn false_files(answer: &str, turn: &TurnFacts) -> Vec<String> {
         let mut out = Vec::new();
-        for (_, files) in claims(answer) {
+        for (_, files) in claims(answer, &turn.names) {
             if files.is_empty() {
                 // "Updated the footer." with no file named: false only when nothing
                 // changed at all.
@@ -402,10 +458,17 @@ pub enum Decision {
     },
 }
 
-/// A draft with its whitespace collapsed: re-wrapping a paragraph is not a material
-/// change.
+/// A draft as far as its material goes: whitespace collapsed, case and Markdown
+/// emphasis dropped, a closing full stop ignored. Re-wrapping a paragraph or bolding a
+/// file name is not a material change; it cannot buy a push from the reserve.
 fn squash(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    let plain: String = s
+        .chars()
+        .filter(|c| !matches!(c, '*' | '`' | '_'))
+        .flat_map(char::to_lowercase)
+        .collect();
+    let out = plain.split_whitespace().collect::<Vec<_>>().join(" ");
+    out.trim_end_matches(['.', '!']).to_string()
 }
 
 /// Runs the gates under the shared budget.
@@ -476,38 +539,71 @@ impl GateRunner {
         if repeat {
             return self.repeated(answer, turn);
         }
-        for g in self.gates.iter_mut() {
-            let name = g.name();
-            let mine = self.pushed.get(name).copied().unwrap_or(0);
-            let regular = mine < g.limit(&self.cfg) && self.used < self.cfg.gate_budget;
-            let reserve = !regular && changed && self.reserve_used < self.cfg.reserve_final;
-            if !regular && !reserve {
-                continue;
+        // First each gate within its own limit, from the shared budget.
+        if self.used < self.cfg.gate_budget {
+            for i in 0..self.gates.len() {
+                let g = &self.gates[i];
+                let mine = self.pushed.get(g.name()).copied().unwrap_or(0);
+                if mine >= g.limit(&self.cfg) {
+                    continue;
+                }
+                if let Some(d) = self.push(i, answer, turn, deeds, false) {
+                    return d;
+                }
             }
-            let body = if mine > 0 {
-                g.escalated(answer, turn)
-            } else {
-                g.gate(answer, turn)
-            };
-            let Some(body) = body else { continue };
-            if regular {
-                self.used += 1;
-            } else {
-                self.reserve_used += 1;
+        }
+        // Then a draft that changed or follows new deeds, though its gate has spent
+        // its own limit: from what is left of the shared budget, and only after it from
+        // the reserve. The reserve is for the last draft: spending it on intermediate
+        // drafts while the shared budget had room once shipped a false final claim
+        // (a file named for the first time) with no push at all.
+        let reserve = self.used >= self.cfg.gate_budget;
+        if !changed || (reserve && self.reserve_used >= self.cfg.reserve_final) {
+            return Decision::Send;
+        }
+        for i in 0..self.gates.len() {
+            if let Some(d) = self.push(i, answer, turn, deeds, reserve) {
+                return d;
             }
-            *self.pushed.entry(name).or_insert(0) += 1;
-            self.last = Some(Pushed {
-                answer: answer.to_string(),
-                deeds,
-                gate: name,
-                escalated: mine > 0 && g.escalates(),
-            });
-            return Decision::Push {
-                gate: name,
-                text: wording::correction(&body),
-            };
         }
         Decision::Send
+    }
+
+    /// Asks gate `i` of the draft and, when it objects, records the push (on the
+    /// reserve when `reserve`, else on the shared budget).
+    fn push(
+        &mut self,
+        i: usize,
+        answer: &str,
+        turn: &TurnFacts,
+        deeds: usize,
+        reserve: bool,
+    ) -> Option<Decision> {
+        let g = &mut self.gates[i];
+        let name = g.name();
+        let mine = self.pushed.get(name).copied().unwrap_or(0);
+        let body = if mine > 0 {
+            g.escalated(answer, turn)
+        } else {
+            g.gate(answer, turn)
+        }?;
+        let escalated = mine > 0 && g.escalates();
+        if reserve {
+            self.reserve_used += 1;
+        } else {
+            self.used += 1;
+        }
+        *self.pushed.entry(name).or_insert(0) += 1;
+        self.last = Some(Pushed {
+            answer: answer.to_string(),
+            deeds,
+            gate: name,
+            escalated,
+        });
+        Some(Decision::Push {
+            gate: name,
+            text: wording::correction(&body),
+        })
     }
 
     /// A verbatim repeat of the pushed draft: the firmer push once, from the shared

@@ -315,10 +315,11 @@ impl Guard {
         ok: bool,
         flagged: bool,
     ) {
-        if served == Served::Live && ok && self.cfg.knowledge(name) {
+        let ran = matches!(served, Served::Live | Served::Disk);
+        if ran && ok && self.cfg.knowledge(name) {
             self.lookup_ran = true;
         }
-        if served == Served::Live && ok && !flagged && self.cfg.charged(name) {
+        if ran && ok && !flagged && self.cfg.charged(name) {
             if let Some(q) = query_of(args) {
                 let q = self.lookup_query(q);
                 self.cache.insert(&q, content);

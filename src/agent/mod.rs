@@ -20,6 +20,7 @@ pub mod edits;
 pub mod gates;
 pub mod guard;
 pub mod guardrails;
+pub mod honest;
 pub mod intent;
 mod landing;
 pub mod measure;

@@ -55,6 +55,11 @@ pub trait Watch: Sync {
     /// Called about once a second while no answer has come, with the time waited so far
     /// (retries and their back-off included).
     fn waiting(&self, waited: Duration);
+    /// Called before a retry, with why the last attempt failed and which attempt comes
+    /// (`next` of `of`): a retry the user is not told about looks like a hang.
+    fn retrying(&self, why: &str, next: u32, of: u32) {
+        let _ = (why, next, of);
+    }
 }
 
 /// A watch that never cancels and says nothing.
@@ -115,12 +120,17 @@ pub struct HttpModel {
     max_tokens: Option<u32>,
     retries: u32,
     backoff: Duration,
+    timeout: Duration,
 }
 
 /// What one attempt came to.
 enum Attempt {
     /// Worth another try (a 429, a 5xx, a connection error): the one-line reason.
     Retry(String),
+    /// Not worth another: a timeout. The server may still be generating the answer
+    /// it was asked for; a retry queues a second one behind it (a small CPU model
+    /// once kept generating for 382 s while the client retried twice and gave up).
+    Final(String),
     /// The watch cancelled the wait.
     Cancelled,
 }
@@ -153,6 +163,7 @@ impl HttpModel {
             max_tokens: config.max_tokens,
             retries: config.retries,
             backoff: config.retry_backoff,
+            timeout: config.request_timeout,
         })
     }
 
@@ -190,41 +201,49 @@ impl HttpModel {
         }
     }
 
-    async fn post_once(&self, body: &Value) -> Result<(u16, String), String> {
+    /// The error of a request that got no answer within the timeout.
+    fn timed_out(&self) -> Attempt {
+        Attempt::Final(format!(
+            "model endpoint {} timed out after {} s; not retried, the server may still be generating: lower [agent] max_tokens or raise timeout_secs",
+            self.endpoint.base_url,
+            self.timeout.as_secs()
+        ))
+    }
+
+    async fn post_once(&self, body: &Value) -> Result<(u16, String), Attempt> {
         let url = format!("{}/chat/completions", self.endpoint.base_url);
         let mut req = self.http.post(&url).json(body);
         if let Some(k) = &self.endpoint.api_key {
             req = req.bearer_auth(k);
         }
         let resp = req.send().await.map_err(|e| {
+            if e.is_timeout() {
+                return self.timed_out();
+            }
             // reqwest's error text names the URL, never a header: no key in it.
-            let what = if e.is_timeout() {
-                "timed out".to_string()
-            } else if e.is_connect() {
-                "unreachable".to_string()
+            let what = if e.is_connect() {
+                "unreachable"
             } else {
-                "failed".to_string()
+                "failed"
             };
-            format!("model endpoint {} {what}", self.endpoint.base_url)
+            Attempt::Retry(format!("model endpoint {} {what}", self.endpoint.base_url))
         })?;
         let status = resp.status().as_u16();
         let text = resp.text().await.map_err(|e| {
-            format!(
-                "model endpoint {}: the answer could not be read ({})",
-                self.endpoint.base_url,
-                if e.is_timeout() {
-                    "timed out"
-                } else {
-                    "broken"
-                }
-            )
+            if e.is_timeout() {
+                return self.timed_out();
+            }
+            Attempt::Retry(format!(
+                "model endpoint {}: the answer could not be read (broken)",
+                self.endpoint.base_url
+            ))
         })?;
         if status == 429 || status >= 500 {
-            return Err(format!(
+            return Err(Attempt::Retry(format!(
                 "model endpoint {} answered HTTP {status}: {}",
                 self.endpoint.base_url,
                 first_line(&text)
-            ));
+            )));
         }
         Ok((status, text))
     }
@@ -239,7 +258,7 @@ impl HttpModel {
     ) -> Result<(u16, String), Attempt> {
         match self.watched(self.post_once(body), watch, started, said) {
             None => Err(Attempt::Cancelled),
-            Some(r) => r.map_err(Attempt::Retry),
+            Some(r) => r,
         }
     }
 }
@@ -312,6 +331,7 @@ impl HttpModel {
         let mut last = String::new();
         for attempt in 0..=self.retries {
             if attempt > 0 {
+                watch.retrying(&last, attempt + 1, self.retries + 1);
                 let pause = async move { tokio::time::sleep(wait).await };
                 if self.watched(pause, watch, started, &mut said).is_none() {
                     return Err(CANCELLED.to_string());
@@ -342,6 +362,7 @@ impl HttpModel {
                 }
                 Err(Attempt::Cancelled) => return Err(CANCELLED.to_string()),
                 Err(Attempt::Retry(msg)) => last = msg,
+                Err(Attempt::Final(msg)) => return Err(msg),
             }
         }
         Err(format!(

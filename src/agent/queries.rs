@@ -91,15 +91,12 @@ pub fn parse(args: &Value, request: &str, max: usize) -> Result<Vec<Query>, Stri
             continue;
         }
         seen.push(key);
-        let about = q
-            .get("about")
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .unwrap_or(text);
+        let about = q.get("about").and_then(Value::as_str).unwrap_or("");
         out.push(Query {
             query: text.to_string(),
-            about: about.to_string(),
+            about: label(about)
+                .or_else(|| label(text))
+                .unwrap_or_else(|| "searching the docs".to_string()),
         });
         if out.len() == max {
             break;
@@ -109,6 +106,46 @@ pub fn parse(args: &Value, request: &str, max: usize) -> Result<Vec<Query>, Stri
         return Err("search_queries: no usable query (empty or the request verbatim)".into());
     }
     Ok(out)
+}
+
+/// The most characters of a progress label.
+const LABEL_CHARS: usize = 60;
+
+/// A model's text as a progress line: its first line, in words, cut to
+/// [`LABEL_CHARS`]; `None` when it is code or not words at all. Small models wrote
+/// `./main.js`, `function search_query() {`, `1024` and `true` as labels, and the user
+/// watched them as what the agent was doing.
+pub fn label(raw: &str) -> Option<String> {
+    let decoded = super::edits::decode_entities(raw);
+    let line = decoded.lines().find(|l| !l.trim().is_empty())?.trim();
+    let codeish = line.chars().any(|c| "{}()[];=<>|\\".contains(c))
+        || line.starts_with(['.', '/', '#', '$', '"', '\''])
+        || line.contains("//");
+    // Words: at least one of three letters that is not a literal, and not a single file
+    // name or path.
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let single_path = words.len() == 1 && (line.contains('/') || line.contains('.'));
+    let has_word = words.iter().any(|w| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        w.chars().filter(|c| c.is_alphabetic()).count() >= 3
+            && !matches!(
+                w,
+                "true" | "false" | "null" | "undefined" | "function" | "var"
+            )
+    });
+    if codeish || single_path || !has_word {
+        return None;
+    }
+    let joined = words.join(" ");
+    if joined.chars().count() <= LABEL_CHARS {
+        return Some(joined);
+    }
+    let mut cut: String = joined.chars().take(LABEL_CHARS).collect();
+    if let Some(i) = cut.rfind(' ') {
+        cut.truncate(i);
+    }
+    cut.push('…');
+    Some(cut)
 }
 
 /// The guidance that goes back into the prompt: the planned queries and the adaptive
@@ -125,6 +162,31 @@ pub fn guidance(queries: &[Query]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_are_one_line_of_words_never_code() {
+        for bad in [
+            "./main.js",
+            "function search_query() {",
+            "1024",
+            "true",
+            "main.js",
+            "",
+        ] {
+            assert_eq!(label(bad), None, "{bad}");
+        }
+        assert_eq!(
+            label("the table calls\nand more").as_deref(),
+            Some("the table calls")
+        );
+        assert_eq!(label("&#34;page numbers&#34; in footers"), None);
+        assert_eq!(
+            label("page numbers &amp; footers").as_deref(),
+            Some("page numbers & footers")
+        );
+        let long = label(&"footer page number ".repeat(10)).unwrap();
+        assert!(long.chars().count() <= 61 && long.ends_with('…'), "{long}");
+    }
 
     #[test]
     fn parse_drops_echoes_and_duplicates_and_keeps_the_ceiling() {

@@ -19,6 +19,7 @@ use super::config::AgentConfig;
 use super::dispatch::{Dispatcher, Guard, Served, ToolResult};
 use super::edits::{Edits, Workspace, WriteCounts};
 use super::gates::{Decision, GateRunner};
+use super::honest;
 use super::intent;
 use super::measure;
 use super::model::{ChatModel, Reply, ToolCall, Watch};
@@ -147,6 +148,10 @@ impl Watch for StepWatch<'_> {
             waited,
         );
     }
+
+    fn retrying(&self, why: &str, next: u32, of: u32) {
+        self.progress.say(&format!("{why}, retrying ({next}/{of})"));
+    }
 }
 
 /// Whether the request asks for a change to files.
@@ -211,6 +216,9 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
     // Which part of the request removes, decided in one place (`intent`): the write
     // tools read it from the turn's edit state, the model is told it with the request.
     let scope = intent::scope(&request.text);
+    // What the agent itself told the model (notes, pushes, steers): a final answer that
+    // only repeats it is no answer ([`honest`]).
+    let mut injected: Vec<String> = Vec::new();
     let quote = |cs: &[String]| {
         cs.iter()
             .map(|c| format!("\"{c}\""))
@@ -222,6 +230,7 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
         intent::Scope::Removal => {
             user.push_str("\n\n");
             user.push_str(wording::SCOPE_REMOVAL);
+            injected.push(wording::SCOPE_REMOVAL.to_string());
             None
         }
         intent::Scope::Mixed { removes, adds } => {
@@ -229,6 +238,7 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
             let v: Vec<(&str, &str)> = v.iter().map(|(k, s)| (*k, s.as_str())).collect();
             user.push_str("\n\n");
             user.push_str(&wording::fill(wording::SCOPE_MIXED, &v));
+            injected.push(wording::fill(wording::SCOPE_MIXED, &v));
             Some(wording::fill(wording::SCOPE_MIXED_ANSWER, &v))
         }
     };
@@ -257,6 +267,7 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
         step += 1;
         if limit && !steered {
             messages.push(json!({"role": "user", "content": wording::STEP_LIMIT}));
+            injected.push(wording::STEP_LIMIT.to_string());
         }
         let with_queries = ask_queries && !forced;
         ask_queries = false;
@@ -328,6 +339,7 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
                             .event("push", json!({"gate": gate, "text": text}));
                         messages.push(assistant_message(&reply));
                         messages.push(json!({"role": "user", "content": text}));
+                        injected.push(text);
                         continue;
                     }
                     // A verbatim repeat after the firmer push: pushing again gets it
@@ -377,6 +389,7 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
         }
         if let Some(text) = dispatcher.steer() {
             messages.push(json!({"role": "user", "content": text}));
+            injected.push(text);
             steered = true;
         }
     }
@@ -403,18 +416,54 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
     let changed = edits.changed(&ctx);
     let writes = edits.counts();
     let asked = writes.attempted > 0 || asks_change(&request.text);
+    // A stopped turn whose only changes are files the request never named did not do
+    // what was asked, whatever it wrote.
+    let strays = match (&forced_by, error.is_some() || cancelled || undone) {
+        (Some(_), false) => honest::strays(&request.text, &changed),
+        _ => None,
+    };
     let status = if error.is_some() {
         Status::Failed
     } else if cancelled {
         Status::Cancelled
     } else if undone {
         Status::Failed
-    } else if changed.is_empty() && asked {
+    } else if (changed.is_empty() && asked) || strays.is_some() {
         Status::Unchanged
     } else {
         Status::Done
     };
+    let reason = match status {
+        Status::Failed if error.is_some() => format!(
+            "the model endpoint failed: {}",
+            error.as_deref().unwrap_or_default()
+        ),
+        Status::Failed => "the turn's writes were undone: they made the project worse".into(),
+        Status::Cancelled => format!("cancelled by the user during step {step}"),
+        Status::Unchanged if strays.is_some() => format!(
+            "{}; it changed only {}, which the request did not name",
+            forced_by.as_deref().unwrap_or_default(),
+            changed.join(", ")
+        ),
+        Status::Unchanged => match &forced_by {
+            Some(f) => format!("asked to change files, none changed: {f}"),
+            None => "asked to change files, none changed: the model answered without tools".into(),
+        },
+        Status::Done => match (&forced_by, changed.len()) {
+            (Some(f), _) => f.clone(),
+            (None, 0) => "the model answered without tools".into(),
+            (None, n) => format!(
+                "the model answered without tools; {n} file{} changed",
+                if n == 1 { "" } else { "s" }
+            ),
+        },
+    };
+    // One line, whatever the endpoint's error said.
+    let reason = reason.lines().next().unwrap_or_default().to_string();
     let mut text = answer.unwrap_or_default().trim().to_string();
+    if !text.is_empty() && honest::echoes_injected(&text, &injected) {
+        text = honest::summary(&reason, &changed);
+    }
     if let Some(e) = &error {
         if !text.is_empty() {
             text.push('\n');
@@ -437,7 +486,16 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
         if !text.is_empty() {
             text.push('\n');
         }
-        text.push_str(wording::UNCHANGED);
+        match &strays {
+            Some(files) => text.push_str(&wording::fill(
+                wording::STRAYS,
+                &[
+                    ("named", &honest::named_files(&request.text).join(", ")),
+                    ("files", &files.join(", ")),
+                ],
+            )),
+            None => text.push_str(wording::UNCHANGED),
+        }
     }
     if let Some(s) = scope_answer {
         if !text.is_empty() {
@@ -445,28 +503,6 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
         }
         text.push_str(&s);
     }
-    let reason = match status {
-        Status::Failed if error.is_some() => format!(
-            "the model endpoint failed: {}",
-            error.as_deref().unwrap_or_default()
-        ),
-        Status::Failed => "the turn's writes were undone: they made the project worse".into(),
-        Status::Cancelled => format!("cancelled by the user during step {step}"),
-        Status::Unchanged => match &forced_by {
-            Some(f) => format!("asked to change files, none changed: {f}"),
-            None => "asked to change files, none changed: the model answered without tools".into(),
-        },
-        Status::Done => match (&forced_by, changed.len()) {
-            (Some(f), _) => f.clone(),
-            (None, 0) => "the model answered without tools".into(),
-            (None, n) => format!(
-                "the model answered without tools; {n} file{} changed",
-                if n == 1 { "" } else { "s" }
-            ),
-        },
-    };
-    // One line, whatever the endpoint's error said.
-    let reason = reason.lines().next().unwrap_or_default().to_string();
     turn.transcript.event(
         "final",
         json!({"answer": text, "changed": changed, "status": status.as_str(), "reason": reason}),
@@ -516,23 +552,21 @@ fn answer_queries(ctx: &ToolCtx, call: &ToolCall, request: &str) -> ToolResult {
 fn facts(ctx: &ToolCtx, request: &str, steps: usize) -> TurnFacts {
     let changed = ctx.edits.changed(ctx);
     let mut outstanding = Vec::new();
-    if !changed.is_empty() {
-        let index = super::tools::project_index(ctx);
-        for rel in &changed {
-            let Ok(bytes) = ctx.workspace.read(&ctx.root.join(rel)) else {
-                continue;
-            };
-            let text = String::from_utf8_lossy(&bytes);
-            for f in check::check_text(ctx.corpus, &index, rel, &text) {
-                if f.severity == check::Severity::Error {
-                    outstanding.push(format!(
-                        "{rel}:{}:{} {}: {}",
-                        f.line,
-                        f.column,
-                        f.code.as_str(),
-                        f.message
-                    ));
-                }
+    let index = super::tools::project_index(ctx);
+    for rel in &changed {
+        let Ok(bytes) = ctx.workspace.read(&ctx.root.join(rel)) else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        for f in check::check_text(ctx.corpus, &index, rel, &text) {
+            if f.severity == check::Severity::Error {
+                outstanding.push(format!(
+                    "{rel}:{}:{} {}: {}",
+                    f.line,
+                    f.column,
+                    f.code.as_str(),
+                    f.message
+                ));
             }
         }
     }
@@ -540,10 +574,47 @@ fn facts(ctx: &ToolCtx, request: &str, steps: usize) -> TurnFacts {
     TurnFacts {
         request: request.to_string(),
         asks_change: writes.attempted > 0 || asks_change(request),
+        names: file_names(ctx, &index),
         changed,
         writes,
         outstanding,
         plan: ctx.edits.plan(),
         steps,
+    }
+}
+
+/// What names a file here: the project's paths and those the turn wrote, the script
+/// extensions and the project's own, and the code names (documented globals and
+/// interfaces, the project's declarations).
+fn file_names(ctx: &ToolCtx, index: &check::project::ProjectIndex) -> super::gates::FileNames {
+    let mut paths = super::tools::base::project_files(ctx, ctx.root);
+    paths.extend(ctx.edits.snapshots().into_keys());
+    paths.sort();
+    paths.dedup();
+    let mut extensions: Vec<String> = ctx
+        .corpus
+        .engine
+        .script_extensions
+        .iter()
+        .map(|e| e.trim_start_matches('.').to_ascii_lowercase())
+        .collect();
+    for p in &paths {
+        let name = p.rsplit('/').next().unwrap_or(p);
+        if let Some((_, ext)) = name.rsplit_once('.') {
+            extensions.push(ext.to_ascii_lowercase());
+        }
+    }
+    extensions.sort();
+    extensions.dedup();
+    let corpus = ctx.corpus.corpus();
+    let mut code: Vec<String> = corpus.globals.keys().cloned().collect();
+    code.extend(corpus.interfaces.keys().cloned());
+    for f in index.files.values() {
+        code.extend(f.decls.iter().cloned());
+    }
+    super::gates::FileNames {
+        paths,
+        extensions,
+        code,
     }
 }

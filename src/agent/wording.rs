@@ -14,7 +14,18 @@
 //! Placeholders are written `{name}` and filled by [`fill`]; nothing here states engine
 //! behaviour, only what the docs and the file system show.
 
-/// Shown when no `[model]` is configured anywhere.
+/// Shown in the editor when no `[model]` is configured anywhere: editor settings, not
+/// command-line flags (an editor user was told `--base-url` and `--model`): editor settings, not command-line flags.
+pub const NO_MODEL_EDITOR: &str = "no model configured: set the editor settings grounded.agent.baseUrl (the endpoint, such as http://127.0.0.1:8080/v1) and grounded.agent.model (the model's name there); or base_url and name in [model] of grounded.toml";
+
+/// A model endpoint without a model name (the command line).
+pub const NO_MODEL_NAME: &str =
+    "no model name: pass --model NAME or set `name` in [model] of grounded.toml";
+
+/// A model endpoint without a model name, as the editor's user reads it.
+pub const NO_MODEL_NAME_EDITOR: &str = "no model name: set the editor setting grounded.agent.model (the model's name at the endpoint), or name in [model] of grounded.toml";
+
+/// Said when no model endpoint is configured (the command line).
 pub const NO_MODEL: &str = "no model configured: set base_url and name in [model] of grounded.toml (or pass --base-url and --model; the editor setting grounded.agent.baseUrl)";
 
 /// The fixed part of the system prompt, after the engine facts.
@@ -42,6 +53,14 @@ pub const STEP_LIMIT: &str = "[automated message from the agent, not the user] T
 /// Appended to the answer of a turn that was asked to change something and changed
 /// nothing: "no usable edits" is a failure the user sees, never a success.
 pub const UNCHANGED: &str = "No file was changed: the turn made no edit that landed.";
+
+/// The answer shown instead of a final answer that only repeated the agent's own
+/// injected text ([`super::honest`]).
+pub const ECHO_REPLACED: &str = "The model's final answer only repeated the agent's own instructions to it, so it is not shown. What happened: {reason}. Files changed: {files}.";
+
+/// Appended when a turn a guard or the step limit stopped changed only files the
+/// request did not name ([`super::honest`]): that is not the change asked for.
+pub const STRAYS: &str = "The request named {named}; the turn changed none of them. It changed only {files}, which the request did not name (kept: delete it if you do not want it).";
 
 /// Appended when the turn's writes were undone because they made the project worse.
 pub const UNDONE: &str = "The turn's writes were undone (files restored byte for byte, created files removed) because they made the project worse:";

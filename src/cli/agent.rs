@@ -147,6 +147,7 @@ pub fn run(a: Args) -> Result<i32, Fail> {
     let endpoint = agent::config::resolve_endpoint(&project, &user).map_err(Fail)?;
     let mut config = AgentConfig::for_project(&project, a.validate);
     config.lookup_cache = agent::cache::user_cache_path();
+    config.model_name = endpoint.model.clone();
     if a.validate && config.validate.is_none() {
         eprintln!(
             "grounded agent: --validate given but grounded.toml has no [agent] validate command"

@@ -333,7 +333,11 @@ impl Backend {
         };
         let endpoint = match agent::config::resolve_endpoint(&project, &user) {
             Ok(e) => e,
-            Err(e) => return self.refuse(format!("grounded agent: {e}")).await,
+            Err(e) => {
+                return self
+                    .refuse(format!("grounded agent: {}", editor_words(&e)))
+                    .await
+            }
         };
         let config = AgentConfig::for_project(&project, settings.agent_allow_validate);
         let cancel = Arc::new(AtomicBool::new(false));
@@ -406,6 +410,7 @@ impl Backend {
         let rt = tokio::runtime::Handle::current();
         let exclude: Vec<PathBuf> = read(&self.state.corpus_dir).into_iter().collect();
         let request = request.to_string();
+        tracing::info!("agent turn {id}: request {request:?}");
         // The HTTP client runs a runtime of its own: it is built, used and dropped on
         // the turn's thread, never on the server's runtime (where dropping it panics).
         std::thread::spawn(move || {
@@ -424,7 +429,8 @@ impl Backend {
                         state
                             .client
                             .send_notification::<AgentFinished>(json!({
-                                "turn": id, "status": "failed", "answer": msg, "changed": []}))
+                                "turn": id, "status": "failed", "reason": msg,
+                                "answer": msg, "changed": []}))
                             .await;
                     });
                     return;
@@ -480,6 +486,16 @@ impl Backend {
                     "the turn failed internally (see the log)".to_string(),
                 ),
             };
+            // The server's log keeps every turn: the editor's notification may be gone
+            // before anyone reads it.
+            tracing::info!(
+                "agent turn {id}: {status}: {reason}; changed: {}",
+                if changed.is_empty() {
+                    "none".to_string()
+                } else {
+                    changed.join(", ")
+                }
+            );
             let summary = format!(
                 "grounded agent: {status}; {}",
                 if changed.is_empty() {
@@ -541,6 +557,22 @@ impl Backend {
             })
             .collect()
     }
+}
+
+/// An endpoint error as an editor's user reads it: the settings to set, not the
+/// command line's flags.
+fn editor_words(e: &str) -> String {
+    use crate::agent::wording::{NO_MODEL, NO_MODEL_EDITOR, NO_MODEL_NAME, NO_MODEL_NAME_EDITOR};
+    if e == NO_MODEL {
+        return NO_MODEL_EDITOR.to_string();
+    }
+    if e == NO_MODEL_NAME {
+        return NO_MODEL_NAME_EDITOR.to_string();
+    }
+    e.replace(
+        "approve it with --base-url ",
+        "approve it by setting the editor setting grounded.agent.baseUrl to ",
+    )
 }
 
 /// What the editor adds to the request: the file, the selection, the diagnostics.

@@ -173,7 +173,12 @@ impl Backend {
         let dir = read(&self.state.corpus_dir);
         let mut code_description = None;
         let mut related: Vec<DiagnosticRelatedInformation> = Vec::new();
-        let (message, rest) = super::features::split_message(&f.message);
+        // A dry-run message stays whole: its last sentence, moved to a related line at
+        // the same place, read as a second finding.
+        let (message, rest) = match f.code {
+            crate::check::Code::DryRun => (f.message.clone(), None),
+            _ => super::features::split_message(&f.message),
+        };
         if let (Some(rest), Some(uri)) = (rest, uri) {
             // What the short message left out, at the finding itself.
             related.push(DiagnosticRelatedInformation {
@@ -242,27 +247,33 @@ impl Backend {
                 Some(e) => {
                     let text = &e.doc.text;
                     let idx = LineIndex::new(text);
-                    let mut d: Vec<Diagnostic> = e
-                        .findings
-                        .iter()
-                        .map(|f| self.diagnostic_of(Some(&e.uri), &idx, text, f, true))
-                        .collect();
-                    match &dry {
+                    // A dry-run finding where a static one stands is folded into it
+                    // (`dry_run::fold_into_static`): one diagnostic, not two.
+                    let mut statics: Vec<Finding> = e.findings.to_vec();
+                    let (dry_now, by_span) = match &dry {
                         Some((_, fs, Some(seen))) => {
                             let seen_idx = LineIndex::new(seen);
-                            d.extend(fs.iter().filter_map(|f| {
+                            let now = fs.iter().filter_map(|f| {
                                 let (s, end) = carried(seen, &seen_idx, text, f)?;
                                 let mut f = f.clone();
                                 f.span = crate::check::Span::new(s, end);
-                                Some(self.diagnostic_of(Some(&e.uri), &idx, text, &f, true))
-                            }));
+                                Some(f)
+                            });
+                            (now.collect(), true)
                         }
-                        Some((_, fs, None)) => d.extend(
-                            fs.iter()
-                                .map(|f| self.diagnostic_of(Some(&e.uri), &idx, text, f, false)),
-                        ),
-                        None => {}
-                    }
+                        Some((_, fs, None)) => (fs.clone(), false),
+                        None => (Vec::new(), true),
+                    };
+                    let standing = super::dry_run::fold_into_static(&mut statics, dry_now, by_span);
+                    let mut d: Vec<Diagnostic> = statics
+                        .iter()
+                        .map(|f| self.diagnostic_of(Some(&e.uri), &idx, text, f, true))
+                        .collect();
+                    d.extend(
+                        standing
+                            .iter()
+                            .map(|f| self.diagnostic_of(Some(&e.uri), &idx, text, f, by_span)),
+                    );
                     if let Some(d0) = not_analysed(&e.doc) {
                         d.push(d0);
                     }

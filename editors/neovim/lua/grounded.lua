@@ -18,7 +18,8 @@ local defaults = {
   filetypes = { "javascript", "javascriptreact" },
   root_markers = { "grounded.toml", ".git" },
   -- Sent as initializationOptions and answered to workspace/configuration
-  -- (section "grounded"): docs, debounceMs, dryRun = { enabled, budgetMs, idleMs }.
+  -- (section "grounded"): docs, debounceMs, dryRun = { enabled, budgetMs, idleMs },
+  -- agent = { baseUrl, model, apiKeyEnv, allowValidate, transcript }.
   settings = {},
 }
 
@@ -37,6 +38,38 @@ local function find_root(bufnr, markers)
   return dir
 end
 
+-- The end of an agent turn (grounded/agentFinished): the answer in a scratch buffer
+-- of its own, "grounded://agent", opened in a split, and a one-line summary. The
+-- server's showMessage says only the status; the answer is what the user asked for.
+function M.show_finished(p)
+  local changed = (p.changed and #p.changed > 0) and table.concat(p.changed, ", ") or "none"
+  local lines = { "grounded agent: " .. (p.status or "finished") .. " (turn " .. tostring(p.turn) .. ")", "" }
+  for line in ((p.answer or "") .. "\n"):gmatch("(.-)\n") do
+    table.insert(lines, line)
+  end
+  vim.list_extend(lines, { "", "why it ended: " .. (p.reason or ""), "files changed: " .. changed })
+  if p.transcript then
+    table.insert(lines, "transcript: " .. p.transcript)
+  end
+  local buf = M.answer_buf
+  if not (buf and vim.api.nvim_buf_is_valid(buf)) then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, "grounded://agent")
+    vim.api.nvim_buf_set_option(buf, "filetype", "markdown")
+    M.answer_buf = buf
+  end
+  vim.api.nvim_buf_set_option(buf, "modifiable", true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.api.nvim_buf_set_option(buf, "modifiable", false)
+  if vim.fn.bufwinnr(buf) == -1 then
+    vim.cmd("botright split")
+    vim.api.nvim_win_set_buf(0, buf)
+    vim.cmd("wincmd p")
+  end
+  local level = p.status == "done" and vim.log.levels.INFO or vim.log.levels.WARN
+  vim.notify("grounded agent: " .. (p.status or "finished") .. "; changed: " .. changed, level)
+end
+
 local function config_for(opts, root)
   return {
     name = "grounded",
@@ -53,6 +86,11 @@ local function config_for(opts, root)
           out[i] = opts.settings
         end
         return out
+      end,
+      ["grounded/agentFinished"] = function(_, params)
+        vim.schedule(function()
+          M.show_finished(params or {})
+        end)
       end,
     },
   }
@@ -79,7 +117,8 @@ end
 
 -- :GroundedAsk {request}: sends the request with the buffer and the selection (the
 -- range given to the command, or the cursor line) to grounded.askAgent. The server
--- answers at once; edits arrive as workspace edits, the end as a message.
+-- answers at once; edits arrive as workspace edits, the end (status and the answer)
+-- in the "grounded://agent" buffer (M.show_finished).
 local function grounded_client(bufnr)
   local get = vim.lsp.get_clients or vim.lsp.get_active_clients
   for _, c in ipairs(get({ bufnr = bufnr })) do

@@ -30,7 +30,26 @@ const ASK = "grounded.askAgent";
 const CANCEL = "grounded.cancelAgent";
 
 /** `grounded/agentFinished`: the turn ended (its summary also comes as showMessage). */
-const AgentFinished = new NotificationType<{ turn?: number; status?: string }>("grounded/agentFinished");
+interface Finished {
+  turn?: number;
+  status?: string;
+  reason?: string;
+  answer?: string;
+  changed?: string[];
+  transcript?: string;
+}
+const AgentFinished = new NotificationType<Finished>("grounded/agentFinished");
+
+/** Each turn's request, by turn id, for the output channel's record of the turn. */
+const requests = new Map<number, string>();
+/** The request of the ask in flight, until the server answers with its turn id. */
+let pendingRequest: string | undefined;
+/**
+ * The turn summaries the server sends as `window/showMessage` ("grounded agent: done;
+ * changed ..."): the answer's own notification says the same with *Show answer*, so
+ * one of them is shown, not both.
+ */
+const TURN_SUMMARY = /^grounded agent: (done|unchanged|failed|cancelled);/;
 
 /**
  * Server error messages about the agent that arrived while a `grounded.askAgent` was in
@@ -72,6 +91,7 @@ function settings(): Record<string, unknown> {
       model: c.get<string>("agent.model") || null,
       apiKeyEnv: c.get<string>("agent.apiKeyEnv") || null,
       allowValidate: c.get<boolean>("agent.allowValidate"),
+      transcript: c.get<string>("agent.transcript") || null,
     },
   };
 }
@@ -108,6 +128,78 @@ function resolveServer(command: string): string | undefined {
 
 async function openSettings(query: string): Promise<void> {
   await vscode.commands.executeCommand("workbench.action.openSettings", query);
+}
+
+/**
+ * Opens the settings at one setting. In code-server the search alone showed the
+ * Remote tab's empty list (`grounded.agent.baseUrl` is a machine setting, listed under
+ * User); `@id:` names the setting itself, and the User tab is where it is edited.
+ */
+async function openSetting(id: string): Promise<void> {
+  try {
+    await vscode.commands.executeCommand("workbench.action.openGlobalSettings", { query: `@id:${id}` });
+  } catch {
+    await openSettings(`@id:${id}`);
+  }
+}
+
+/** The setting a refusal names first (the one to set), else the agent's settings. */
+function settingNamed(message: string): string | undefined {
+  return /grounded\.agent\.(baseUrl|model|apiKeyEnv|transcript|allowValidate)/.exec(message)?.[0];
+}
+
+/** The answer of a finished turn, in a read-only Markdown view. */
+async function showAnswer(p: Finished): Promise<void> {
+  const lines = [
+    `# grounded agent: ${p.status ?? "finished"}`,
+    "",
+    p.answer?.trim() || "(no answer)",
+    "",
+    "---",
+    "",
+    `**Why it ended:** ${p.reason ?? "not said"}`,
+    "",
+    `**Files changed:** ${p.changed && p.changed.length > 0 ? p.changed.join(", ") : "none"}`,
+  ];
+  if (p.transcript) {
+    lines.push("", `**Transcript:** ${p.transcript}`);
+  }
+  const doc = await vscode.workspace.openTextDocument({ language: "markdown", content: lines.join("\n") });
+  try {
+    await vscode.commands.executeCommand("markdown.showPreview", doc.uri);
+  } catch {
+    await vscode.window.showTextDocument(doc, { preview: true });
+  }
+}
+
+/** A turn ended: its record in the output channel, and its answer offered. */
+function turnFinished(p: Finished): void {
+  const request = p.turn !== undefined ? requests.get(p.turn) : undefined;
+  if (p.turn !== undefined) {
+    requests.delete(p.turn);
+  }
+  output.appendLine(`agent turn ${p.turn ?? "?"}: ${p.status ?? "finished"}`);
+  output.appendLine(`  request: ${request ?? "(not sent from this window)"}`);
+  output.appendLine(`  reason: ${p.reason ?? ""}`);
+  output.appendLine(`  changed: ${p.changed && p.changed.length > 0 ? p.changed.join(", ") : "none"}`);
+  if (p.transcript) {
+    output.appendLine(`  transcript: ${p.transcript}`);
+  }
+  output.appendLine("  answer:");
+  for (const line of (p.answer ?? "").split("\n")) {
+    output.appendLine(`    ${line}`);
+  }
+  const changed = p.changed && p.changed.length > 0 ? `changed ${p.changed.join(", ")}` : "no file changed";
+  const first = (p.answer ?? "").split("\n").find((l) => l.trim() !== "")?.trim() ?? "";
+  const short = first.length > 120 ? `${first.slice(0, 119)}…` : first;
+  const text = `grounded agent: ${p.status ?? "finished"}; ${changed}${short ? ` — ${short}` : ""}`;
+  const shown =
+    p.status === "done" ? vscode.window.showInformationMessage(text, "Show answer") : vscode.window.showWarningMessage(text, "Show answer");
+  void shown.then((b) => {
+    if (b === "Show answer") {
+      void showAnswer(p);
+    }
+  });
 }
 
 /**
@@ -203,11 +295,15 @@ function refused(message: string): void {
     }
   }
   agentEnded();
+  output.appendLine(`agent turn refused: ${message}`);
   const busy = /still running/.test(message);
-  const button = busy ? "Cancel the turn" : "Open Settings";
+  const setting = settingNamed(message);
+  const button = busy ? "Cancel the turn" : setting ? `Set ${setting}` : "Open Settings";
   void vscode.window.showErrorMessage(message, button).then(async (b) => {
     if (b === "Cancel the turn") {
       await cancelTurn(false);
+    } else if (b && setting && b === `Set ${setting}`) {
+      await openSetting(setting);
     } else if (b === "Open Settings") {
       await openSettings("grounded.agent");
     }
@@ -229,6 +325,11 @@ function show(m: ShowMessageParams): void {
 
 /** `window/showMessage`, holding back an agent error the command's answer may repeat. */
 function showServerMessage(m: ShowMessageParams): void {
+  if (TURN_SUMMARY.test(m.message)) {
+    // The turn's own notification (agentFinished) says it, with *Show answer*.
+    output.appendLine(m.message);
+    return;
+  }
   const refusedAt = recentRefusals.get(m.message);
   if (refusedAt !== undefined) {
     recentRefusals.delete(m.message);
@@ -334,10 +435,16 @@ function makeClient(command: string): LanguageClient {
         }
         asksInFlight++;
         try {
+          const request = (args?.[0] as { request?: string } | undefined)?.request;
+          pendingRequest = request;
           const r = (await c.sendRequest(ExecuteCommandRequest.type, { command: cmd, arguments: args })) as {
             turn?: number;
           } | null;
           lastTurn = r?.turn;
+          if (lastTurn !== undefined && request !== undefined) {
+            requests.set(lastTurn, request);
+            output.appendLine(`agent turn ${lastTurn}: asked "${request}"`);
+          }
           if (lastTurn === undefined || !finishedTurns.has(lastTurn)) {
             agentBegan();
           }
@@ -407,7 +514,11 @@ async function start(): Promise<void> {
   c.onNotification(AgentFinished, (p) => {
     if (p.turn !== undefined) {
       finishedTurns.add(p.turn);
+      if (!requests.has(p.turn) && pendingRequest !== undefined) {
+        requests.set(p.turn, pendingRequest);
+      }
     }
+    turnFinished(p);
     if (lastTurn === undefined || p.turn === undefined || p.turn === lastTurn) {
       agentEnded();
     }

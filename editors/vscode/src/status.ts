@@ -11,6 +11,8 @@ import * as vscode from "vscode";
 
 /** How long a buffer may show "checking" without an answer before the item stops saying so. */
 const CHECKING_CAP_MS = 10_000;
+/** The least time the status bar shows "dry run" once a dry run began. */
+const DRY_RUN_SHOWN_MS = 1_200;
 
 /** The server's states, most important first: the item shows the first that holds. */
 export type Phase = "stopped" | "starting" | "agent" | "dryRun" | "checking" | "ready";
@@ -20,6 +22,7 @@ export class Status implements vscode.Disposable {
   private base: "stopped" | "starting" | "ready" = "starting";
   private pending = new Map<string, ReturnType<typeof setTimeout>>();
   private dryRuns = 0;
+  private dryRunSince: number[] = [];
   private agent: string | undefined;
   private stoppedWhy = "";
 
@@ -56,6 +59,7 @@ export class Status implements vscode.Disposable {
     this.stoppedWhy = why;
     this.clearPending();
     this.dryRuns = 0;
+    this.dryRunSince = [];
     this.agent = undefined;
     this.render();
   }
@@ -91,12 +95,28 @@ export class Status implements vscode.Disposable {
 
   dryRunBegan(): void {
     this.dryRuns++;
+    this.dryRunSince.push(Date.now());
     this.render();
   }
 
+  /**
+   * The dry run's progress ended. The state stays on screen for at least
+   * DRY_RUN_SHOWN_MS: a small project's run ends a few milliseconds after its progress
+   * begins, and the status bar, re-rendered twice in one frame, never showed "dry run"
+   * at all.
+   */
   dryRunEnded(): void {
-    this.dryRuns = Math.max(0, this.dryRuns - 1);
-    this.render();
+    const since = this.dryRunSince.shift() ?? 0;
+    const left = DRY_RUN_SHOWN_MS - (Date.now() - since);
+    const end = () => {
+      this.dryRuns = Math.max(0, this.dryRuns - 1);
+      this.render();
+    };
+    if (left > 0) {
+      setTimeout(end, left);
+    } else {
+      end();
+    }
   }
 
   /** The agent's turn runs; `what` is its last progress message. */

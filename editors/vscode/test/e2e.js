@@ -15,9 +15,12 @@
 //      hover (screenshot 3);
 //   4. on mistakes/option.js, picks *Ask grounded agent to fix this*; a scripted local
 //      model endpoint (model-server.js) drives the turn; the edit lands in the buffer
-//      (screenshot 4), not on disk, and Ctrl+Z undoes it;
+//      (screenshot 4), not on disk, and Ctrl+Z undoes it; the turn's notification has
+//      *Show answer*, which opens the model's answer (screenshot 4b), and the output
+//      channel's log has the turn (request, status, reason, changed, answer);
 //   5. with the endpoint cleared in the Settings UI, the same action shows one error
-//      message, with an "Open Settings" button, and nothing else (screenshot 5).
+//      message, with a "Set grounded.agent.baseUrl" button, and nothing else
+//      (screenshot 5); the button opens the Settings at that setting (screenshot 6).
 //
 // Without its install (install.sh: code-server and playwright-core in a cache folder,
 // and a Chromium) it prints "skipped: ..." and exits 0, so CI runs it only where the
@@ -499,6 +502,29 @@ async function main() {
     const shot4 = path.join(opts.shots, "4-agent-edit.png");
     await page.screenshot({ path: shot4 });
     shots.push([shot4, `mistakes/option.js after the agent's turn: line ${keyLine + 1} reads borderColor in the buffer (tab dirty, disk unchanged), the summary "grounded agent: done; changed mistakes/option.js"`]);
+    // The answer itself: *Show answer* opens it.
+    const finished = toasts.filter({ hasText: "grounded agent: done" }).first();
+    await finished.locator(".monaco-button", { hasText: "Show answer" }).first().click();
+    const answerText = "BlockStyle documents borderColor";
+    await until("the answer to be shown", async () => {
+      for (const f of page.frames()) {
+        const t = await f.locator("body").textContent({ timeout: 1000 }).catch(() => "");
+        if (t && t.includes(answerText)) return true;
+      }
+      return false;
+    }, 20000, 250);
+    const shot4b = path.join(opts.shots, "4b-agent-answer.png");
+    await page.screenshot({ path: shot4b });
+    shots.push([shot4b, `*Show answer* opened the turn's answer: "${answerText}..." with why it ended and the files changed`]);
+    await until("the turn in the output channel's log", () => {
+      const logs = findFiles(path.join(userData, "logs"), (f) => /grounded\.log$/.test(f));
+      return logs.some((f) => {
+        const t = fs.readFileSync(f, "utf8");
+        return /agent turn \d+: done/.test(t) && t.includes(answerText) && /reason: /.test(t);
+      });
+    }, 20000, 250);
+    await page.locator(".tabs-container .tab", { hasText: "option.js" }).first().click();
+    await page.locator(".tabs-container .tab.active", { hasText: "option.js" }).waitFor({ timeout: 15000 });
     await page.locator(".editor-group-container.active .monaco-editor .view-lines").click();
     await page.keyboard.press("Control+Z");
     await until("Ctrl+Z to undo the agent's edit", async () => ((await editorText(page)).split("\n")[keyLine] || "").includes("borderColour"), 15000);
@@ -542,8 +568,8 @@ async function main() {
     // Anything else the click causes has had time to show.
     await sleep(3000);
     const shown = await toasts.allTextContents();
-    if (shown.length !== 1 || !/Open Settings/.test(shown[0])) {
-      throw new Error(`one error message with "Open Settings" expected, got ${shown.length}: ${JSON.stringify(shown)}`);
+    if (shown.length !== 1 || !/Set grounded\.agent\.baseUrl/.test(shown[0]) || /--base-url/.test(shown[0])) {
+      throw new Error(`one error message with "Set grounded.agent.baseUrl" expected, got ${shown.length}: ${JSON.stringify(shown)}`);
     }
     if (model.received.length !== asked) {
       throw new Error("the model was asked although none is configured");
@@ -551,7 +577,12 @@ async function main() {
     const shot5 = path.join(opts.shots, "5-no-model.png");
     await page.screenshot({ path: shot5 });
     const said = ((await toasts.locator(".notification-list-item-message").first().textContent()) || "").trim();
-    shots.push([shot5, `Ask with no model configured: the one message, with its "Open Settings" button: "${said}"`]);
+    shots.push([shot5, `Ask with no model configured: the one message, with its "Set grounded.agent.baseUrl" button: "${said}"`]);
+    await toasts.locator(".monaco-button", { hasText: "Set grounded.agent.baseUrl" }).first().click();
+    await page.locator(".settings-editor .setting-item-contents", { hasText: "Base Url" }).first().waitFor({ timeout: 15000 });
+    const shot6 = path.join(opts.shots, "6-the-setting.png");
+    await page.screenshot({ path: shot6 });
+    shots.push([shot6, "the button opened the Settings at grounded.agent.baseUrl"]);
 
     passed = true;
     console.log("vscode e2e: passed");

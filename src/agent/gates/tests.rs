@@ -20,20 +20,32 @@ fn facts(changed: &[&str]) -> TurnFacts {
 #[test]
 fn claims_are_past_tense_per_line() {
     let a = "Created:\n- lib/a.js\n- I will update template.js next.\n- template.js already imports lib/a.js.\nUpdated `template.js` to load them.";
-    let c = claims(a);
+    let c = claims(a, &FileNames::default());
     assert_eq!(c.len(), 2, "{c:?}");
     assert_eq!(c[0].1, Vec::<String>::new());
     assert_eq!(c[1].1, vec!["template.js".to_string()]);
-    assert!(claims("I will update template.js").is_empty());
-    assert!(claims("I'll create lib/x.js").is_empty());
-    assert!(claims("template.js already imports lib/x.js").is_empty());
-    assert!(claims("Calls `layout.tableStart` correctly.").is_empty());
+    assert!(claims("I will update template.js", &FileNames::default()).is_empty());
+    assert!(claims("I'll create lib/x.js", &FileNames::default()).is_empty());
+    assert!(claims(
+        "template.js already imports lib/x.js",
+        &FileNames::default()
+    )
+    .is_empty());
+    assert!(claims(
+        "Calls `layout.tableStart` correctly.",
+        &FileNames::default()
+    )
+    .is_empty());
     assert_eq!(
-        claims("main.js was updated.")[0].1,
+        claims("main.js was updated.", &FileNames::default())[0].1,
         vec!["main.js".to_string()]
     );
     assert_eq!(
-        claims("1. **Removed** the table from `main.js`")[0].1,
+        claims(
+            "1. **Removed** the table from `main.js`",
+            &FileNames::default()
+        )[0]
+        .1,
         vec!["main.js".to_string()]
     );
 }
@@ -253,4 +265,56 @@ fn a_gate_without_an_escalated_wording_ends_on_a_repeat() {
     };
     assert_eq!(unresolved.len(), 1);
     assert!(unresolved[0].contains("1 finding(s)"), "{unresolved:?}");
+}
+
+#[test]
+fn a_dotted_name_of_code_is_not_a_file() {
+    let names = FileNames {
+        paths: vec!["main.js".into(), "data/prices.json".into()],
+        extensions: vec!["js".into(), "json".into()],
+        code: vec!["layout".into(), "t".into(), "BlockStyle".into()],
+    };
+    let files =
+        |a: &str| -> Vec<String> { claims(a, &names).into_iter().flat_map(|(_, f)| f).collect() };
+    assert_eq!(
+        files("Added a second `layout.text` call to main.js."),
+        vec!["main.js"]
+    );
+    assert_eq!(
+        files("Set t.width and BlockStyle.align."),
+        Vec::<String>::new()
+    );
+    // A file named for the first time with a script extension is still a file, and so
+    // is an existing data file.
+    assert_eq!(files("Updated lib/invoice.js."), vec!["lib/invoice.js"]);
+    assert_eq!(files("Updated prices.json."), vec!["prices.json"]);
+    // An extension the project has no file of, on an unknown head: not a file.
+    assert_eq!(files("Updated totals.sum."), Vec::<String>::new());
+}
+
+#[test]
+fn the_reserve_is_kept_for_the_draft_after_the_shared_budget() {
+    let mut r = GateRunner::new(AgentConfig::default(), standard());
+    let t = facts(&[]);
+    let drafts = [
+        "Updated template.js.",
+        "I updated template.js to load main.js.",
+        "Updated template.js and main.js.",
+        "Updated lib/invoice.js with the totals.",
+    ];
+    for d in drafts {
+        assert!(
+            matches!(r.judge(d, &t), Decision::Push { gate: "claim", .. }),
+            "{d}"
+        );
+    }
+    assert_eq!((r.used, r.reserve_used), (3, 1));
+}
+
+#[test]
+fn a_denial_in_the_passive_is_not_a_claim() {
+    let none = FileNames::default();
+    assert!(claims("No file was written: the totals are missing.", &none).is_empty());
+    assert!(claims("main.js was not changed.", &none).is_empty());
+    assert_eq!(claims("main.js was changed.", &none).len(), 1);
 }

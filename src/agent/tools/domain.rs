@@ -185,9 +185,11 @@ impl Tool for RagLookup {
             .config
             .lookup_cache
             .as_ref()
-            .map(|p| LookupStore::open(p, &corpus_hash(ctx.corpus)));
+            .map(|p| LookupStore::open(p, &corpus_hash(ctx.corpus), &ctx.config.model_name));
         if let Some(hit) = store.as_ref().and_then(|s| s.get(&query)) {
-            return hint(hit);
+            let mut out = hint(hit);
+            out.disk = true;
+            return out;
         }
         let (out, composed) = compose(&query, ctx);
         if out.refused {

@@ -127,6 +127,8 @@ pub struct ToolOutput {
     pub content: String,
     /// Whether the call was refused (bad arguments, a rule).
     pub refused: bool,
+    /// Whether the answer came from the cross-turn lookup cache (`served: disk`).
+    pub disk: bool,
 }
 
 impl ToolOutput {
@@ -135,6 +137,7 @@ impl ToolOutput {
         ToolOutput {
             content: content.into(),
             refused: false,
+            disk: false,
         }
     }
 
@@ -143,6 +146,16 @@ impl ToolOutput {
         ToolOutput {
             content: content.into(),
             refused: true,
+            disk: false,
+        }
+    }
+
+    /// An answer kept from an earlier turn (the cross-turn lookup cache).
+    pub fn from_disk(content: impl Into<String>) -> ToolOutput {
+        ToolOutput {
+            content: content.into(),
+            refused: false,
+            disk: true,
         }
     }
 }
