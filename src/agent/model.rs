@@ -198,6 +198,14 @@ impl HttpModel {
         }
         let resp = req.send().await.map_err(|e| {
             // reqwest's error text names the URL, never a header: no key in it.
+            if e.is_connect() && refused(&e) {
+                // "unreachable" sent a user looking for a network fault when nothing
+                // listened on the port (a model server not started yet).
+                return format!(
+                    "model endpoint {}: connection refused (nothing listens there)",
+                    self.endpoint.base_url
+                );
+            }
             let what = if e.is_timeout() {
                 "timed out".to_string()
             } else if e.is_connect() {
@@ -242,6 +250,21 @@ impl HttpModel {
             Some(r) => r.map_err(Attempt::Retry),
         }
     }
+}
+
+/// Whether a connect error was a refused connection (its cause chain holds one).
+fn refused(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        if err
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused)
+        {
+            return true;
+        }
+        cur = err.source();
+    }
+    false
 }
 
 fn first_line(s: &str) -> String {
