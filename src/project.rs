@@ -166,8 +166,17 @@ impl Project {
                 let path = root.join(CONFIG_FILE);
                 let text = std::fs::read_to_string(&path)
                     .map_err(|e| format!("{}: {e}", path.display()))?;
-                let config: Config = toml::from_str(&text)
-                    .map_err(|e| format!("{}: {}", path.display(), e.message()))?;
+                // With the line: "extra '=', expected nothing" alone left a newcomer
+                // reading every line of the file.
+                let config: Config = toml::from_str(&text).map_err(|e| {
+                    let line = e
+                        .span()
+                        .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+                    match line {
+                        Some(l) => format!("{}:{l}: {}", path.display(), e.message()),
+                        None => format!("{}: {}", path.display(), e.message()),
+                    }
+                })?;
                 let warnings = unknown_keys(&text)
                     .into_iter()
                     .map(|w| format!("{}: {w}", path.display()))

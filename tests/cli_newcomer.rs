@@ -572,3 +572,556 @@ fn doc_puts_one_blank_line_under_the_title() {
     assert_eq!(lines[1], "", "{stdout}");
     assert!(lines[2].starts_with("Syntax: tableStart("), "{stdout}");
 }
+
+// ---- Issue 28, the second pass: one test per point, each through the binary. ----
+
+/// Point 1: a file the project scan could not read whole (Latin-1 elsewhere) is not a
+/// script that was checked: `check data` of a folder with only a CSV still says no
+/// script was found, and exits 2.
+#[test]
+fn an_unreadable_project_file_elsewhere_does_not_make_a_scriptless_folder_clean() {
+    let dir = project(&[("data/t.csv", "a,b\n")]);
+    std::fs::write(dir.path().join("latin1.js"), b"var s = \"caf\xe9\";\n").unwrap();
+    let out = grounded(&["check", "data"], dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("no scripts found under data"), "{err}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("no findings"));
+}
+
+/// Point 11: checking `bom.js` names `latin1.js` only as a file read for the project's
+/// names, not as one the user asked to check.
+#[test]
+fn a_file_read_only_for_the_project_scan_says_so() {
+    let dir = project(&[("bom.js", "\u{feff}layout.paragraph(\"x\");\n")]);
+    std::fs::write(dir.path().join("latin1.js"), b"var s = \"caf\xe9\";\n").unwrap();
+    let out = grounded(&["check", "bom.js"], dir.path());
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "grounded: latin1.js (read for the project's names, not checked): not valid UTF-8"
+        ),
+        "{err}"
+    );
+    // Named by the user, the same file is said plainly.
+    let out = grounded(&["check", "latin1.js"], dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("grounded: latin1.js: not valid UTF-8"),
+        "{err}"
+    );
+    assert!(!err.contains("read for the project"), "{err}");
+    // From a folder above, the scanned file's path opens from there.
+    let (parent, name) = parent_and_name(dir.path());
+    let arg = format!("{name}/bom.js");
+    let out = grounded(&["check", &arg], parent);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "grounded: {name}/latin1.js (read for the project's names"
+        )),
+        "{err}"
+    );
+}
+
+/// A corpus whose JSONL line for `Cell-note` is broken: the member is missing.
+fn broken_corpus() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    std::fs::write(
+        docs.join("cell.md"),
+        "# Cell\n\nThis object is accessed using the global property \"cell\".\n\n## Cell-text\n\nSyntax: text: string\n",
+    )
+    .unwrap();
+    std::fs::write(
+        docs.join("more.jsonl"),
+        "{\"title\": \"Cell-note\", \"text\": \"Syntax: note: string\"\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("grounded.toml"), "docs = \"docs\"\n").unwrap();
+    std::fs::write(dir.path().join("main.js"), "var n = cell.note;\n").unwrap();
+    dir
+}
+
+/// Point 2: a finding read without a word of the corpus's load diagnostics looked like
+/// the script's fault. `check` says so on stderr; the demo corpus (whose only
+/// diagnostic is a pair skipped as no construct) stays quiet.
+#[test]
+fn check_says_the_corpus_has_load_diagnostics() {
+    let dir = broken_corpus();
+    let out = grounded(&["check"], dir.path());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("`Cell` has no member `note`"), "{stdout}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "grounded: warning: the corpus has 1 load diagnostic (`grounded corpus` lists it)"
+        ),
+        "{err}"
+    );
+    assert_eq!(err.matches("load diagnostic").count(), 1, "{err}");
+    let demo = repo().join("examples/demo");
+    let err = String::from_utf8_lossy(&grounded(&["check", "main.js"], &demo).stderr).into_owned();
+    assert!(!err.contains("load diagnostic"), "{err}");
+}
+
+/// Point 2, in the editor: one log line and one `window/showMessage` per corpus load.
+#[test]
+fn the_server_says_the_corpus_has_load_diagnostics_once() {
+    let dir = broken_corpus();
+    let mut lsp = common::Lsp::start(&[], &[("GROUNDED_CACHE_DIR", "")]);
+    lsp.initialize(dir.path(), serde_json::json!({}));
+    let msg = lsp.wait_for("the load-diagnostics message", |m| {
+        m["method"] == "window/showMessage"
+            && m["params"]["message"]
+                .as_str()
+                .is_some_and(|t| t.contains("load diagnostic"))
+    });
+    assert_eq!(msg["params"]["type"], 2, "a warning: {msg}");
+    assert!(
+        msg["params"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("grounded: the corpus has 1 load diagnostic"),
+        "{msg}"
+    );
+    let main = dir.path().join("main.js");
+    lsp.open(&common::uri(&main), "var n = cell.note;\n");
+    lsp.wait_for("diagnostics", |m| {
+        m["method"] == "textDocument/publishDiagnostics"
+    });
+    // One load, one log line (opening a file loads nothing again).
+    let said = lsp
+        .log()
+        .iter()
+        .filter(|l| l.contains("the corpus has 1 load diagnostic"))
+        .count();
+    assert_eq!(said, 1, "{:#?}", lsp.log());
+    lsp.shutdown();
+}
+
+/// Point 3: `find` from the repository's root names files as `check` does, from there.
+#[test]
+fn find_names_files_from_where_it_ran() {
+    let out = grounded(
+        &["find", "-F", "layout.tableEnd(", "examples/demo/lib"],
+        &repo(),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.lines().any(|l| l == "examples/demo/lib/tables.js"),
+        "{text}"
+    );
+    let v = json(&grounded(
+        &[
+            "find",
+            "--format",
+            "json",
+            "-F",
+            "layout.tableEnd(",
+            "examples/demo/lib",
+        ],
+        &repo(),
+    ));
+    let paths: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["path"].as_str().unwrap())
+        .collect();
+    assert!(!paths.is_empty());
+    for p in paths {
+        assert!(repo().join(p).is_file(), "{p} does not open from the root");
+    }
+    // Run from the project's own root, the paths stay as they were.
+    let out = grounded(
+        &["find", "-F", "layout.tableEnd("],
+        &repo().join("examples/demo"),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.lines().any(|l| l == "lib/tables.js"), "{text}");
+}
+
+/// Point 8: docs/corpus.md answers what a newcomer asked, and the tool does what it
+/// says: a construct's `id` is its Start/End stem, `Global` needs no chunk of its own,
+/// and `readonly` is said for what it is.
+#[test]
+fn the_corpus_guide_answers_the_newcomers_questions() {
+    let guide = std::fs::read_to_string(repo().join("docs/corpus.md")).unwrap();
+    assert!(guide.contains("`batch` for `batchStart`"), "construct id");
+    assert!(
+        guide.contains("`Global` needs no `# Global` chunk"),
+        "Global"
+    );
+    assert!(guide.contains("is read-only\", quoting the signature line"), "readonly");
+    // As said: no `# Global` chunk, a `batch` construct named by its stem.
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    std::fs::write(
+        docs.join("api.md"),
+        "## Global-include\n\nSyntax: include(file: path): void\n\n# Job\n\nA job.\n\nConstructor: new Job()\n\n# Queue\n\nThis object is accessed using the global property \"queue\".\n\n## Queue-batchStart\n\nSyntax: batchStart(job: Job): void\n\n## Queue-batchEnd\n\nSyntax: batchEnd(): void\n",
+    )
+    .unwrap();
+    std::fs::write(
+        docs.join("facts.toml"),
+        "[[construct]]\nid = \"batch\"\naliases = [\"batch\"]\n",
+    )
+    .unwrap();
+    let out = grounded(&["corpus", "--docs", "docs"], dir.path());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("global functions: include"), "{text}");
+    assert!(
+        text.contains("construct batch: queue.batchStart(Job)"),
+        "{text}"
+    );
+    assert!(text.contains("no load diagnostics"), "{text}");
+}
+
+/// Point 9: an unknown `facts.toml` key is a load diagnostic naming the nearest key.
+#[test]
+fn an_unknown_facts_key_is_a_load_diagnostic() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    std::fs::write(
+        docs.join("api.md"),
+        "# Book\n\nThis object is accessed using the global property \"book\".\n\n## Book-title\n\nSyntax: title: string\n",
+    )
+    .unwrap();
+    std::fs::write(
+        docs.join("facts.toml"),
+        "# the overlay\n\n[extra]\nmembrs = [\"Book.pages\"]\n",
+    )
+    .unwrap();
+    let out = grounded(&["corpus", "--docs", "docs"], dir.path());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("diagnostic facts.toml:4: unknown key `extra.membrs`")
+            && text.contains("did you mean `extra.members`?"),
+        "{text}"
+    );
+}
+
+/// Point 9: a `grounded.toml` syntax error names its line.
+#[test]
+fn a_grounded_toml_syntax_error_names_its_line() {
+    let dir = project(&[("main.js", CLEAN)]);
+    let toml = format!(
+        "docs = {:?}\n\n[agent]\nmax_steps = 3\n\nmax_tokens = = 160\n",
+        demo_corpus()
+    );
+    std::fs::write(dir.path().join("grounded.toml"), toml).unwrap();
+    let out = grounded(&["check"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("grounded.toml:6: "), "{err}");
+}
+
+/// An ES5 engine's corpus (the demo's with `ECMAScript: 5`).
+fn es5_project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir(&docs).unwrap();
+    for e in std::fs::read_dir(repo().join("corpus/demo")).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() {
+            std::fs::copy(&p, docs.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let engine = std::fs::read_to_string(docs.join("engine.md")).unwrap();
+    assert!(engine.contains("ECMAScript: 3"), "the demo's level line");
+    std::fs::write(
+        docs.join("engine.md"),
+        engine.replace("ECMAScript: 3", "ECMAScript: 5"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("grounded.toml"), "docs = \"docs\"\n").unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+/// Point 10: under ES5, `includes` on an array says `indexOf` and offers it as a fix;
+/// `startsWith`'s message and fix say the same expression.
+#[test]
+fn engine_messages_fit_the_engines_level() {
+    let dir = es5_project(&[(
+        "main.js",
+        "var names = [\"a\", \"b\"];\nif (names.includes(\"a\")) { layout.paragraph(\"x\"); }\nvar s = \"abc\";\nif (s.startsWith(\"a\")) { layout.paragraph(\"y\"); }\n",
+    )]);
+    let v = check_json(&["main.js"], dir.path());
+    let all = v.as_array().unwrap();
+    let inc = all
+        .iter()
+        .find(|f| f["message"].as_str().unwrap().contains("includes"))
+        .unwrap_or_else(|| panic!("{v:#}"));
+    let msg = inc["message"].as_str().unwrap();
+    assert!(msg.contains("test `a.indexOf(x) != -1`"), "{msg}");
+    assert!(!msg.contains("loop with an index"), "{msg}");
+    assert_eq!(
+        inc["fixes"][0]["title"],
+        "Replace with `(names.indexOf(\"a\") != -1)`"
+    );
+    let sw = all
+        .iter()
+        .find(|f| f["message"].as_str().unwrap().contains("startsWith"))
+        .unwrap_or_else(|| panic!("{v:#}"));
+    let msg = sw["message"].as_str().unwrap();
+    assert!(msg.contains("`s.indexOf(prefix) === 0`"), "{msg}");
+    assert!(!msg.contains("substring"), "{msg}");
+    assert_eq!(
+        sw["fixes"][0]["title"],
+        "Replace with `(s.indexOf(\"a\") === 0)`"
+    );
+    // Under ES3 (the demo) arrays have no `indexOf`: the loop stays, with no fix.
+    let dir = project(&[(
+        "main.js",
+        "var names = [\"a\", \"b\"];\nif (names.includes(\"a\")) { layout.paragraph(\"x\"); }\n",
+    )]);
+    let v = check_json(&["main.js"], dir.path());
+    let msg = v[0]["message"].as_str().unwrap();
+    assert!(msg.contains("loop with an index"), "{msg}");
+    assert_eq!(v[0]["fixes"], serde_json::json!([]));
+}
+
+/// Point 10: a function a project file declares but this script never loads is said
+/// as such, with the file, not "defined nowhere".
+#[test]
+fn a_function_of_a_file_not_loaded_says_where_it_is() {
+    let dir = project(&[
+        ("lib/util.js", "function helper() { return 1; }\n"),
+        ("lib/other.js", "var x = 1;\n"),
+        ("main.js", "loadJS(\"lib/other.js\");\nhelper();\n"),
+    ]);
+    let v = check_json(&["main.js"], dir.path());
+    let f = &v[0];
+    assert_eq!(f["code"], "function", "{v:#}");
+    let msg = f["message"].as_str().unwrap();
+    assert!(
+        msg.contains(
+            "`helper` is declared in the project's `lib/util.js`, which this script does not load"
+        ),
+        "{msg}"
+    );
+    assert!(!msg.contains("defined nowhere"), "{msg}");
+    // Loaded, it is found; declared nowhere, it is still "defined nowhere".
+    std::fs::write(
+        dir.path().join("main.js"),
+        "loadJS(\"lib/util.js\");\nhelper();\nhelpr2();\n",
+    )
+    .unwrap();
+    let v = check_json(&["main.js"], dir.path());
+    assert_eq!(v.as_array().unwrap().len(), 1, "{v:#}");
+    assert!(v[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("defined nowhere"));
+}
+
+/// Point 10: `topic` shows a construct's `no_close` where there is no call: it says
+/// nothing of deleting one.
+#[test]
+fn topic_says_nothing_of_a_call_it_does_not_have() {
+    let demo = repo().join("examples/demo");
+    let out = grounded(&["topic", "display the data in a table"], &demo);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Rows and cells end implicitly"), "{text}");
+    assert!(!text.contains("Deleting the call"), "{text}");
+}
+
+/// Point 12: `grounded corpus` lists the global functions (`Global`'s and `[extra]`'s).
+#[test]
+fn the_corpus_summary_lists_the_global_functions() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = grounded(&["corpus", "--docs", &demo_corpus()], dir.path());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("global functions: alert, confirm, importJS, loadJS, print, exit ([extra])"),
+        "{text}"
+    );
+    assert!(
+        text.contains("global variables: engineVersion, scriptName"),
+        "{text}"
+    );
+}
+
+/// Point 12: a prose-only Markdown file named on the command line is said to have no
+/// js block, not "no scripts found under" it as if it were a folder.
+#[test]
+fn a_prose_only_markdown_file_says_it_has_no_js_block() {
+    let dir = project(&[("prose/prose.md", "# Notes\n\nNo code here.\n")]);
+    let out = grounded(&["check", "prose/prose.md"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("grounded: prose/prose.md has no fenced js block"),
+        "{err}"
+    );
+    assert!(!err.contains("no scripts found under"), "{err}");
+}
+
+/// Point 12: a refused connection is said as one, not as "unreachable".
+#[test]
+fn a_refused_connection_says_connection_refused() {
+    let dir = project(&[("main.js", CLEAN)]);
+    let home = tempfile::tempdir().unwrap();
+    // A port nothing listens on: bound, then freed.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let h = home.path().to_str().unwrap();
+    let out = run(
+        &["agent", "--base-url", &url, "--model", "m", "say hello"],
+        dir.path(),
+        &[("HOME", h), ("XDG_CONFIG_HOME", h), ("XDG_CACHE_HOME", h)],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("model endpoint {url}: connection refused")),
+        "{err}"
+    );
+    assert!(!err.contains("unreachable"), "{err}");
+}
+
+/// What a terminal shows after `bytes`: `\r` returns to the line's start, `ESC [K`
+/// clears to its end, `\n` starts the next line.
+fn screen(bytes: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut lines: Vec<Vec<char>> = vec![Vec::new()];
+    let mut col = 0;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let line = lines.last_mut().unwrap();
+        match c {
+            '\r' => col = 0,
+            '\n' => {
+                lines.push(Vec::new());
+                col = 0;
+            }
+            '\x1b' => {
+                // Only `ESC [ K` is written; anything else is skipped to its letter.
+                let mut seq = String::new();
+                for n in chars.by_ref() {
+                    seq.push(n);
+                    if n.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+                if seq == "[K" {
+                    line.truncate(col);
+                }
+            }
+            c => {
+                if col < line.len() {
+                    line[col] = c;
+                } else {
+                    line.push(c);
+                }
+                col += 1;
+            }
+        }
+    }
+    lines.into_iter().map(|l| l.into_iter().collect()).collect()
+}
+
+/// Point 12: on a terminal, Ctrl-C during a wait leaves no spinner line on screen.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_clears_the_spinners_line_on_a_terminal() {
+    use common::model_server::{say, ModelServer, Scripted};
+    use std::io::Read;
+    use std::os::fd::FromRawFd;
+    use std::time::{Duration, Instant};
+
+    let dir = project(&[("main.js", CLEAN)]);
+    let home = tempfile::tempdir().unwrap();
+    let server = ModelServer::start(vec![Scripted::Hang(
+        Duration::from_secs(60),
+        say("too late"),
+    )]);
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty fills two descriptors; no name, default settings.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(rc, 0, "openpty");
+    // SAFETY: both descriptors were just opened and are owned here alone.
+    let (master, slave) = unsafe {
+        (
+            std::fs::File::from_raw_fd(master),
+            std::fs::File::from_raw_fd(slave),
+        )
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_grounded"))
+        .args([
+            "agent",
+            "--base-url",
+            &server.url,
+            "--model",
+            "scripted",
+            "say hi",
+        ])
+        .current_dir(dir.path())
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path())
+        .env("XDG_CACHE_HOME", home.path())
+        .env("GROUNDED_CACHE_DIR", "")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(slave)
+        .spawn()
+        .unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let mut reader = master;
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        // Ends with EIO once the child has exited and the slave is closed.
+        while let Ok(n) = reader.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    });
+    let t0 = Instant::now();
+    while !String::from_utf8_lossy(&seen.lock().unwrap()).contains("waiting for the model") {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "no spinner: {:?}",
+            String::from_utf8_lossy(&seen.lock().unwrap())
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // SAFETY: a signal to our own child.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1));
+    std::thread::sleep(Duration::from_millis(300));
+    let bytes = seen.lock().unwrap().clone();
+    let lines = screen(&bytes);
+    assert!(
+        lines.iter().any(|l| l.contains("cancelling the turn")),
+        "{lines:#?}"
+    );
+    assert!(
+        !lines.iter().any(|l| l.contains("waiting for the model")),
+        "the spinner's line stayed: {lines:#?}\n{:?}",
+        String::from_utf8_lossy(&bytes)
+    );
+}

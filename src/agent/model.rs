@@ -221,6 +221,14 @@ impl HttpModel {
                 return self.timed_out();
             }
             // reqwest's error text names the URL, never a header: no key in it.
+            if e.is_connect() && refused(&e) {
+                // "unreachable" sent a user looking for a network fault when nothing
+                // listened on the port (a model server not started yet).
+                return Attempt::Retry(format!(
+                    "model endpoint {}: connection refused (nothing listens there)",
+                    self.endpoint.base_url
+                ));
+            }
             let what = if e.is_connect() {
                 "unreachable"
             } else {
@@ -261,6 +269,21 @@ impl HttpModel {
             Some(r) => r,
         }
     }
+}
+
+/// Whether a connect error was a refused connection (its cause chain holds one).
+fn refused(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur = Some(e);
+    while let Some(err) = cur {
+        if err
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused)
+        {
+            return true;
+        }
+        cur = err.source();
+    }
+    false
 }
 
 fn first_line(s: &str) -> String {

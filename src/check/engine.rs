@@ -28,8 +28,12 @@ pub(crate) fn global_hint(name: &str) -> &'static str {
     }
 }
 
-fn member_hint(owner: &str, name: &str) -> &'static str {
+/// What to write instead, under an engine of `level`: ES5 arrays have `indexOf`, so
+/// "loop with an index" for `includes` sent ES5 users the long way round.
+fn member_hint(owner: &str, name: &str, level: u16) -> &'static str {
+    let has_index_of = es::proto_since(Proto::Array, "indexOf").is_some_and(|s| s <= level);
     match (owner, name) {
+        ("Array", "includes") if has_index_of => ": test `a.indexOf(x) != -1`",
         ("Object", "keys") => {
             ": collect the keys with a `for (var k in obj)` loop and `hasOwnProperty`"
         }
@@ -43,7 +47,8 @@ fn member_hint(owner: &str, name: &str) -> &'static str {
             ": loop with an index and compare each element"
         }
         ("String", "trim" | "trimStart" | "trimEnd") => ": use `s.replace(/^\\s+|\\s+$/g, \"\")`",
-        ("String", "startsWith") => ": compare `s.substring(0, prefix.length)`",
+        // The same expression as the fix, so the message and the fix agree.
+        ("String", "startsWith") => ": test `s.indexOf(prefix) === 0`",
         ("String", "includes") => ": test `s.indexOf(part) != -1`",
         ("Function", "bind") => ": wrap the call in a `function () { ... }` that uses `apply`",
         _ => "",
@@ -83,7 +88,7 @@ pub(crate) fn static_member(cx: &mut Ctx, obj: Node, prop: Node) {
         "`{owner}.{name}` is {}; this engine runs {}, which has no `{owner}.{name}`{}",
         es::edition_name(since),
         cx.level_name(),
-        member_hint(owner, name)
+        member_hint(owner, name, cx.level)
     );
     let fix = static_equivalent(cx.text, owner, name, prop);
     cx.push_node(prop, Code::Engine, msg).fixes.extend(fix);
@@ -127,7 +132,8 @@ fn static_equivalent(text: &str, owner: &str, name: &str, prop: Node) -> Option<
 }
 
 /// The level's equivalent of a prototype method where it is one expression.
-fn proto_equivalent(text: &str, proto: Proto, name: &str, prop: Node) -> Option<Fix> {
+fn proto_equivalent(text: &str, proto: Proto, name: &str, prop: Node, level: u16) -> Option<Fix> {
+    let has_array_index_of = es::proto_since(Proto::Array, "indexOf").is_some_and(|s| s <= level);
     let (call, args) = call_of(text, prop)?;
     let member = prop.parent()?;
     let recv = &text[member.child_by_field_name("object")?.byte_range()];
@@ -145,6 +151,11 @@ fn proto_equivalent(text: &str, proto: Proto, name: &str, prop: Node) -> Option<
         }
         // A comparison binds looser than what may surround the call: parenthesised.
         (Proto::String, "includes", [x]) => {
+            (call.start_byte(), format!("({recv}.indexOf({x}) != -1)"))
+        }
+        // Where the level's arrays have `indexOf` (ES5). It differs from `includes` on
+        // `NaN` only, which `indexOf` never finds.
+        (Proto::Array, "includes", [x]) if has_array_index_of => {
             (call.start_byte(), format!("({recv}.indexOf({x}) != -1)"))
         }
         (Proto::String, "startsWith", [x]) => {
@@ -187,9 +198,9 @@ pub(crate) fn proto_member(cx: &mut Ctx, proto: Proto, prop: Node) {
             Proto::RegExp => "regular expressions",
             Proto::Object => "objects",
         },
-        member_hint(owner, name)
+        member_hint(owner, name, cx.level)
     );
-    let fix = proto_equivalent(cx.text, proto, name, prop);
+    let fix = proto_equivalent(cx.text, proto, name, prop, cx.level);
     cx.push_node(prop, Code::Engine, msg).fixes.extend(fix);
 }
 

@@ -3,7 +3,8 @@
 //! What: `loadXMLData("x")` where `loadXMLData` is not a `Global` member of the docs (or
 //! an `[extra]` function), not an ECMAScript built-in of the engine's level, and not
 //! declared at the top level of this file or of a project file it loads (transitively;
-//! every project file when the project's loads cannot be followed).
+//! every project file when the project's loads cannot be followed). A function a project
+//! file declares but nothing this script loads is said as such, with the file.
 //!
 //! Why: a call of nothing throws `ReferenceError` at run time, usually after part of the
 //! document was already laid out. `setTimeout()` and friends are the usual suspects.
@@ -56,6 +57,26 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>, callee: Node, name: &'a str, scope: cr
     // The reachable project files' functions: a misspelt helper is the commonest typo
     // in a project, and only a loaded file's name is one the fix can use.
     candidates.extend(cx.a.project_names());
+    // A project file declares it but this script does not load that file: "defined
+    // nowhere" sent a newcomer looking for a typo in a name that was right. (The file
+    // itself, named from elsewhere, is left out: its own stale entry is no other file.)
+    let me = std::path::Path::new(cx.path);
+    let home: Vec<&str> = cx
+        .project
+        .files
+        .iter()
+        .filter(|(rel, facts)| facts.decls.contains(name) && !me.ends_with(rel.as_str()))
+        .map(|(rel, _)| rel.as_str())
+        .take(3)
+        .collect();
+    if !home.is_empty() {
+        let msg = format!(
+            "`{name}` is declared in the project's {}, which this script does not load, nor does any file it loads",
+            or_list(&home)
+        );
+        cx.push_node(callee, Code::Function, msg);
+        return;
+    }
     let close = near(name, candidates);
     let mut msg = format!(
         "`{name}` is defined nowhere: not a global function of this engine's docs, not an {} built-in of the language, not declared in this file or a file it loads",

@@ -104,8 +104,13 @@ pub struct Checked {
 pub struct PathsReport {
     /// The findings, in the order the files were checked.
     pub findings: Vec<Finding>,
-    /// Files that could not be read.
+    /// Files of the paths given that could not be read (or were read with a caveat).
     pub unreadable: Vec<Unreadable>,
+    /// Files the paths did not name, read only for the project's top-level names, that
+    /// could not be read (or were read with a caveat); named relative to the root. Kept
+    /// apart: a Latin-1 file elsewhere in the project once counted as "something was
+    /// checked", and `check data` of a folder with no script said "no findings".
+    pub scanned: Vec<Unreadable>,
     /// Every file read and checked.
     pub checked: Vec<Checked>,
 }
@@ -128,9 +133,6 @@ pub fn check_paths(corpus: &Corpus, root: &Path, paths: &[PathBuf]) -> PathsRepo
             bad.push(Unreadable { path, reason });
         }
     };
-    for n in &project.notes {
-        say(&mut report.unreadable, n.path.clone(), n.reason.clone());
-    }
     let mut files: Vec<(String, PathBuf)> = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -198,6 +200,13 @@ pub fn check_paths(corpus: &Corpus, root: &Path, paths: &[PathBuf]) -> PathsRepo
             file,
             script: is_script,
         });
+    }
+    // After the paths' own files: a file both named and scanned is said as named.
+    for n in &project.notes {
+        let key = std::fs::canonicalize(root.join(&n.path)).unwrap_or_else(|_| root.join(&n.path));
+        if noted.insert((key, n.reason.clone())) {
+            report.scanned.push(n.clone());
+        }
     }
     report
 }

@@ -105,7 +105,7 @@ extern "C" fn on_interrupt(_signal: libc::c_int) {
 /// dropped, what landed stays and is listed, and the transcript gets its `final`
 /// line. Killed outright, a turn left a transcript without an end and no list of the
 /// files it had already written.
-fn cancel_on_interrupt(cancel: Arc<AtomicBool>) {
+fn cancel_on_interrupt(cancel: Arc<AtomicBool>, tty: bool) {
     #[cfg(unix)]
     // SAFETY: the handler only touches an atomic and async-signal-safe calls.
     unsafe {
@@ -116,7 +116,10 @@ fn cancel_on_interrupt(cancel: Arc<AtomicBool>) {
     }
     std::thread::spawn(move || loop {
         if INTERRUPTED.load(Ordering::SeqCst) {
-            eprintln!("\ngrounded agent: cancelling the turn (Ctrl-C again quits at once)");
+            // On a terminal the spinner's line is cleared, not pushed up: it stayed on
+            // screen above the cancel, still saying "waiting for the model".
+            let clear = if tty { "\r\x1b[K" } else { "\n" };
+            eprintln!("{clear}grounded agent: cancelling the turn (Ctrl-C again quits at once)");
             cancel.store(true, Ordering::SeqCst);
             return;
         }
@@ -164,7 +167,7 @@ pub fn run(a: Args) -> Result<i32, Fail> {
         wait_lines: Mutex::new((2, 0)),
     };
     let cancel = Arc::new(AtomicBool::new(false));
-    cancel_on_interrupt(cancel.clone());
+    cancel_on_interrupt(cancel.clone(), progress.tty);
     let exclude: Vec<PathBuf> = project.docs_path(a.docs).into_iter().collect();
     let (guards, gates) = agent::guardrails::standard(&config, &corpus);
     let turn = Turn {

@@ -34,19 +34,26 @@ pub fn run(
         }
     }
     let (project, corpus) = project_and_corpus(&paths[0], docs)?;
+    if let Some(c) = corpus.load_caveat() {
+        eprintln!("grounded: warning: {c}");
+    }
     let checked = check::check_paths(&corpus, &project.root, &paths);
     for u in &checked.unreadable {
         eprintln!("grounded: {}: {}", u.path, u.reason);
     }
+    // A file no path named, read for its top-level names only: "latin1.js: not valid
+    // UTF-8" under `check bom.js` read as if bom.js's check had read it.
+    for u in &checked.scanned {
+        eprintln!(
+            "grounded: {} (read for the project's names, not checked): {}",
+            super::from_cwd(&project.root.join(&u.path)),
+            u.reason
+        );
+    }
     // "no findings" after checking nothing once read as a clean project: a folder of
     // `.jsx` files under an engine whose docs did not list `.jsx` looked perfect.
     if !checked.checked.iter().any(|c| c.script) && checked.unreadable.is_empty() {
-        let under: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        return Err(Fail(format!(
-            "no scripts found under {}: the engine's script extensions are {} (and Markdown files' fenced js blocks)",
-            under.join(", "),
-            corpus.engine.script_extensions.join(" ")
-        )));
+        return Err(Fail(no_script(&paths, &checked.checked, &corpus)));
     }
     let mut texts = Texts::default();
     for c in &checked.checked {
@@ -126,6 +133,32 @@ pub fn run(
     // the system takes back whole at exit.
     std::mem::forget(corpus);
     Ok(if failed { 1 } else { 0 })
+}
+
+/// Why a run checked no script. Markdown files named one by one, all prose, are said
+/// as such: "no scripts found under prose.md" sent a newcomer looking for a folder.
+fn no_script(
+    paths: &[PathBuf],
+    checked: &[check::Checked],
+    corpus: &crate::docs::Corpus,
+) -> String {
+    let named_md = paths
+        .iter()
+        .all(|p| p.is_file() && crate::js::is_markdown(&p.to_string_lossy()));
+    if named_md && !checked.is_empty() {
+        let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        let has = if names.len() == 1 { "has" } else { "have" };
+        return format!(
+            "{} {has} no fenced js block: a Markdown file's scripts are its ```js blocks; nothing to check",
+            names.join(", ")
+        );
+    }
+    let under: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    format!(
+        "no scripts found under {}: the engine's script extensions are {} (and Markdown files' fenced js blocks)",
+        under.join(", "),
+        corpus.engine.script_extensions.join(" ")
+    )
 }
 
 /// Whether the dry run's entries include `grounded.toml`'s (a folder was named).

@@ -50,6 +50,18 @@ pub fn corpus(docs: Option<&Path>, format: Format) -> Result<i32, Fail> {
             "members": members,
             "globals": corpus.globals,
             "global_members": corpus.global_member_interfaces(),
+            "global_functions": corpus
+                .interfaces
+                .get(crate::docs::model::GLOBAL_INTERFACE)
+                .map(|i| {
+                    i.members
+                        .values()
+                        .filter(|m| m.kind == crate::docs::MemberKind::Method)
+                        .map(|m| m.name.as_str())
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default(),
+            "extra_functions": corpus.extra_functions,
             "constructors": corpus.constructors.keys().collect::<Vec<_>>(),
             "constructs": corpus.constructs.values().collect::<Vec<_>>(),
             "skipped_pairs": corpus.skipped_pairs,
@@ -89,6 +101,41 @@ pub fn corpus(docs: Option<&Path>, format: Format) -> Result<i32, Fail> {
     );
     for (g, i) in &corpus.globals {
         println!("global {g}: {i}");
+    }
+    // `Global`'s functions and variables are globals too: a newcomer who wrote
+    // `Global-include` looked for it here and found only the global objects.
+    let own: Vec<&crate::docs::Member> = corpus
+        .interfaces
+        .get(crate::docs::model::GLOBAL_INTERFACE)
+        .map(|i| i.members.values().collect())
+        .unwrap_or_default();
+    let functions: Vec<String> = own
+        .iter()
+        .filter(|m| m.kind == crate::docs::MemberKind::Method)
+        .map(|m| m.name.clone())
+        .chain(
+            corpus
+                .extra_functions
+                .iter()
+                .map(|f| format!("{f} ([extra])")),
+        )
+        .collect();
+    if !functions.is_empty() {
+        println!("global functions: {}", functions.join(", "));
+    }
+    let variables: Vec<String> = own
+        .iter()
+        .filter(|m| m.kind != crate::docs::MemberKind::Method)
+        .map(|m| m.name.clone())
+        .chain(
+            corpus
+                .extra_globals
+                .iter()
+                .map(|g| format!("{g} ([extra])")),
+        )
+        .collect();
+    if !variables.is_empty() {
+        println!("global variables: {}", variables.join(", "));
     }
     for i in corpus.global_member_interfaces() {
         let n = corpus.members_of(i).len();

@@ -97,7 +97,22 @@ pub fn find(
         exclude: project.docs_path(docs).into_iter().collect(),
         ..FindOptions::default()
     };
-    let result = footprint::find_in_files(&corpus, &project.root, pattern, &opts).map_err(Fail)?;
+    let mut result =
+        footprint::find_in_files(&corpus, &project.root, pattern, &opts).map_err(Fail)?;
+    // Paths as `check` prints them, from the current folder: `lib/tables.js` (relative to
+    // the project) did not open from the repository's root, where `check` had said
+    // `examples/demo/lib/tables.js`. The agent's tool keeps the root-relative form.
+    for f in &mut result.files {
+        let shown = super::from_cwd(&project.root.join(&f.path));
+        for h in &mut f.hits {
+            h.path = if h.path == f.path {
+                shown.clone()
+            } else {
+                super::from_cwd(&project.root.join(&h.path))
+            };
+        }
+        f.path = shown;
+    }
     // Like grep and ripgrep: a script's `if grounded find ...` must be able to tell.
     let status = if result.hits().next().is_some() { 0 } else { 1 };
     if format == Format::Json {

@@ -153,6 +153,16 @@ pub struct SkippedPair {
     pub reason: String,
 }
 
+impl SkippedPair {
+    /// The load diagnostic that says the pair was skipped.
+    pub fn note(&self) -> String {
+        format!(
+            "`{}`/`{}` is not a construct: {}; skipped",
+            self.start, self.end, self.reason
+        )
+    }
+}
+
 /// The engine chunk's facts.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Engine {

@@ -181,6 +181,7 @@ impl Backend {
                     None => ProjectIndex::default(),
                 };
                 tracing::info!("corpus {} loaded", corpus.origin);
+                let caveat = corpus.load_caveat();
                 // Another engine may have other directives: what the parser sees changes.
                 for mut e in this.state.docs.iter_mut() {
                     if e.doc.directives != corpus.engine.directives {
@@ -192,12 +193,22 @@ impl Backend {
                 write(&this.state.corpus, Arc::new(Library::new(corpus)));
                 write(&this.state.corpus_dir, dir);
                 write(&this.state.index, Arc::new(index));
-                Ok(())
+                Ok(caveat)
             })
         })
         .await;
         let msg = match res {
-            Ok(Ok(Ok(()))) => None,
+            // Said once per load, where findings are read: a broken corpus line
+            // otherwise surfaced only as a false `member` finding.
+            Ok(Ok(Ok(Some(caveat)))) => {
+                tracing::warn!("{caveat}");
+                self.state
+                    .client
+                    .show_message(MessageType::WARNING, format!("grounded: {caveat}"))
+                    .await;
+                None
+            }
+            Ok(Ok(Ok(None))) => None,
             Ok(Ok(Err(e))) => Some(e),
             Ok(Err(e)) => Some(e.message.to_string()),
             Err(e) => Some(format!("reload failed: {e}")),

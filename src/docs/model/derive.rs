@@ -58,21 +58,19 @@ impl Corpus {
                             }
                             None => "it takes no parameter (or has no signature)".to_string(),
                         };
-                        self.skipped_pairs.push(SkippedPair {
+                        let pair = SkippedPair {
                             interface: m.interface.clone(),
                             start: m.name.clone(),
                             end: end.clone(),
-                            reason: reason.clone(),
-                        });
+                            reason,
+                        };
                         let (file, line) = m
                             .chunk
                             .map(|id| (self.chunks[id].file.clone(), self.chunks[id].line))
                             .unwrap_or_default();
-                        self.diagnostics.push(LoadDiagnostic::new(
-                            &file,
-                            line,
-                            format!("`{}`/`{end}` is not a construct: {reason}; skipped", m.name),
-                        ));
+                        self.diagnostics
+                            .push(LoadDiagnostic::new(&file, line, pair.note()));
+                        self.skipped_pairs.push(pair);
                     }
                 }
             }
@@ -105,6 +103,21 @@ impl Corpus {
                 return;
             }
         };
+        for (key, hint) in crate::docs::facts::unknown_keys(&f.text) {
+            let last = key.rsplit('.').next().unwrap_or(&key);
+            self.diagnostics.push(LoadDiagnostic::new(
+                &f.path,
+                f.text
+                    .lines()
+                    .position(|l| {
+                        l.trim_start()
+                            .strip_prefix(last)
+                            .is_some_and(|r| r.trim_start().starts_with('='))
+                    })
+                    .map_or(1, |i| i + 1),
+                format!("unknown key `{key}` (nothing reads it; ignored): {hint}"),
+            ));
+        }
         for cf in &facts.construct {
             let line = line_of(&f.text, &format!("\"{}\"", cf.id));
             let mut absent = Vec::new();

@@ -5,6 +5,32 @@
 use super::*;
 
 impl Corpus {
+    /// What a reader of findings needs to know about this corpus's load diagnostics:
+    /// `None` when the loader read everything as written. A pair skipped as no construct
+    /// is the docs as written, not a misreading, and is not counted. docs/corpus.md says
+    /// load diagnostics exist so that a typo in the docs does not become a false
+    /// finding; a broken line that dropped `Cell-note` then read as "`Cell` has no
+    /// member `note`" with no word of the six diagnostics.
+    pub fn load_caveat(&self) -> Option<String> {
+        let notes: BTreeSet<String> = self.skipped_pairs.iter().map(SkippedPair::note).collect();
+        let n = self
+            .diagnostics
+            .iter()
+            .filter(|d| !notes.contains(&d.message))
+            .count();
+        if n == 0 {
+            return None;
+        }
+        let (s, them, they) = if n == 1 {
+            ("", "it", "it touches")
+        } else {
+            ("s", "them", "they touch")
+        };
+        Some(format!(
+            "the corpus has {n} load diagnostic{s} (`grounded corpus` lists {them}): a finding about a name {they} may come from the docs, not the script"
+        ))
+    }
+
     /// The interface's ancestors, nearest first (itself excluded).
     pub fn ancestors(&self, iface: &str) -> &[String] {
         self.ancestors.get(iface).map(Vec::as_slice).unwrap_or(&[])
