@@ -82,6 +82,7 @@ fn measure_contents(ctx: &ToolCtx, files: &BTreeMap<String, String>) -> Measurem
             .map(|(rel, text)| (rel.clone(), check::FileFacts::of(corpus, rel, text)))
             .collect(),
         notes: Vec::new(),
+        ..ProjectIndex::default()
     };
     let mut m = Measurement::default();
     for (rel, text) in files {

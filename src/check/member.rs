@@ -55,6 +55,10 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>, node: Node<'a>, iface: &'a str, prop: 
     if cx.corpus.open_keys(iface) {
         return;
     }
+    // The receiver may be of a documented sub-interface (`docs::family`).
+    if cx.corpus.descendant_member(iface, name).is_some() {
+        return;
+    }
     let is_write = is_write(node);
     // The member paths the script assigns (`w.pbar`) are the analysis's polyfill
     // paths, kept for the whole file (and in the incremental check's seed). Anywhere
@@ -109,7 +113,11 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>, node: Node<'a>, iface: &'a str, prop: 
     }
     let members = cx.corpus.members_of(iface);
     let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
-    let close = near(name, names.iter().copied());
+    let close = if cx.corpus.has_loose_names(iface) {
+        super::suggest::near_loose(name, names.iter().copied())
+    } else {
+        near(name, names.iter().copied())
+    };
     let mut msg = format!("`{iface}` has no member `{name}`{inherited}");
     if is_write {
         msg.push_str(": the docs give no such property to assign");

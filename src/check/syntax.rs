@@ -616,6 +616,7 @@ pub(crate) fn parse_errors(cx: &mut Ctx, root: Node) {
     if !root.has_error() {
         return;
     }
+    super::unplaced::drop_unplaced(cx, root);
     let e4x = cx.corpus.engine.allows("e4x");
     let mut last: Option<(usize, usize)> = None;
     let mut cursor = root.walk();
@@ -676,7 +677,7 @@ pub(crate) fn parse_errors(cx: &mut Ctx, root: Node) {
 /// Whether the lines an error node touches hold an E4X shape (outside string
 /// literals): `default xml namespace`, `x.@attr`, `x..child`, `x.(@id == 1)`,
 /// `ns::name`.
-fn e4x_lines(text: &str, node: Node) -> bool {
+pub(crate) fn e4x_lines(text: &str, node: Node) -> bool {
     let start = text[..node.start_byte().min(text.len())]
         .rfind('\n')
         .map_or(0, |i| i + 1);

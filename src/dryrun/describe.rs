@@ -81,6 +81,13 @@ pub fn loader_names(corpus: &Corpus) -> Vec<String> {
 ///   "g": {var: iface},
 ///   "c": {name: iface}, "f": {name: member + loader flag}, "xg": [..], "xf": [..]}`.
 pub fn describe(corpus: &Corpus) -> String {
+    describe_project(corpus, &[])
+}
+
+/// [`describe`] with the project's globals (`grounded.toml`'s `globals`) as `"pg"`:
+/// permissive objects, as the checker counts them defined and of no known interface. A
+/// name the docs document keeps the docs' meaning, as in the checker.
+pub fn describe_project(corpus: &Corpus, globals: &[String]) -> String {
     let mut ifaces = Map::new();
     for name in corpus.interfaces.keys() {
         if name == GLOBAL_INTERFACE_NAME {
@@ -111,6 +118,17 @@ pub fn describe(corpus: &Corpus) -> String {
         if corpus.is_extensible(name) {
             entry["x"] = json!(true);
         }
+        // `Loose member names: yes` (docs::family): the prelude resolves a name equal
+        // once lowercased with underscores removed to the documented member.
+        if iface.loose_names {
+            entry["l"] = json!(true);
+        }
+        // Members a documented sub-interface has: the object may be of it, so they are
+        // no invention (a permissive value, as the checker does not type them either).
+        let subs = sub_members(corpus, name);
+        if !subs.is_empty() {
+            entry["d"] = json!(subs);
+        }
         ifaces.insert(name.clone(), entry);
     }
     // `Global`'s members, and those of `Global members: yes` interfaces, which scripts
@@ -129,7 +147,17 @@ pub fn describe(corpus: &Corpus) -> String {
         .values()
         .map(|c| (c.name.clone(), json!(c.interface)))
         .collect();
+    let mut project = ProjectGlobals::new();
+    for g in globals {
+        let documented = corpus.is_engine_global(g)
+            || corpus.constructors.contains_key(g)
+            || corpus.interfaces.contains_key(g);
+        if !documented && !project.contains(g) {
+            project.push(g.clone());
+        }
+    }
     json!({
+        "pg": project,
         "i": ifaces,
         "g": corpus.globals,
         "c": ctors,
@@ -138,4 +166,21 @@ pub fn describe(corpus: &Corpus) -> String {
         "xf": corpus.extra_functions,
     })
     .to_string()
+}
+
+type ProjectGlobals = Vec<String>;
+
+/// The names of the members that `iface`'s descendants document and `iface` (with its
+/// ancestors) does not, sorted.
+fn sub_members(corpus: &Corpus, iface: &str) -> Vec<String> {
+    let mut out: Vec<String> = corpus
+        .descendants(iface)
+        .iter()
+        .flat_map(|d| corpus.members_of(d))
+        .map(|m| m.name.clone())
+        .filter(|n| corpus.member(iface, n).is_none())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
