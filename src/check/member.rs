@@ -42,6 +42,18 @@ pub(crate) fn is_write(node: Node) -> bool {
     })
 }
 
+/// Whether the receiver of `node` (`receiver.prop`) is an object the script made with
+/// `new X()`, directly or through a variable only ever assigned so.
+fn constructed<'a>(cx: &Ctx<'a>, node: Node<'a>) -> bool {
+    cx.a.head(node).is_some_and(|obj| match obj.kind() {
+        "new_expression" => true,
+        "identifier" => {
+            cx.a.is_constructed(cx.a.node_text(obj), cx.a.scope_at(obj.start_byte()))
+        }
+        _ => false,
+    })
+}
+
 /// Judges `node` (`receiver.prop`) whose receiver is certainly of `iface`.
 pub(crate) fn check<'a>(cx: &mut Ctx<'a>, node: Node<'a>, iface: &'a str, prop: Node<'a>) {
     let name = cx.a.node_text(prop);
@@ -55,8 +67,9 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>, node: Node<'a>, iface: &'a str, prop: 
     if cx.corpus.open_keys(iface) {
         return;
     }
-    // The receiver may be of a documented sub-interface (`docs::family`).
-    if cx.corpus.descendant_member(iface, name).is_some() {
+    // The receiver may be of a documented sub-interface (`docs::family`), unless the
+    // script constructed it (`new Block()` is a `Block`, exactly).
+    if cx.corpus.descendant_member(iface, name).is_some() && !constructed(cx, node) {
         return;
     }
     let is_write = is_write(node);

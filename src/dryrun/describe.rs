@@ -123,11 +123,13 @@ pub fn describe_project(corpus: &Corpus, globals: &[String]) -> String {
         if iface.loose_names {
             entry["l"] = json!(true);
         }
-        // Members a documented sub-interface has: the object may be of it, so they are
-        // no invention (a permissive value, as the checker does not type them either).
-        let subs = sub_members(corpus, name);
+        // Documented sub-interfaces (transitive): the object may be of one, so their
+        // members are no invention (a permissive value, as the checker does not type
+        // them either). Names only, like `anc`: the prelude reads their members on
+        // first use of the interface, so a deep family costs nothing until reached.
+        let subs = corpus.descendants(name);
         if !subs.is_empty() {
-            entry["d"] = json!(subs);
+            entry["ds"] = json!(subs);
         }
         ifaces.insert(name.clone(), entry);
     }
@@ -147,7 +149,7 @@ pub fn describe_project(corpus: &Corpus, globals: &[String]) -> String {
         .values()
         .map(|c| (c.name.clone(), json!(c.interface)))
         .collect();
-    let mut project = ProjectGlobals::new();
+    let mut project: Vec<String> = Vec::new();
     for g in globals {
         let documented = corpus.is_engine_global(g)
             || corpus.constructors.contains_key(g)
@@ -166,21 +168,4 @@ pub fn describe_project(corpus: &Corpus, globals: &[String]) -> String {
         "xf": corpus.extra_functions,
     })
     .to_string()
-}
-
-type ProjectGlobals = Vec<String>;
-
-/// The names of the members that `iface`'s descendants document and `iface` (with its
-/// ancestors) does not, sorted.
-fn sub_members(corpus: &Corpus, iface: &str) -> Vec<String> {
-    let mut out: Vec<String> = corpus
-        .descendants(iface)
-        .iter()
-        .flat_map(|d| corpus.members_of(d))
-        .map(|m| m.name.clone())
-        .filter(|n| corpus.member(iface, n).is_none())
-        .collect();
-    out.sort();
-    out.dedup();
-    out
 }

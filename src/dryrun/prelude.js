@@ -209,8 +209,15 @@
         var h = handlers[name];
         if (h) return h;
         var M = membersOf(name), I = IFACES[name], L = looseOf(name), S = create(null);
-        // Members of documented sub-interfaces (describe.rs "d"): the object may be one.
-        (I.d || []).forEach(function (k) { S[k] = true; });
+        // Own members of documented sub-interfaces (describe.rs "ds"): the object may
+        // be one of them.
+        (I.ds || []).forEach(function (d) {
+            var A = IFACES[d];
+            if (!A) return;
+            for (var k in A.m) {
+                if (hasOwn.call(A.m, k)) S[k] = true;
+            }
+        });
         function spelled(k) {
             if (L === null || typeof k !== "string" || (M[k] !== undefined && hasOwn.call(M, k))) return k;
             var real = L[fold(k)];

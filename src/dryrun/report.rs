@@ -482,7 +482,13 @@ fn span_at(text: &str, idx: &LineIndex, line: usize, col: usize, anchor: &Anchor
                 "for_in_statement",
                 "do_statement",
             ];
-            if let Some((s, _)) = first_node(text, "", ls + pos, &kinds) {
+            // A loop that starts on the line first: where the time budget interrupts the
+            // run inside the loop (`while (...) {` or its body on the same line) depends
+            // on how many instructions ran before, so the column may lie past the
+            // loop's keyword (a longer fake-engine prelude once moved it onto `{`).
+            let line_end = ls + line_text.len();
+            let on_line = first_node(text, "", ls, &kinds).filter(|&(s, _)| s < line_end);
+            if let Some((s, _)) = on_line.or_else(|| first_node(text, "", ls + pos, &kinds)) {
                 let (a, b) = token_at(&text[s..], 0);
                 return Span::new(s + a, s + b);
             }
