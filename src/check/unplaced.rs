@@ -14,7 +14,8 @@
 //! `ERROR`s too but the script's own syntax: findings there stay.
 //!
 //! Called by `syntax::parse_errors` before it adds its findings, only when the tree
-//! has an error. May import `check`'s shared state and `syntax`.
+//! has an error; owns the E4X shape test (`e4x_lines`), which both read. May import
+//! `check`'s shared state, never `syntax` (which imports it).
 
 use tree_sitter::Node;
 
@@ -22,7 +23,7 @@ use super::{Code, Ctx};
 
 /// Drops the non-`syntax` findings on the lines of the tree's `ERROR` nodes.
 pub(crate) fn drop_unplaced(cx: &mut Ctx, root: Node) {
-    if cx.out.iter().all(|f| f.code == Code::Syntax) {
+    if !root.has_error() || cx.out.iter().all(|f| f.code == Code::Syntax) {
         return;
     }
     let e4x = cx.corpus.engine.allows("e4x");
@@ -32,7 +33,7 @@ pub(crate) fn drop_unplaced(cx: &mut Ctx, root: Node) {
     'walk: loop {
         let node = cursor.node();
         if node.is_error() {
-            if !(e4x && super::syntax::e4x_lines(cx.text, node)) {
+            if !(e4x && e4x_lines(cx.text, node)) {
                 let end = node.end_position();
                 // An error that ends at a line's first column does not touch that line.
                 let last = if end.column == 0 && end.row > node.start_position().row {
@@ -63,4 +64,51 @@ pub(crate) fn drop_unplaced(cx: &mut Ctx, root: Node) {
                 .iter()
                 .any(|&(first, last)| first <= f.line && f.line <= last)
     });
+}
+
+/// Whether the lines an error node touches hold an E4X shape (outside string
+/// literals): `default xml namespace`, `x.@attr`, `x..child`, `x.(@id == 1)`,
+/// `ns::name`.
+pub(crate) fn e4x_lines(text: &str, node: Node) -> bool {
+    let start = text[..node.start_byte().min(text.len())]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
+    let end = node.end_byte().min(text.len());
+    let end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+    text[start..end].lines().any(e4x_shape)
+}
+
+/// One line's E4X shape, judged on its code with string literals blanked.
+pub(crate) fn e4x_shape(line: &str) -> bool {
+    let mut code = String::with_capacity(line.len());
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in line.chars() {
+        match quote {
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                }
+                code.push(' ');
+            }
+            None => {
+                if c == '"' || c == '\'' {
+                    quote = Some(c);
+                }
+                code.push(c);
+            }
+        }
+    }
+    let code = code.split("//").next().unwrap_or("");
+    let squeezed: String = code.split_whitespace().collect::<Vec<_>>().join(" ");
+    squeezed.contains("default xml namespace")
+        || code.contains(".@")
+        || code.contains("::")
+        || code.contains(".(")
+        || code.replace("...", "").contains("..")
+        || code.contains("(@")
 }
