@@ -42,6 +42,18 @@ pub(crate) fn drop_guarded(cx: &mut Ctx, root: Node) {
     });
 }
 
+/// Whether the member name at `span` of a script's `text` is a tested member, or one
+/// that a test of it guards: the dry run's fake engine sees every read, the test's
+/// own (`typeof app.key`) and the guarded ones, and the same rule keeps them silent.
+pub fn member_guarded(text: &str, span: super::Span) -> bool {
+    let tree = crate::js::parse(text);
+    let found = tree
+        .root_node()
+        .descendant_for_byte_range(span.start, span.end)
+        .is_some_and(|n| n.kind() == "property_identifier" && guarded(text, n, true));
+    found
+}
+
 /// Whether the finding at `node` (a name: `JSON`, `keys` of `Object.keys`, `map` of
 /// `[].map`, a member's name) is a feature test or sits where one guards it. `member`:
 /// only a test of that very member guards it.

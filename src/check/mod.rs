@@ -38,6 +38,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 pub use finding::{Code, CodeInfo, Finding, Fix, Place, Related, Severity, Span, CODES};
+pub use guard::member_guarded;
 pub use project::{FileFacts, ProjectIndex};
 pub use session::Session;
 pub use syntax::{rule_name, RULE_NAMES};
