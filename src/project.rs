@@ -27,6 +27,11 @@ pub struct Config {
     pub model: Option<ModelConfig>,
     /// The agent's settings.
     pub agent: Option<AgentSection>,
+    /// Globals the project's environment provides and no script declares (an Apps
+    /// Script project's libraries and advanced services, a host's injected objects), as
+    /// ESLint's `globals`: defined, of no known interface (see
+    /// [`crate::check::ProjectIndex::set_globals`]).
+    pub globals: Vec<String>,
 }
 
 /// `[agent]` of `grounded.toml`.
@@ -74,7 +79,7 @@ pub struct Project {
 /// as well: `entri = "main.js"` once passed without a word and the dry run silently
 /// ran every script instead of the entry.
 pub const KNOWN_KEYS: &[(&str, &[&str])] = &[
-    ("", &["docs", "entry", "model", "agent"]),
+    ("", &["docs", "entry", "globals", "model", "agent"]),
     ("model", &["base_url", "name", "api_key_env"]),
     (
         "agent",

@@ -756,7 +756,10 @@ fn the_corpus_guide_answers_the_newcomers_questions() {
         guide.contains("`Global` needs no `# Global` chunk"),
         "Global"
     );
-    assert!(guide.contains("is read-only\", quoting the signature line"), "readonly");
+    assert!(
+        guide.contains("is read-only\", quoting the signature line"),
+        "readonly"
+    );
     // As said: no `# Global` chunk, a `batch` construct named by its stem.
     let dir = tempfile::tempdir().unwrap();
     let docs = dir.path().join("docs");

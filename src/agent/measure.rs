@@ -74,7 +74,7 @@ pub fn measure(ctx: &ToolCtx, when: &str) -> Measurement {
 
 fn measure_contents(ctx: &ToolCtx, files: &BTreeMap<String, String>) -> Measurement {
     let corpus = ctx.corpus;
-    let index = ProjectIndex {
+    let mut index = ProjectIndex {
         root: ctx.root.to_path_buf(),
         files: files
             .iter()
@@ -82,7 +82,9 @@ fn measure_contents(ctx: &ToolCtx, files: &BTreeMap<String, String>) -> Measurem
             .map(|(rel, text)| (rel.clone(), check::FileFacts::of(corpus, rel, text)))
             .collect(),
         notes: Vec::new(),
+        ..ProjectIndex::default()
     };
+    index.set_globals(corpus, &crate::agent::tools::project_globals(ctx.root));
     let mut m = Measurement::default();
     for (rel, text) in files {
         let found: Vec<Finding> = check::check_text(corpus, &index, rel, text)
@@ -113,7 +115,10 @@ fn measure_contents(ctx: &ToolCtx, files: &BTreeMap<String, String>) -> Measurem
             ctx.root,
             &entries,
             &overlay,
-            &crate::dryrun::Options::default(),
+            &crate::dryrun::Options {
+                globals: crate::agent::tools::project_globals(ctx.root),
+                ..Default::default()
+            },
         );
         for f in &report.findings {
             m.dry_run

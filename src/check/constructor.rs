@@ -14,11 +14,12 @@ use tree_sitter::Node;
 use super::suggest::{and_list, near, or_list};
 use super::{Code, Ctx, Fix, Span};
 
-/// Judges the identifier after `new`.
+/// Judges the identifier (or member expression) after `new`.
 pub(crate) fn check(cx: &mut Ctx, ctor: Node) {
     let name = cx.a.node_text(ctor);
     if cx.a.is_declared_anywhere(name, ctor.start_byte())
         || cx.corpus.constructors.contains_key(name)
+        || project_own(cx, ctor)
     {
         return;
     }
@@ -93,4 +94,15 @@ pub(crate) fn check(cx: &mut Ctx, ctor: Node) {
     let f = cx.push_node(ctor, Code::Constructor, msg);
     f.fixes = fixes;
     f.related = related;
+}
+
+/// Whether `ctor` is a member expression (`new KIT.Manager(s)`): a constructor the docs
+/// document is a bare name (`Constructor: new X()`), so a member is never the docs'
+/// constructor to judge here. Where the head is the project's own object (`var KIT =
+/// KIT || {}`, a project global) its members are whatever the project put there:
+/// scripts that keep their code in a namespace object drew a `constructor` finding at
+/// every `new`. A member of a documented global (`new app.Thing()`) is the member
+/// family's, on a certain receiver; an undeclared head is the object family's.
+fn project_own(_cx: &Ctx, ctor: Node) -> bool {
+    ctor.kind() == "member_expression"
 }

@@ -1,5 +1,5 @@
 //! Guards: a feature test keeps the code it guards from the `engine` and `object`
-//! families.
+//! families, and a tested member from the `member` family.
 //!
 //! What: `if (typeof JSON !== "undefined" && JSON.parse)`, `if (Object.keys) { ... }`,
 //! `"indexOf" in Array.prototype ? a.indexOf(x) : loop(a, x)`. A test of `typeof X`,
@@ -7,36 +7,57 @@
 //! branches of the `if` or `?:` it controls; the test itself only reads a value that
 //! may be `undefined`, which is what it is for.
 //!
-//! Why: real scripts that run on several engines test before they use, and four such
-//! tests in 130 scripts drew wrong `engine` findings. A guard is read only around a
-//! finding (the few that exist), so clean code pays nothing.
+//! Members: the tested member itself is not judged (`typeof app.vignetteKey !==
+//! "undefined"`, `"vignetteKey" in app`, `app.vignetteKey && ...`), nor that member of
+//! that receiver where the test guards it, nor after an early exit of the enclosing
+//! block when the test fails (`if (!app.vignetteKey) return;`). Only that member of
+//! that receiver: `typeof app.a && app.b` still reports `b`, and a test of `app` alone
+//! guards none of its members (the receiver is certain; its members are what is asked).
+//!
+//! Why: real scripts that run on several engines (or several versions of one) test
+//! before they use: four such tests in 130 scripts drew wrong `engine` findings, and
+//! member tests drew 12 wrong `member` findings in 4 real scripts. A guard is read
+//! only around a finding (the few that exist), so clean code pays nothing.
 
 use tree_sitter::Node;
 
 use super::{Code, Ctx};
 
-/// Drops the `engine` and `object` findings that a feature test guards, or that are
-/// the test.
+/// Drops the `engine`, `object` and `member` findings that a feature test guards, or
+/// that are the test.
 pub(crate) fn drop_guarded(cx: &mut Ctx, root: Node) {
     if !cx
         .out
         .iter()
-        .any(|f| matches!(f.code, Code::Engine | Code::Object))
+        .any(|f| matches!(f.code, Code::Engine | Code::Object | Code::Member))
     {
         return;
     }
     let text = cx.text;
     cx.out.retain(|f| {
-        !matches!(f.code, Code::Engine | Code::Object)
+        !matches!(f.code, Code::Engine | Code::Object | Code::Member)
             || !root
                 .descendant_for_byte_range(f.span.start, f.span.end)
-                .is_some_and(|n| guarded(text, n))
+                .is_some_and(|n| guarded(text, n, f.code == Code::Member))
     });
 }
 
+/// Whether the member name at `span` of a script's `text` is a tested member, or one
+/// that a test of it guards: the dry run's fake engine sees every read, the test's
+/// own (`typeof app.key`) and the guarded ones, and the same rule keeps them silent.
+pub fn member_guarded(text: &str, span: super::Span) -> bool {
+    let tree = crate::js::parse(text);
+    let found = tree
+        .root_node()
+        .descendant_for_byte_range(span.start, span.end)
+        .is_some_and(|n| n.kind() == "property_identifier" && guarded(text, n, true));
+    found
+}
+
 /// Whether the finding at `node` (a name: `JSON`, `keys` of `Object.keys`, `map` of
-/// `[].map`) is a feature test or sits where one guards it.
-fn guarded(text: &str, node: Node) -> bool {
+/// `[].map`, a member's name) is a feature test or sits where one guards it. `member`:
+/// only a test of that very member guards it.
+fn guarded(text: &str, node: Node, member: bool) -> bool {
     // The value the finding names: the member expression whose property it is, or the
     // name with the member expressions it heads (`JSON` of `JSON.parse`).
     let mut value = node;
@@ -45,11 +66,18 @@ fn guarded(text: &str, node: Node) -> bool {
             value = p;
         }
     }
-    let key = text.get(value.byte_range()).unwrap_or("").to_string();
+    if member && value.kind() != "member_expression" {
+        return false;
+    }
+    let key: String = text
+        .get(value.byte_range())
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
     // `if (Object.keys)` reads a property that may be `undefined`: safe. A bare global
     // is safe only under `typeof` (`if (JSON)` throws where there is no `JSON`), and
     // `typeof X` is no site of the families.
-    if value.kind() == "member_expression" && is_test(value) {
+    if value.kind() == "member_expression" && is_test(text, value, member) {
         return true;
     }
     let mut cur = value;
@@ -58,24 +86,50 @@ fn guarded(text: &str, node: Node) -> bool {
             "binary_expression" if operator(text, p) == "&&" => {
                 p.child_by_field_name("right") == Some(cur)
                     && p.child_by_field_name("left")
-                        .is_some_and(|l| tests(text, l, &key))
+                        .is_some_and(|l| tests(text, l, &key, member))
             }
-            "ternary_expression" => {
+            "ternary_expression" | "if_statement" => {
                 p.child_by_field_name("condition") != Some(cur)
                     && p.child_by_field_name("condition")
-                        .is_some_and(|c| tests(text, c, &key))
+                        .is_some_and(|c| tests(text, c, &key, member))
             }
-            "if_statement" => {
-                p.child_by_field_name("condition") != Some(cur)
-                    && p.child_by_field_name("condition")
-                        .is_some_and(|c| tests(text, c, &key))
-            }
+            "statement_block" | "program" if member => exits_before(text, p, cur, &key),
             _ => false,
         };
         if guard {
             return true;
         }
         cur = p;
+    }
+    false
+}
+
+/// Whether a statement of `block` before `stmt` is `if (TEST) return/throw ...;` whose
+/// test is of `key`: a function (or script) that leaves early when the test fails.
+/// The test's sense is not weighed: a miss costs less than a wrong accusation.
+fn exits_before(text: &str, block: Node, stmt: Node, key: &str) -> bool {
+    let mut c = block.walk();
+    for s in block.named_children(&mut c) {
+        if s.start_byte() >= stmt.start_byte() {
+            break;
+        }
+        if s.kind() != "if_statement" || s.child_by_field_name("alternative").is_some() {
+            continue;
+        }
+        let exits = s.child_by_field_name("consequence").is_some_and(|b| {
+            let last = if b.kind() == "statement_block" {
+                b.named_child(b.named_child_count().saturating_sub(1))
+            } else {
+                Some(b)
+            };
+            last.is_some_and(|l| matches!(l.kind(), "return_statement" | "throw_statement"))
+        });
+        if exits
+            && s.child_by_field_name("condition")
+                .is_some_and(|cond| tests(text, cond, key, true))
+        {
+            return true;
+        }
     }
     false
 }
@@ -87,8 +141,10 @@ fn operator<'t>(text: &'t str, bin: Node) -> &'t str {
 }
 
 /// Whether the value `e` is only tested: an operand of `!`, `&&`, `||`, `typeof`, or
-/// a comparison, or a whole condition.
-fn is_test(e: Node) -> bool {
+/// a comparison, or a whole condition. `member`: a comparison tests it only against
+/// `null`, `undefined` or a string (`app.key !== null`), not a value it may hold
+/// (`doc.pagse == 3` is a use, and a misspelt one).
+fn is_test(text: &str, e: Node, member: bool) -> bool {
     let mut cur = e;
     let mut tested = false;
     while let Some(p) = cur.parent() {
@@ -109,6 +165,30 @@ fn is_test(e: Node) -> bool {
                 if !matches!(op, "&&" | "||" | "==" | "!=" | "===" | "!==") {
                     return false;
                 }
+                // `typeof app.a && app.b`: the right operand is the expression's
+                // value, used, not tested (a guard of `a` is no test of `b`).
+                if member
+                    && matches!(op, "&&" | "||")
+                    && p.child_by_field_name("right") == Some(cur)
+                {
+                    return false;
+                }
+                if member && !matches!(op, "&&" | "||") {
+                    let other = if p.child_by_field_name("left") == Some(cur) {
+                        p.child_by_field_name("right")
+                    } else {
+                        p.child_by_field_name("left")
+                    };
+                    let absent = other.is_some_and(|o| {
+                        o.kind() == "null"
+                            || o.kind() == "string"
+                            || (o.kind() == "undefined"
+                                || text.get(o.byte_range()) == Some("undefined"))
+                    });
+                    if !absent && !tested {
+                        return false;
+                    }
+                }
                 tested = true;
             }
             "if_statement" | "while_statement" | "do_statement" => {
@@ -126,11 +206,11 @@ fn is_test(e: Node) -> bool {
 
 /// Whether the condition `c` tests `key` (`JSON`, `Object.keys`,
 /// `Array.prototype.indexOf`) or what holds it: `typeof X`, `X.y`, `"y" in X`, joined
-/// by `&&`, `||`, `!` and comparisons.
-fn tests(text: &str, c: Node, key: &str) -> bool {
+/// by `&&`, `||`, `!` and comparisons. `member`: `key` itself only.
+fn tests(text: &str, c: Node, key: &str, member: bool) -> bool {
     let covers = |tested: &str| {
         let tested: String = tested.split_whitespace().collect();
-        !tested.is_empty() && (key == tested || key.starts_with(&format!("{tested}.")))
+        !tested.is_empty() && (key == tested || (!member && key.starts_with(&format!("{tested}."))))
     };
     let mut stack = vec![c];
     while let Some(n) = stack.pop() {

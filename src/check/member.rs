@@ -158,6 +158,18 @@ pub(crate) fn builtin<'a>(cx: &mut Ctx<'a>, node: Node<'a>, proto: Proto, prop: 
     cx.push(span.start, span.end, Code::Member, msg).fixes = fixes;
 }
 
+/// Whether the receiver of `node` (`receiver.prop`) is an object the script made with
+/// `new X()`, directly or through a variable only ever assigned so.
+fn constructed<'a>(cx: &Ctx<'a>, node: Node<'a>) -> bool {
+    cx.a.head(node).is_some_and(|obj| match obj.kind() {
+        "new_expression" => true,
+        "identifier" => {
+            cx.a.is_constructed(cx.a.node_text(obj), cx.a.scope_at(obj.start_byte()))
+        }
+        _ => false,
+    })
+}
+
 /// Judges `node` (`receiver.prop`) whose receiver is certainly of `iface`.
 pub(crate) fn check<'a>(cx: &mut Ctx<'a>, node: Node<'a>, iface: &'a str, prop: Node<'a>) {
     let name = cx.a.node_text(prop);
@@ -169,6 +181,11 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>, node: Node<'a>, iface: &'a str, prop: 
         return;
     }
     if cx.corpus.open_keys(iface) {
+        return;
+    }
+    // The receiver may be of a documented sub-interface (`docs::family`), unless the
+    // script constructed it (`new Block()` is a `Block`, exactly).
+    if cx.corpus.descendant_member(iface, name).is_some() && !constructed(cx, node) {
         return;
     }
     let is_write = is_write(node);
@@ -225,7 +242,11 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>, node: Node<'a>, iface: &'a str, prop: 
     }
     let members = cx.corpus.members_of(iface);
     let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
-    let close = near(name, names.iter().copied());
+    let close = if cx.corpus.has_loose_names(iface) {
+        super::suggest::near_loose(name, names.iter().copied())
+    } else {
+        near(name, names.iter().copied())
+    };
     let mut msg = format!("`{iface}` has no member `{name}`{inherited}");
     if is_write {
         msg.push_str(": the docs give no such property to assign");

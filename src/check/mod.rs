@@ -31,12 +31,14 @@ pub mod project;
 mod session;
 pub mod suggest;
 mod syntax;
+mod unplaced;
 
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 pub use finding::{Code, CodeInfo, Finding, Fix, Place, Related, Severity, Span, CODES};
+pub use guard::member_guarded;
 pub use project::{FileFacts, ProjectIndex};
 pub use session::Session;
 pub use syntax::{rule_name, RULE_NAMES};
@@ -113,6 +115,10 @@ pub struct PathsReport {
     pub scanned: Vec<Unreadable>,
     /// Every file read and checked.
     pub checked: Vec<Checked>,
+    /// The project globals read (`grounded.toml`'s `globals`, less those below).
+    pub project_globals: Vec<String>,
+    /// Project globals that the docs document: the docs' meaning is kept.
+    pub documented_globals: Vec<String>,
 }
 
 /// Checks files and folders (folders: every script by the engine's script extensions,
@@ -122,8 +128,24 @@ pub struct PathsReport {
 /// its path inside it ([`project::shown_in`]); two `typo.js` in two folders taught that
 /// a path relative to its own folder argument names nothing the user can open.
 pub fn check_paths(corpus: &Corpus, root: &Path, paths: &[PathBuf]) -> PathsReport {
-    let project = ProjectIndex::scan(corpus, root);
-    let mut report = PathsReport::default();
+    check_paths_with(corpus, root, paths, &[])
+}
+
+/// [`check_paths`] with the project globals of `grounded.toml` (see
+/// [`ProjectIndex::set_globals`]); the report says which were read and which the docs
+/// document.
+pub fn check_paths_with(
+    corpus: &Corpus,
+    root: &Path,
+    paths: &[PathBuf],
+    globals: &[String],
+) -> PathsReport {
+    let mut project = ProjectIndex::scan(corpus, root);
+    let mut report = PathsReport {
+        documented_globals: project.set_globals(corpus, globals),
+        ..PathsReport::default()
+    };
+    report.project_globals = project.globals.clone();
     let mut noted: HashSet<(PathBuf, String)> = HashSet::new();
     let mut say = |bad: &mut Vec<Unreadable>, path: String, reason: String| {
         // The index's walk and a folder argument's walk often cover the same files:

@@ -199,6 +199,9 @@ pub struct ProjectIndex {
     /// What the scan left out or read with a caveat (too large, too many, ignored folders,
     /// not UTF-8), one each, for the caller to say once.
     pub notes: Vec<super::Unreadable>,
+    /// The project globals of `grounded.toml` that the docs do not document
+    /// ([`ProjectIndex::set_globals`]): every script may use them.
+    pub globals: Vec<String>,
 }
 
 /// The declarations a script can reach, and the built-ins the project supplies.
@@ -221,6 +224,7 @@ impl ProjectIndex {
             root: root.to_path_buf(),
             files: BTreeMap::new(),
             // Named as the project names its files, relative to the root.
+            globals: Vec::new(),
             notes: walk
                 .notes
                 .into_iter()
@@ -252,6 +256,32 @@ impl ProjectIndex {
                 .insert(rel.clone(), FileFacts::of(corpus, &rel, &d.text));
         }
         idx
+    }
+
+    /// Takes `grounded.toml`'s `globals` (interfaces.md, "Project globals"): names the
+    /// project's environment provides, which then count as declared by every script, of
+    /// no known interface, so neither they nor their members are judged. A name the
+    /// docs document is left out, and returned: the project's statement never shadows
+    /// the docs (a global typed by its chunk stays judged by it), and the caller says
+    /// so. Names that are no identifier are left out too.
+    pub fn set_globals(&mut self, corpus: &Corpus, names: &[String]) -> Vec<String> {
+        let mut documented = Vec::new();
+        self.globals.clear();
+        for n in names {
+            let n = n.trim();
+            if !crate::docs::signature::is_identifier(n) {
+                continue;
+            }
+            if corpus.is_engine_global(n)
+                || corpus.constructors.contains_key(n)
+                || corpus.interfaces.contains_key(n)
+            {
+                documented.push(n.to_string());
+            } else if !self.globals.iter().any(|g| g == n) {
+                self.globals.push(n.to_string());
+            }
+        }
+        documented
     }
 
     /// Replaces one file's entry with the declarations of `text` (an open buffer).
@@ -322,6 +352,7 @@ impl ProjectIndex {
             r.names.extend(f.decls.iter().cloned());
             r.polyfills.extend(f.polyfills.iter().cloned());
         }
+        r.names.extend(self.globals.iter().cloned());
         r
     }
 

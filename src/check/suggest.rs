@@ -39,6 +39,19 @@ pub fn near<'c>(wrong: &str, candidates: impl IntoIterator<Item = &'c str>) -> V
     scored.into_iter().take(3).map(|(_, c)| c).collect()
 }
 
+/// [`near`] on an interface with loose member names (`docs::family`): names compared
+/// once lowercased with underscores removed, so `pageOrign` is near `PAGE_ORIGIN`,
+/// which the plain distance between the spellings would not say.
+pub fn near_loose<'c>(wrong: &str, candidates: impl IntoIterator<Item = &'c str>) -> Vec<&'c str> {
+    let fold = |s: &str| s.replace('_', "").to_ascii_lowercase();
+    let all: Vec<(String, &'c str)> = candidates.into_iter().map(|c| (fold(c), c)).collect();
+    let w = fold(wrong);
+    near(&w, all.iter().map(|(f, _)| f.as_str()))
+        .into_iter()
+        .filter_map(|f| all.iter().find(|(g, _)| g == f).map(|(_, c)| *c))
+        .collect()
+}
+
 /// `` `a`, `b` or `c` `` for a message.
 pub fn or_list(names: &[&str]) -> String {
     join(names, "or")

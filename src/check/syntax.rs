@@ -616,6 +616,7 @@ pub(crate) fn parse_errors(cx: &mut Ctx, root: Node) {
     if !root.has_error() {
         return;
     }
+    super::unplaced::drop_unplaced(cx, root);
     let e4x = cx.corpus.engine.allows("e4x");
     let mut last: Option<(usize, usize)> = None;
     let mut cursor = root.walk();
@@ -623,7 +624,7 @@ pub(crate) fn parse_errors(cx: &mut Ctx, root: Node) {
         let node = cursor.node();
         let mut descend = node.has_error();
         let bad = node.is_error() || node.is_missing();
-        if bad && e4x && e4x_lines(cx.text, node) {
+        if bad && e4x && super::unplaced::e4x_lines(cx.text, node) {
             // tree-sitter does not parse E4X; on an engine that lists it, its shapes are
             // the script's own syntax, not errors.
             descend = false;
@@ -671,51 +672,4 @@ pub(crate) fn parse_errors(cx: &mut Ctx, root: Node) {
             }
         }
     }
-}
-
-/// Whether the lines an error node touches hold an E4X shape (outside string
-/// literals): `default xml namespace`, `x.@attr`, `x..child`, `x.(@id == 1)`,
-/// `ns::name`.
-fn e4x_lines(text: &str, node: Node) -> bool {
-    let start = text[..node.start_byte().min(text.len())]
-        .rfind('\n')
-        .map_or(0, |i| i + 1);
-    let end = node.end_byte().min(text.len());
-    let end = text[end..].find('\n').map_or(text.len(), |i| end + i);
-    text[start..end].lines().any(e4x_shape)
-}
-
-/// One line's E4X shape, judged on its code with string literals blanked.
-pub(crate) fn e4x_shape(line: &str) -> bool {
-    let mut code = String::with_capacity(line.len());
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for c in line.chars() {
-        match quote {
-            Some(q) => {
-                if escaped {
-                    escaped = false;
-                } else if c == '\\' {
-                    escaped = true;
-                } else if c == q {
-                    quote = None;
-                }
-                code.push(' ');
-            }
-            None => {
-                if c == '"' || c == '\'' {
-                    quote = Some(c);
-                }
-                code.push(c);
-            }
-        }
-    }
-    let code = code.split("//").next().unwrap_or("");
-    let squeezed: String = code.split_whitespace().collect::<Vec<_>>().join(" ");
-    squeezed.contains("default xml namespace")
-        || code.contains(".@")
-        || code.contains("::")
-        || code.contains(".(")
-        || code.replace("...", "").contains("..")
-        || code.contains("(@")
 }

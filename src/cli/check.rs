@@ -37,7 +37,8 @@ pub fn run(
     if let Some(c) = corpus.load_caveat() {
         eprintln!("grounded: warning: {c}");
     }
-    let checked = check::check_paths(&corpus, &project.root, &paths);
+    let checked = check::check_paths_with(&corpus, &project.root, &paths, &project.config.globals);
+    project_globals_said(&checked);
     for u in &checked.unreadable {
         eprintln!("grounded: {}: {}", u.path, u.reason);
     }
@@ -82,7 +83,10 @@ pub fn run(
             &project.root,
             &entries,
             &HashMap::new(),
-            &crate::dryrun::Options::default(),
+            &crate::dryrun::Options {
+                globals: project.config.globals.clone(),
+                ..Default::default()
+            },
         );
         let dynamic: Vec<Finding> = report
             .findings
@@ -624,4 +628,21 @@ fn sarif(
             "results": results,
         }]
     })
+}
+
+/// Says on stderr which project globals (`grounded.toml`'s `globals`) the check read,
+/// and which it left to the docs: a name the docs document keeps the docs' meaning, so
+/// a user who listed it learns why its members are still judged.
+fn project_globals_said(checked: &check::PathsReport) {
+    if !checked.project_globals.is_empty() {
+        eprintln!(
+            "grounded: project globals (grounded.toml): {}",
+            checked.project_globals.join(", ")
+        );
+    }
+    for g in &checked.documented_globals {
+        eprintln!(
+            "grounded: grounded.toml: global `{g}` is documented by the engine's docs; the docs' `{g}` is used"
+        );
+    }
 }

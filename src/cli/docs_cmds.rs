@@ -62,6 +62,7 @@ pub fn corpus(docs: Option<&Path>, format: Format) -> Result<i32, Fail> {
                 })
                 .unwrap_or_default(),
             "extra_functions": corpus.extra_functions,
+            "loose_member_names": corpus.loose_interfaces(),
             "constructors": corpus.constructors.keys().collect::<Vec<_>>(),
             "constructs": corpus.constructs.values().collect::<Vec<_>>(),
             "skipped_pairs": corpus.skipped_pairs,
@@ -140,6 +141,9 @@ pub fn corpus(docs: Option<&Path>, format: Format) -> Result<i32, Fail> {
     for i in corpus.global_member_interfaces() {
         let n = corpus.members_of(i).len();
         println!("global members of {i}: its {n} members are global names");
+    }
+    for i in corpus.loose_interfaces() {
+        println!("loose member names of {i}: any case, with or without underscores");
     }
     for c in corpus.constructs.values() {
         println!(

@@ -82,6 +82,7 @@ pub fn run(
     eprintln!("grounded: dry run of {}", names.join(", "));
     let opts = Options {
         budget_ms,
+        globals: project.config.globals.clone(),
         ..Options::default()
     };
     let mut report = dryrun::run_project(&corpus, &project.root, &entries, &HashMap::new(), &opts);

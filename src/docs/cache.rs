@@ -213,6 +213,7 @@ struct RestRef<'a> {
     absent: Vec<(&'a (String, String), &'a String)>,
     diagnostics: &'a [LoadDiagnostic],
     ancestors: &'a BTreeMap<String, Vec<String>>,
+    descendants: &'a BTreeMap<String, Vec<String>>,
 }
 
 /// [`RestRef`], as read.
@@ -232,6 +233,7 @@ struct Rest {
     absent: Vec<((String, String), String)>,
     diagnostics: Vec<LoadDiagnostic>,
     ancestors: BTreeMap<String, Vec<String>>,
+    descendants: BTreeMap<String, Vec<String>>,
 }
 
 /// Interfaces as written: a run of the sorted map.
@@ -259,6 +261,7 @@ fn seal(corpus: &Corpus) -> Option<Vec<u8>> {
         diagnostics,
         origin: _,
         ancestors,
+        descendants,
     } = corpus;
     let weight = |i: &Interface| i.members.len() + 1;
     let total: usize = interfaces.values().map(weight).sum();
@@ -289,6 +292,7 @@ fn seal(corpus: &Corpus) -> Option<Vec<u8>> {
         absent: absent.iter().collect(),
         diagnostics,
         ancestors,
+        descendants,
     };
     let a = postcard::to_allocvec(&first).ok()?;
     let c = postcard::to_allocvec(&chunks[..]).ok()?;
@@ -354,6 +358,7 @@ fn unseal(sealed: Vec<u8>, origin: String) -> Option<Corpus> {
         absent,
         diagnostics,
         ancestors,
+        descendants,
     } = rest;
     let chunks = Chunks::encoded(sealed, c, places, files);
     if !chunks.places_fit(kinds.len()) {
@@ -377,6 +382,7 @@ fn unseal(sealed: Vec<u8>, origin: String) -> Option<Corpus> {
         diagnostics,
         origin,
         ancestors,
+        descendants,
     })
 }
 

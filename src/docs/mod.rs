@@ -10,6 +10,7 @@ pub mod cache;
 pub mod chunk;
 pub mod diag;
 pub mod facts;
+pub mod family;
 pub mod globals;
 pub mod library;
 pub mod model;

@@ -102,6 +102,9 @@ pub struct Interface {
     pub number_index: Option<Type>,
     /// `Extensible: yes`: scripts add their own properties (dialog windows).
     pub extensible: bool,
+    /// `Loose member names: yes`: the engine takes each member in any case, with or
+    /// without underscores (`pageOrigin` for `PAGE_ORIGIN`); see `docs::family`.
+    pub loose_names: bool,
 }
 
 /// `Constructor: new X(...)` in an interface chunk.
@@ -251,6 +254,10 @@ pub struct Corpus {
     pub origin: String,
     /// Each interface's ancestors, nearest first, itself excluded, cycles broken.
     pub(super) ancestors: BTreeMap<String, Vec<String>>,
+    /// The inverse: each interface's descendants (every interface documented as
+    /// extending it, transitively), in name order; computed once at load
+    /// (`docs::family`).
+    pub(super) descendants: BTreeMap<String, Vec<String>>,
 }
 
 /// A map keyed by pairs, written as a list of entries: JSON keys are strings only.
@@ -342,6 +349,7 @@ impl Corpus {
             diagnostics: Vec::new(),
             origin: String::new(),
             ancestors: BTreeMap::new(),
+            descendants: BTreeMap::new(),
         }
     }
 

@@ -81,6 +81,13 @@ pub fn loader_names(corpus: &Corpus) -> Vec<String> {
 ///   "g": {var: iface},
 ///   "c": {name: iface}, "f": {name: member + loader flag}, "xg": [..], "xf": [..]}`.
 pub fn describe(corpus: &Corpus) -> String {
+    describe_project(corpus, &[])
+}
+
+/// [`describe`] with the project's globals (`grounded.toml`'s `globals`) as `"pg"`:
+/// permissive objects, as the checker counts them defined and of no known interface. A
+/// name the docs document keeps the docs' meaning, as in the checker.
+pub fn describe_project(corpus: &Corpus, globals: &[String]) -> String {
     let mut ifaces = Map::new();
     for name in corpus.interfaces.keys() {
         if name == GLOBAL_INTERFACE_NAME {
@@ -111,6 +118,19 @@ pub fn describe(corpus: &Corpus) -> String {
         if corpus.is_extensible(name) {
             entry["x"] = json!(true);
         }
+        // `Loose member names: yes` (docs::family): the prelude resolves a name equal
+        // once lowercased with underscores removed to the documented member.
+        if iface.loose_names {
+            entry["l"] = json!(true);
+        }
+        // Documented sub-interfaces (transitive): the object may be of one, so their
+        // members are no invention (a permissive value, as the checker does not type
+        // them either). Names only, like `anc`: the prelude reads their members on
+        // first use of the interface, so a deep family costs nothing until reached.
+        let subs = corpus.descendants(name);
+        if !subs.is_empty() {
+            entry["ds"] = json!(subs);
+        }
         ifaces.insert(name.clone(), entry);
     }
     // `Global`'s members, and those of `Global members: yes` interfaces, which scripts
@@ -129,7 +149,17 @@ pub fn describe(corpus: &Corpus) -> String {
         .values()
         .map(|c| (c.name.clone(), json!(c.interface)))
         .collect();
+    let mut project: Vec<String> = Vec::new();
+    for g in globals {
+        let documented = corpus.is_engine_global(g)
+            || corpus.constructors.contains_key(g)
+            || corpus.interfaces.contains_key(g);
+        if !documented && !project.contains(g) {
+            project.push(g.clone());
+        }
+    }
     json!({
+        "pg": project,
         "i": ifaces,
         "g": corpus.globals,
         "c": ctors,

@@ -38,6 +38,9 @@ pub struct Options {
     pub budget_ms: u64,
     /// Memory limit in bytes.
     pub memory_limit: usize,
+    /// The project globals of `grounded.toml` (interfaces.md, "Project globals"):
+    /// permissive objects in the fake engine, unless the docs document the name.
+    pub globals: Vec<String>,
 }
 
 impl Default for Options {
@@ -45,6 +48,7 @@ impl Default for Options {
         Options {
             budget_ms: 2000,
             memory_limit: 64 << 20,
+            globals: Vec::new(),
         }
     }
 }
@@ -89,7 +93,7 @@ pub fn run_project(
     } else {
         entries.to_vec()
     };
-    let description = describe::describe(corpus);
+    let description = describe::describe_project(corpus, &opts.globals);
     let mut report = Report {
         findings: Vec::new(),
         limits: LIMITS.iter().map(|s| s.to_string()).collect(),

@@ -186,10 +186,43 @@
         return M;
     }
 
+    // `Loose member names: yes`: a name equal to a member once lowercased with
+    // underscores removed is that member (the documented spelling); only the members
+    // of loose interfaces of the chain (all of them when the interface itself is).
+    function fold(k) {
+        return String(k).replace(/_/g, "").toLowerCase();
+    }
+    function looseOf(name) {
+        var I = IFACES[name], L = null, chain = [name].concat(I.anc || []);
+        for (var c = 0; c < chain.length; c++) {
+            var A = IFACES[chain[c]];
+            if (!A || !(I.l === true || A.l === true)) continue;
+            if (L === null) L = create(null);
+            for (var k in A.m) {
+                if (hasOwn.call(A.m, k) && L[fold(k)] === undefined) L[fold(k)] = k;
+            }
+        }
+        return L;
+    }
+
     function handlerOf(name) {
         var h = handlers[name];
         if (h) return h;
-        var M = membersOf(name), I = IFACES[name];
+        var M = membersOf(name), I = IFACES[name], L = looseOf(name), S = create(null);
+        // Own members of documented sub-interfaces (describe.rs "ds"): the object may
+        // be one of them.
+        (I.ds || []).forEach(function (d) {
+            var A = IFACES[d];
+            if (!A) return;
+            for (var k in A.m) {
+                if (hasOwn.call(A.m, k)) S[k] = true;
+            }
+        });
+        function spelled(k) {
+            if (L === null || typeof k !== "string" || (M[k] !== undefined && hasOwn.call(M, k))) return k;
+            var real = L[fold(k)];
+            return real === undefined ? k : real;
+        }
         // Open objects (the docs' `Index:` and `Extensible:`): a key of the index, or
         // a property the script set, is no invention.
         function indexed(k) {
@@ -199,6 +232,8 @@
         h = {
             get: function (t, k, r) {
                 if (typeof k === "symbol" || hasOwn.call(t, k)) return Reflect.get(t, k, r);
+                k = spelled(k);
+                if (hasOwn.call(t, k)) return Reflect.get(t, k, r);
                 var spec = M[k];
                 if (spec !== undefined && hasOwn.call(M, k)) {
                     if (spec[0] === "m") return method(name, k, spec, false);
@@ -215,11 +250,13 @@
                 if (PROBES[k] === true || k in t) return Reflect.get(t, k, r);
                 var it = indexed(k);
                 if (it !== undefined) return make(it);
+                if (S[k] === true) return permissive();
                 H.report(name, String(k), where());
                 return permissive();
             },
             set: function (t, k, v) {
-                if (typeof k === "symbol" || hasOwn.call(t, k) ||
+                if (typeof k !== "symbol") k = spelled(k);
+                if (typeof k === "symbol" || hasOwn.call(t, k) || S[k] === true ||
                     (M[k] !== undefined && hasOwn.call(M, k)) || PROBES[k] === true || k in t ||
                     I.x === true || indexed(k) !== undefined) {
                     defineProperty(t, k, {
@@ -236,6 +273,7 @@
                 return true;
             },
             has: function (t, k) {
+                if (typeof k !== "symbol") k = spelled(k);
                 if (typeof k !== "symbol" && M[k] !== undefined && hasOwn.call(M, k)) return true;
                 return Reflect.has(t, k);
             }
@@ -290,6 +328,10 @@
         if (spec[0] === "m") G[name] = method("", name, spec, loader);
         else if (spec[0] === "p") G[name] = make(spec[1]);
         else G[name] = permissive();
+    }
+    // The project's own globals (grounded.toml): defined, of no known interface.
+    for (i = 0; i < D.pg.length; i++) {
+        if (!(D.pg[i] in G)) G[D.pg[i]] = permissive();
     }
     for (i = 0; i < D.xg.length; i++) {
         if (!(D.xg[i] in G)) G[D.xg[i]] = permissive();

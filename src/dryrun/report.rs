@@ -162,6 +162,11 @@ pub fn findings(
         };
         let idx = LineIndex::new(text);
         let mut span = span_at(text, &idx, at.line, at.col, &anchor);
+        // A member the script tests before use (`typeof app.key !== "undefined"`) is
+        // read by the test itself: the static check's guard rule decides, here too.
+        if matches!(ev, Event::Invented { .. }) && crate::check::member_guarded(text, span) {
+            continue;
+        }
         let mut message = message;
         if let Event::Uncaught { name, .. } = ev {
             let unparsed = events
@@ -487,7 +492,13 @@ fn span_at(text: &str, idx: &LineIndex, line: usize, col: usize, anchor: &Anchor
                 "for_in_statement",
                 "do_statement",
             ];
-            if let Some((s, _)) = first_node(text, "", ls + pos, &kinds) {
+            // A loop that starts on the line first: where the time budget interrupts the
+            // run inside the loop (`while (...) {` or its body on the same line) depends
+            // on how many instructions ran before, so the column may lie past the
+            // loop's keyword (a longer fake-engine prelude once moved it onto `{`).
+            let line_end = ls + line_text.len();
+            let on_line = first_node(text, "", ls, &kinds).filter(|&(s, _)| s < line_end);
+            if let Some((s, _)) = on_line.or_else(|| first_node(text, "", ls + pos, &kinds)) {
                 let (a, b) = token_at(&text[s..], 0);
                 return Span::new(s + a, s + b);
             }

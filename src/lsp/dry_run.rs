@@ -111,6 +111,10 @@ impl Backend {
         let corpus = self.corpus();
         let opts = crate::dryrun::Options {
             budget_ms: s.dry_run_budget_ms,
+            globals: read(&self.state.project)
+                .as_ref()
+                .map(|p| p.config.globals.clone())
+                .unwrap_or_default(),
             ..Default::default()
         };
         let root2 = root.clone();

@@ -168,6 +168,14 @@ impl Backend {
                 let index = match this.root() {
                     Some(root) => {
                         let mut ix = ProjectIndex::scan(&corpus, &root);
+                        // `grounded.toml`'s `globals`, as the command line reads them.
+                        let globals = read(&this.state.project)
+                            .as_ref()
+                            .map(|p| p.config.globals.clone())
+                            .unwrap_or_default();
+                        for g in ix.set_globals(&corpus, &globals) {
+                            tracing::warn!("grounded.toml: global `{g}` is documented by the engine's docs; the docs' `{g}` is used");
+                        }
                         if let Ok(mut n) = this.state.scan_notes.lock() {
                             *n = ix.notes.iter().map(|u| format!("{}: {}", u.path, u.reason)).collect();
                         }

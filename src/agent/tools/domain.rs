@@ -449,7 +449,10 @@ impl Tool for DryRun {
             ctx.root,
             &entries,
             &overlay,
-            &crate::dryrun::Options::default(),
+            &crate::dryrun::Options {
+                globals: super::project_globals(ctx.root),
+                ..Default::default()
+            },
         );
         let mut out = String::new();
         if report.findings.is_empty() {

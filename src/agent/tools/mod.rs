@@ -108,9 +108,19 @@ impl Watch for ToolWatch<'_, '_> {
     }
 }
 
+/// The project globals of the root's `grounded.toml` (interfaces.md, "Project
+/// globals"), read as the command line reads them, so the agent's checks and dry runs
+/// judge what `grounded check` judges. A file that does not read gives none.
+pub fn project_globals(root: &std::path::Path) -> Vec<String> {
+    crate::project::Project::discover(root, root)
+        .map(|p| p.config.globals)
+        .unwrap_or_default()
+}
+
 /// The project's declarations as the workspace shows them.
 pub fn project_index(ctx: &ToolCtx) -> ProjectIndex {
     let mut index = ProjectIndex::scan(ctx.corpus, ctx.root);
+    index.set_globals(ctx.corpus, &project_globals(ctx.root));
     for (path, text) in ctx.workspace.overlay() {
         if let Ok(rel) = path.strip_prefix(ctx.root) {
             let rel = rel.to_string_lossy().replace('\\', "/");

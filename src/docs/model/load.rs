@@ -94,6 +94,9 @@ impl Corpus {
                     if extensible_re().is_match(&text) {
                         self.interface_mut(&name).extensible = true;
                     }
+                    if crate::docs::family::says_loose_names(&text) {
+                        self.interface_mut(&name).loose_names = true;
+                    }
                     if crate::docs::globals::says_global_members(&text) {
                         self.global_members.push(name.clone());
                     }
@@ -153,6 +156,7 @@ impl Corpus {
                 string_index: None,
                 number_index: None,
                 extensible: false,
+                loose_names: false,
             })
     }
 
@@ -399,6 +403,7 @@ impl Corpus {
             }
             self.ancestors.insert(name.clone(), out);
         }
+        self.descendants = crate::docs::family::descendants_of(&self.ancestors);
     }
 }
 

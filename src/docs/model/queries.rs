@@ -41,7 +41,10 @@ impl Corpus {
         iface == other || self.ancestors(iface).iter().any(|a| a == other)
     }
 
-    /// A member of an interface, its own or inherited (nearest first).
+    /// A member of an interface, its own or inherited (nearest first); on an interface
+    /// with `Loose member names: yes`, also a case/underscore variant of its name
+    /// (`pageOrigin` is `PAGE_ORIGIN`), so every reader (checker, dry run, hover,
+    /// completion, definition) leads to the documented spelling.
     pub fn member(&self, iface: &str, name: &str) -> Option<&Member> {
         let own = self.interfaces.get(iface)?;
         if let Some(m) = own.members.get(name) {
@@ -51,6 +54,7 @@ impl Corpus {
             .iter()
             .filter_map(|a| self.interfaces.get(a))
             .find_map(|i| i.members.get(name))
+            .or_else(|| self.loose_member(iface, name))
     }
 
     /// Every member of an interface, inherited ones included (an own member hides a

@@ -199,6 +199,15 @@ impl<'a> Analysis<'a> {
         self.resolve(name, scope).is_some() || self.project_names.contains(name)
     }
 
+    /// Whether `name` in `scope` is a variable whose every assignment is `new X()`: its
+    /// object is exactly an `X`, never one of a sub-interface (`docs::family`).
+    pub fn is_constructed(&self, name: &str, scope: ScopeId) -> bool {
+        self.resolve(name, scope).is_some_and(|b| {
+            let a = &self.bindings[b].assigns;
+            !a.is_empty() && a.iter().all(|x| matches!(x, super::Assign::New(..)))
+        })
+    }
+
     /// Whether `name` is declared at `offset` by the script, or at the top level of a
     /// reachable project file ([`Analysis::set_project_names`]).
     pub fn is_declared_anywhere(&self, name: &str, offset: usize) -> bool {

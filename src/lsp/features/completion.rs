@@ -43,6 +43,29 @@ fn member_item(corpus: &Corpus, m: &Member) -> CompletionItem {
     }
 }
 
+/// The members that documented sub-interfaces of `iface` add (`docs::family`): the
+/// value may be one of them, so the checker takes them; each names the interface that
+/// has it, and sorts after the interface's own.
+fn sub_interface_items(corpus: &Corpus, iface: &str) -> Vec<CompletionItem> {
+    let mut seen = std::collections::HashSet::new();
+    corpus
+        .descendants(iface)
+        .iter()
+        .flat_map(|d| corpus.members_of(d))
+        .filter(|m| corpus.member(iface, &m.name).is_none() && seen.insert(m.name.as_str()))
+        .map(|m| {
+            let mut item = member_item(corpus, m);
+            let sig = m.signature().map(|s| s.text.as_str()).unwrap_or(&m.name);
+            item.detail = Some(format!(
+                "{sig} (of `{}`, an interface extending `{iface}`)",
+                m.interface
+            ));
+            item.sort_text = Some(format!("~{}", m.name));
+            item
+        })
+        .collect()
+}
+
 fn ident_start(text: &str, offset: usize) -> usize {
     let b = text.as_bytes();
     let mut i = offset;
@@ -93,6 +116,7 @@ pub fn completion(
                 .filter(|m| corpus.absent_reason(&iface, &m.name).is_none())
                 .map(|m| member_item(corpus, m))
                 .collect();
+            out.extend(sub_interface_items(corpus, &iface));
             out.extend(construct_snippets(corpus, text, &iface, recv, word));
             return out;
         }

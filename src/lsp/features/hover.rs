@@ -31,7 +31,10 @@ pub fn hover(
             match p.kind() {
                 "member_expression" => match ctx.node_member(p) {
                     Some(m) => member_markdown(corpus, m),
-                    None => builtin_member_markdown(&ctx, p, text_of(node, text))?,
+                    None => match sub_interface_markdown(&ctx, p) {
+                        Some(md) => md,
+                        None => builtin_member_markdown(&ctx, p, text_of(node, text))?,
+                    },
                 },
                 "pair" => {
                     let m = option_member(&ctx, p)?;
@@ -92,6 +95,22 @@ pub fn hover(
             node.end_byte(),
         )),
     })
+}
+
+/// A member that a documented sub-interface of the receiver's interface has
+/// (`docs::family`): the checker takes it, and the hover says which interface has it.
+fn sub_interface_markdown<'a>(ctx: &FileCtx<'a>, member: Node<'a>) -> Option<String> {
+    let obj = member.child_by_field_name("object")?;
+    let prop = member.child_by_field_name("property")?;
+    let iface = ctx.node_interface(obj)?;
+    let m = ctx
+        .corpus
+        .descendant_member(&iface, text_of(prop, ctx.text))?;
+    Some(format!(
+        "{}\n\n*`{}` has this member, an interface documented as extending `{iface}`: the `{iface}` here may be one.*",
+        member_markdown(ctx.corpus, m),
+        m.interface
+    ))
 }
 
 /// The line declaring a project name and the comment right above it: what the
