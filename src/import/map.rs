@@ -436,16 +436,41 @@ impl Model {
                 e.owns_name = true;
                 continue;
             }
-            // A collision: each becomes its namespace's (or file's) name and its own.
+            // A collision: each becomes its namespace's (or file's) name and its own;
+            // as many namespace names as it takes to tell them apart
+            // (`Drive.Schema.About`, `Drive.V3.Schema.About`: `DriveSchemaAbout`,
+            // `V3SchemaAbout`).
+            let prefix_of = |e: &Entity, k: usize| -> String {
+                if idxs.len() == 1 && e.ns.is_empty() {
+                    return "Declared".into();
+                }
+                let mut parts: Vec<String> = e.ns.iter().rev().take(k).rev().cloned().collect();
+                if parts.len() < k {
+                    let label = labels
+                        .get(e.places[0].0)
+                        .cloned()
+                        .unwrap_or_else(|| "File".into());
+                    parts.insert(0, label);
+                }
+                parts.concat()
+            };
             let mut news = Vec::new();
             for &i in idxs {
-                let e = &self.entities[i];
-                let (file, _) = e.places[0];
-                let prefix = match e.ns.last() {
-                    Some(n) => n.clone(),
-                    None if idxs.len() == 1 => "Declared".into(),
-                    None => labels.get(file).cloned().unwrap_or_else(|| "File".into()),
-                };
+                // Its own shortest prefix that no other declaration of the group shares
+                // at the same depth.
+                let depth = self.entities[i].ns.len() + 1;
+                let mut k = 1;
+                while k < depth {
+                    let mine = prefix_of(&self.entities[i], k);
+                    let shared = idxs
+                        .iter()
+                        .any(|&j| j != i && prefix_of(&self.entities[j], k) == mine);
+                    if !shared {
+                        break;
+                    }
+                    k += 1;
+                }
+                let prefix = prefix_of(&self.entities[i], k);
                 let mut name = format!("{prefix}{short}");
                 let mut n = 2;
                 while taken.contains(&name) || RESERVED.contains(&name.as_str()) {
@@ -768,7 +793,13 @@ impl Model {
                 None => M::Any,
             },
             Ty::Other(k) => {
-                self.anys.add(&format!("{} type", k.replace('_', " ")));
+                let words = k.replace('_', " ");
+                let words = if words.ends_with("type") {
+                    words
+                } else {
+                    format!("{words} type")
+                };
+                self.anys.add(&words);
                 M::Any
             }
         }
