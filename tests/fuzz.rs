@@ -1,6 +1,7 @@
 //! Seeded fuzz loops over every reader of outside input: the chunk reader (Markdown and
 //! JSONL), the signature parser, `facts.toml`, the whole corpus load, `check` on
 //! arbitrary text under a fixed corpus, `script_text` (Markdown blocks and directives),
+//! `grounded import dts` on declaration text (what it writes must load, one chunk a line),
 //! and the language server's transport (arbitrary bytes on the real binary's stdin).
 //!
 //! Short and deterministic under `cargo test` (a fixed seed, a fixed number of cases).

@@ -339,7 +339,7 @@ fn namespaces_are_flattened_and_colliding_names_get_their_namespace() {
     no_diagnostics(dir.path());
 }
 
-const DOM_WINDOW: &str = "/// <reference path=\"shared/ScriptUI.d.ts\" />\ndeclare class Window { readonly bounds: number[]; zoom(): void }\ninterface Application { readonly activeWindow: Window }\ndeclare var app: Application;\n";
+const DOM_WINDOW: &str = "/// <reference path=\"shared/ScriptUI.d.ts\" />\ndeclare class Window { static readonly AFTER_ACTIVATE: string; readonly bounds: number[]; zoom(): void }\ninterface Application { readonly activeWindow: Window }\ndeclare var app: Application;\n";
 const UI_WINDOW: &str = "declare class Window {\n  constructor(type: string);\n  static alert(m: string): void;\n  show(): number;\n}\ninterface Dialog { win: Window }\n";
 
 #[test]
