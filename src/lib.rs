@@ -10,6 +10,7 @@ pub mod docs;
 pub mod dryrun;
 pub mod es;
 pub mod footprint;
+pub mod import;
 pub mod js;
 pub mod lsp;
 pub mod project;

@@ -1,6 +1,7 @@
 //! Seeded fuzz loops over every reader of outside input: the chunk reader (Markdown and
 //! JSONL), the signature parser, `facts.toml`, the whole corpus load, `check` on
 //! arbitrary text under a fixed corpus, `script_text` (Markdown blocks and directives),
+//! `grounded import dts` on declaration text (what it writes must load, one chunk a line),
 //! and the language server's transport (arbitrary bytes on the real binary's stdin).
 //!
 //! Short and deterministic under `cargo test` (a fixed seed, a fixed number of cases).
@@ -628,5 +629,32 @@ fn fuzz_transport_in_process() {
             passed.contains(r#""id":77"#) || passed.contains(r#""id":78"#),
             "no request got through: {passed:?}"
         );
+    });
+}
+
+/// Declaration files of every shape the importer reads: the seeds of its fuzz loop.
+const DTS_SEEDS: &[&str] = &[
+    "/// <reference path=\"b.d.ts\" />\n/** Doc.\n * @param x the x\n * @returns y\n * @deprecated\n */\ndeclare class A extends B implements C {\n  constructor(x?: number, ...rest: string[]);\n  static s(): void;\n  readonly p: string | null;\n  get g(): number;\n  set g(v: number);\n  m(x: \"a\" | 1, y: Array<A>, z: [number, string], f: (a: number) => void): this;\n  [key: string]: any;\n  private q;\n}\n",
+    "interface I<T> extends J<T>, K {\n  new (a: string): I<T>;\n  (b: number): void;\n  readonly q?: T;\n  r(this: X, a: typeof Foo, {b}: Z): x is Foo;\n  [i: number]: I<T>;\n}\ndeclare var x: I<string>, y: number;\ndeclare const z: typeof A;\n",
+    "declare enum En { A = 1, B = \"b\", C }\ndeclare function f(a: number): void;\ndeclare function f(a: string): void;\ndeclare namespace NS.Inner { interface R { a: number } type Al = string | number; function g(): Al; const v: R; enum E { X } }\ntype T2 = { a: number; b(): void };\ntype Loop = Loop2; type Loop2 = Loop;\ninterface U { l: Loop; e: NS.Inner.E }\ndeclare global { interface W { w: W } }\ndeclare module \"m\" { }\nexport {};\n",
+    "declare class Window { static alert(s: string): void; constructor(t: string); }\ninterface Engine { x: number }\ninterface Global { y: number }\ninterface Array<T> { push(x: T): number }\ndeclare const Object: ObjectConstructor;\ninterface ObjectConstructor { keys(o: any): string[] }\n",
+];
+
+#[test]
+fn fuzz_import_dts() {
+    let seeds: Vec<Vec<u8>> = DTS_SEEDS.iter().map(|s| s.as_bytes().to_vec()).collect();
+    let settings = grounded::import::Settings::default();
+    fuzz("import_dts", &seeds, 300, |b| {
+        let t = text(b);
+        // Two files, the mutated one and a fixed one: collisions across files too.
+        let files = [("a.d.ts", t.as_str()), ("shared/b.d.ts", DTS_SEEDS[3])];
+        match grounded::import::jsonl_of_texts(&files, &settings) {
+            Ok(jsonl) => {
+                // What the importer writes, the loader reads: every line one chunk.
+                let c = Corpus::from_texts(&[("corpus.jsonl", &jsonl)]).expect("a corpus");
+                assert_eq!(c.chunks.len(), jsonl.lines().count());
+            }
+            Err(e) => assert!(!e.to_string().is_empty()),
+        }
     });
 }

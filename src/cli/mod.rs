@@ -17,6 +17,7 @@ mod docs_cmds;
 mod dryrun;
 mod excerpt;
 mod find;
+mod import;
 mod serve;
 
 /// Where `--help` sends people: the guides in the repository's `docs/` folder. They
@@ -212,6 +213,9 @@ enum Command {
         /// The request.
         request: String,
     },
+    /// Make a corpus from what the engine already has: `grounded import dts PATHS...`.
+    #[command(subcommand)]
+    Import(import::ImportCmd),
 }
 
 /// A command's failure: exit 2 with a one-line reason.
@@ -390,6 +394,7 @@ fn run() -> i32 {
             validate,
             request: &request,
         }),
+        Command::Import(cmd) => import::run(cmd),
     };
     match result {
         Ok(code) => code,

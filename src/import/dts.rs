@@ -1,0 +1,791 @@
+//! Reading one `.d.ts` file: tree-sitter-typescript's tree to the importer's own
+//! declarations ([`Decl`]), with their doc comments. Knows TypeScript's syntax only:
+//! which declaration means what in the corpus is `map`'s business.
+//!
+//! Imports nothing of the crate but the parent `import` (for [`super::ImportError`]).
+
+use tree_sitter::{Node, Parser};
+
+pub use super::text::Doc;
+use super::text::{doc_before, reference_path, work_around};
+use super::ImportError;
+
+/// How deeply types and namespaces may nest before the reader gives up on the part
+/// (`Array<Array<...>>` ten thousand deep would otherwise overflow the stack, which no
+/// guard catches).
+const MAX_DEPTH: usize = 64;
+
+/// A type, as written.
+#[derive(Debug, Clone)]
+pub enum Ty {
+    /// A predefined or literal type, by its primitive name (`string`, `number`,
+    /// `boolean`, `void`, `any`, `unknown`, `object`, `null`, `undefined`, `never`, ...).
+    Prim(String),
+    /// A literal type (`"a"`, `1`, `true`): its primitive.
+    Lit(&'static str),
+    /// A named type, `A` or `A.B.C`, with its type arguments.
+    Ref(Vec<String>, Vec<Ty>),
+    /// `T[]`, `readonly T[]`.
+    Array(Box<Ty>),
+    /// `[A, B]`.
+    Tuple(Vec<Ty>),
+    /// `A | B`.
+    Union(Vec<Ty>),
+    /// A function or constructor type.
+    Func,
+    /// `{ ... }`: the members of an object type.
+    Object(Vec<MemberDecl>),
+    /// `typeof A.B`.
+    Query(Vec<String>),
+    /// `this`.
+    This,
+    /// Anything else, by its node kind (conditional, mapped, keyof, intersection...).
+    Other(String),
+}
+
+/// What a member is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemberKind {
+    /// A property or field.
+    Prop,
+    /// A method.
+    Method,
+    /// A `get` accessor.
+    Getter,
+    /// A `set` accessor.
+    Setter,
+    /// An enum value.
+    EnumValue,
+    /// A class constructor or an interface's construct signature.
+    Construct,
+    /// A call signature.
+    Call,
+    /// An index signature; `name` is its key type (`string` or `number`).
+    Index,
+}
+
+/// A parameter.
+#[derive(Debug, Clone)]
+pub struct ParamDecl {
+    /// Its name (`arg1` for a destructuring pattern).
+    pub name: String,
+    /// Its type, when written.
+    pub ty: Option<Ty>,
+    /// `?` or a default.
+    pub optional: bool,
+    /// `...rest`.
+    pub rest: bool,
+}
+
+/// A member of an interface, class, enum or object type.
+#[derive(Debug, Clone)]
+pub struct MemberDecl {
+    /// Its name (`None` when it is not a plain name: computed, or a string that is not
+    /// an identifier).
+    pub name: Option<String>,
+    /// The name as written, for the summary.
+    pub raw: String,
+    /// What it is.
+    pub kind: MemberKind,
+    /// `static`.
+    pub is_static: bool,
+    /// `readonly`.
+    pub readonly: bool,
+    /// `private` or `protected`.
+    pub hidden: bool,
+    /// Parameters of a method, accessor or signature.
+    pub params: Vec<ParamDecl>,
+    /// Its type (a property's, a method's return, an enum value's primitive).
+    pub ty: Option<Ty>,
+    /// Its doc comment.
+    pub doc: Doc,
+    /// 1-based line.
+    pub line: usize,
+}
+
+/// What a declaration is.
+#[derive(Debug, Clone)]
+pub enum DeclKind {
+    /// `interface`.
+    Interface,
+    /// `class`.
+    Class,
+    /// `enum`.
+    Enum,
+    /// `type X = ...`.
+    Alias(Ty),
+    /// `var`, `let`, `const`, with its type.
+    Var(Option<Ty>),
+    /// A function signature (one overload).
+    Function,
+}
+
+/// One declaration of a file, its namespace path flattened into `ns`.
+#[derive(Debug, Clone)]
+pub struct Decl {
+    /// What it is.
+    pub kind: DeclKind,
+    /// Its own name.
+    pub name: String,
+    /// The namespaces it is declared in, outermost first.
+    pub ns: Vec<String>,
+    /// Index of its file in the import's file list.
+    pub file: usize,
+    /// 1-based line.
+    pub line: usize,
+    /// Its doc comment.
+    pub doc: Doc,
+    /// `extends` / `implements` types.
+    pub parents: Vec<Ty>,
+    /// Members (interface, class, enum, object alias), or the function's one overload
+    /// as a `Method` member.
+    pub members: Vec<MemberDecl>,
+}
+
+/// A declaration the reader saw and did not take, with why.
+#[derive(Debug, Clone)]
+pub struct Skip {
+    /// Index of the file.
+    pub file: usize,
+    /// 1-based line.
+    pub line: usize,
+    /// What, as written (`declare module "x"`).
+    pub what: String,
+    /// Why.
+    pub why: String,
+}
+
+/// What one file gives.
+#[derive(Debug, Default)]
+pub struct FileDecls {
+    /// `/// <reference path="...">` targets with their lines.
+    pub references: Vec<(String, usize)>,
+    /// Declarations.
+    pub decls: Vec<Decl>,
+    /// What was not taken.
+    pub skipped: Vec<Skip>,
+}
+
+/// Parses `text` (file number `file`, shown as `shown` in errors). A syntax error or a
+/// statement that is not a declaration is an error naming the line.
+pub fn read(text: &str, file: usize, shown: &str) -> Result<FileDecls, ImportError> {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into())
+        .map_err(|e| ImportError::new(shown, 0, format!("cannot load the parser: {e}")))?;
+    let (fixed, masked) = work_around(text);
+    let text = fixed.as_str();
+    let tree = parser
+        .parse(text, None)
+        .ok_or_else(|| ImportError::new(shown, 0, "the parser gave up"))?;
+    let root = tree.root_node();
+    if root.has_error() {
+        let (line, what) = first_error(root, text);
+        return Err(ImportError::new(
+            shown,
+            line,
+            format!(
+                "syntax error: {what}; this is not a TypeScript declaration file tsc would read"
+            ),
+        ));
+    }
+    let mut r = Reader {
+        src: text,
+        masked,
+        file,
+        shown,
+        out: FileDecls::default(),
+    };
+    r.statements(root, &[], 0)?;
+    Ok(r.out)
+}
+
+/// The line and a short account of the first error: the innermost error node on the
+/// path of the first child that has one (tree-sitter may wrap a whole file in an
+/// `ERROR` that starts on line 1 for a mistake on line 3,000).
+fn first_error(root: Node, src: &str) -> (usize, String) {
+    let mut n = root;
+    'down: loop {
+        if n.is_missing() {
+            return (
+                n.start_position().row + 1,
+                format!("`{}` expected", n.kind()),
+            );
+        }
+        let mut c = n.walk();
+        for k in n.children(&mut c) {
+            if k.has_error() || k.is_missing() {
+                n = k;
+                continue 'down;
+            }
+        }
+        break;
+    }
+    let t: String = src
+        .get(n.byte_range())
+        .unwrap_or("")
+        .chars()
+        .take(40)
+        .collect();
+    let t = t.lines().next().unwrap_or("").trim().to_string();
+    (n.start_position().row + 1, format!("unexpected `{t}`"))
+}
+
+struct Reader<'a> {
+    src: &'a str,
+    masked: Vec<usize>,
+    file: usize,
+    shown: &'a str,
+    out: FileDecls,
+}
+
+fn line_of(n: Node) -> usize {
+    n.start_position().row + 1
+}
+
+impl<'a> Reader<'a> {
+    fn text(&self, n: Node) -> &'a str {
+        if n.byte_range().len() == 5 && self.masked.binary_search(&n.start_byte()).is_ok() {
+            return "using";
+        }
+        self.src.get(n.byte_range()).unwrap_or("")
+    }
+
+    fn skip(&mut self, n: Node, why: &str) {
+        let what: String = self
+            .text(n)
+            .lines()
+            .next()
+            .unwrap_or("")
+            .chars()
+            .take(60)
+            .collect();
+        self.out.skipped.push(Skip {
+            file: self.file,
+            line: line_of(n),
+            what: what.trim().trim_end_matches('{').trim().to_string(),
+            why: why.to_string(),
+        });
+    }
+
+    /// The statements of a program or namespace body.
+    fn statements(&mut self, parent: Node, ns: &[String], depth: usize) -> Result<(), ImportError> {
+        if depth > MAX_DEPTH {
+            self.skip(parent, "namespaces nested too deeply");
+            return Ok(());
+        }
+        let mut c = parent.walk();
+        let kids: Vec<Node> = parent.named_children(&mut c).collect();
+        for (i, n) in kids.iter().enumerate() {
+            let doc = doc_before(&kids, i, self.src);
+            self.statement(*n, ns, doc, depth)?;
+        }
+        Ok(())
+    }
+
+    fn statement(
+        &mut self,
+        n: Node,
+        ns: &[String],
+        doc: Doc,
+        depth: usize,
+    ) -> Result<(), ImportError> {
+        match n.kind() {
+            "comment" => {
+                let t = self.text(n);
+                if let Some(p) = reference_path(t) {
+                    self.out.references.push((p, line_of(n)));
+                }
+            }
+            "ambient_declaration" => {
+                let mut c = n.walk();
+                let kids: Vec<Node> = n.named_children(&mut c).collect();
+                if n.child(1).is_some_and(|k| k.kind() == "global") {
+                    // `declare global { ... }`: its declarations are global.
+                    if let Some(b) = kids.iter().find(|k| k.kind() == "statement_block") {
+                        self.statements(*b, &[], depth + 1)?;
+                    }
+                    return Ok(());
+                }
+                for k in kids {
+                    self.statement(k, ns, doc.clone(), depth)?;
+                }
+            }
+            "export_statement" => {
+                if let Some(d) = n.child_by_field_name("declaration") {
+                    self.statement(d, ns, doc, depth)?;
+                }
+                // `export {}` and `export = X` declare nothing.
+            }
+            "internal_module" => {
+                let Some(name) = n.child_by_field_name("name") else {
+                    return Ok(());
+                };
+                let mut path = ns.to_vec();
+                path.extend(self.text(name).split('.').map(|s| s.trim().to_string()));
+                if let Some(body) = n.child_by_field_name("body") {
+                    self.statements(body, &path, depth + 1)?;
+                }
+            }
+            "module" => self.skip(
+                n,
+                "an external module (`declare module \"...\"`): an engine's scripts do not import modules",
+            ),
+            "import_statement" | "import_alias" => {
+                self.skip(n, "an import: only global declarations are read")
+            }
+            "interface_declaration" | "class_declaration" | "abstract_class_declaration" => {
+                let kind = if n.kind() == "interface_declaration" {
+                    DeclKind::Interface
+                } else {
+                    DeclKind::Class
+                };
+                let name = n.child_by_field_name("name").map(|x| self.text(x).to_string());
+                let mut parents = Vec::new();
+                let mut c = n.walk();
+                for k in n.named_children(&mut c) {
+                    match k.kind() {
+                        "extends_type_clause" | "class_heritage" => {
+                            self.heritage(k, &mut parents, depth)
+                        }
+                        _ => {}
+                    }
+                }
+                let members = match n.child_by_field_name("body") {
+                    Some(b) => self.members(b, depth),
+                    None => Vec::new(),
+                };
+                if let Some(name) = name {
+                    self.push(kind, name, ns, n, doc, parents, members);
+                }
+            }
+            "enum_declaration" => {
+                let name = n.child_by_field_name("name").map(|x| self.text(x).to_string());
+                let members = match n.child_by_field_name("body") {
+                    Some(b) => self.enum_members(b),
+                    None => Vec::new(),
+                };
+                if let Some(name) = name {
+                    self.push(DeclKind::Enum, name, ns, n, doc, Vec::new(), members);
+                }
+            }
+            "type_alias_declaration" => {
+                let name = n.child_by_field_name("name").map(|x| self.text(x).to_string());
+                let value = n.child_by_field_name("value");
+                if let (Some(name), Some(v)) = (name, value) {
+                    let ty = self.ty(v, depth);
+                    self.push(DeclKind::Alias(ty), name, ns, n, doc, Vec::new(), Vec::new());
+                }
+            }
+            "variable_declaration" | "lexical_declaration" => {
+                let mut c = n.walk();
+                for d in n.named_children(&mut c) {
+                    if d.kind() != "variable_declarator" {
+                        continue;
+                    }
+                    let Some(name) = d.child_by_field_name("name") else {
+                        continue;
+                    };
+                    if d.child_by_field_name("value").is_some() {
+                        return Err(ImportError::new(
+                            self.shown,
+                            line_of(d),
+                            "a variable with an initializer: a declaration file declares values without them (this looks like a script, not a .d.ts)",
+                        ));
+                    }
+                    if name.kind() != "identifier" {
+                        self.skip(d, "a destructuring declaration names no one global");
+                        continue;
+                    }
+                    let ty = d
+                        .child_by_field_name("type")
+                        .and_then(|t| t.named_child(0))
+                        .map(|t| self.ty(t, depth));
+                    let name = self.text(name).to_string();
+                    self.push(DeclKind::Var(ty), name, ns, d, doc.clone(), Vec::new(), Vec::new());
+                }
+            }
+            "function_signature" => {
+                let Some(name) = n.child_by_field_name("name") else {
+                    return Ok(());
+                };
+                let name = self.text(name).to_string();
+                let m = self.callable(n, Some(name.clone()), MemberKind::Method, doc.clone(), depth);
+                self.push(DeclKind::Function, name, ns, n, doc, Vec::new(), vec![m]);
+            }
+            "empty_statement" => {}
+            // Inside a namespace, `namespace B { }` is read as an expression statement.
+            "expression_statement"
+                if n.named_child_count() == 1
+                    && n.named_child(0).is_some_and(|k| k.kind() == "internal_module") =>
+            {
+                if let Some(k) = n.named_child(0) {
+                    self.statement(k, ns, doc, depth)?;
+                }
+            }
+            "function_declaration" => {
+                return Err(ImportError::new(
+                    self.shown,
+                    line_of(n),
+                    "a function with a body: a declaration file declares functions without bodies (this looks like a script, not a .d.ts)",
+                ))
+            }
+            k => {
+                return Err(ImportError::new(
+                    self.shown,
+                    line_of(n),
+                    format!("`{k}` is not a declaration: a declaration file holds declarations only (this looks like a script, not a .d.ts)"),
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        kind: DeclKind,
+        name: String,
+        ns: &[String],
+        n: Node,
+        doc: Doc,
+        parents: Vec<Ty>,
+        members: Vec<MemberDecl>,
+    ) {
+        self.out.decls.push(Decl {
+            kind,
+            name,
+            ns: ns.to_vec(),
+            file: self.file,
+            line: line_of(n),
+            doc,
+            parents,
+            members,
+        });
+    }
+
+    fn heritage(&mut self, n: Node, out: &mut Vec<Ty>, depth: usize) {
+        let mut c = n.walk();
+        for k in n.named_children(&mut c) {
+            match k.kind() {
+                "extends_clause" | "implements_clause" => self.heritage(k, out, depth),
+                "type_arguments" => {}
+                _ => {
+                    let t = match k.kind() {
+                        // A class's `extends` is a value expression: `A` or `A.B`.
+                        "identifier" | "member_expression" => Ty::Ref(
+                            self.text(k)
+                                .split('.')
+                                .map(|s| s.trim().to_string())
+                                .collect(),
+                            Vec::new(),
+                        ),
+                        _ => self.ty(k, depth),
+                    };
+                    out.push(t);
+                }
+            }
+        }
+    }
+
+    fn members(&mut self, body: Node, depth: usize) -> Vec<MemberDecl> {
+        let mut c = body.walk();
+        let kids: Vec<Node> = body.named_children(&mut c).collect();
+        let mut out = Vec::new();
+        for (i, n) in kids.iter().enumerate() {
+            let doc = doc_before(&kids, i, self.src);
+            if let Some(m) = self.member(*n, doc, depth) {
+                out.push(m);
+            }
+        }
+        out
+    }
+
+    fn member(&mut self, n: Node, doc: Doc, depth: usize) -> Option<MemberDecl> {
+        let mut flags = (false, false, false, None::<MemberKind>); // static, readonly, hidden, accessor
+        let mut c = n.walk();
+        for k in n.children(&mut c) {
+            match k.kind() {
+                "static" => flags.0 = true,
+                "readonly" => flags.1 = true,
+                "accessibility_modifier" => {
+                    let t = self.text(k);
+                    flags.2 = t == "private" || t == "protected";
+                }
+                "get" => flags.3 = Some(MemberKind::Getter),
+                "set" => flags.3 = Some(MemberKind::Setter),
+                _ => {}
+            }
+        }
+        let name_node = n.child_by_field_name("name");
+        let name = name_node.and_then(|x| self.member_name(x));
+        let raw = name_node
+            .map(|x| self.text(x).to_string())
+            .unwrap_or_default();
+        let mut m = match n.kind() {
+            "property_signature" | "public_field_definition" => {
+                let ty = n
+                    .child_by_field_name("type")
+                    .and_then(|t| t.named_child(0))
+                    .map(|t| self.ty(t, depth));
+                MemberDecl {
+                    name,
+                    raw,
+                    kind: MemberKind::Prop,
+                    is_static: false,
+                    readonly: false,
+                    hidden: false,
+                    params: Vec::new(),
+                    ty,
+                    doc,
+                    line: line_of(n),
+                }
+            }
+            "method_signature" | "method_definition" | "abstract_method_signature" => {
+                let kind = if name.as_deref() == Some("constructor") {
+                    MemberKind::Construct
+                } else {
+                    flags.3.unwrap_or(MemberKind::Method)
+                };
+                let mut m = self.callable(n, name, kind, doc, depth);
+                m.raw = raw;
+                m
+            }
+            "construct_signature" => self.callable(n, None, MemberKind::Construct, doc, depth),
+            "call_signature" => self.callable(n, None, MemberKind::Call, doc, depth),
+            "index_signature" => {
+                let key = n
+                    .child_by_field_name("index_type")
+                    .map(|k| self.text(k).to_string());
+                let ty = n
+                    .child_by_field_name("type")
+                    .and_then(|t| t.named_child(0))
+                    .map(|t| self.ty(t, depth));
+                MemberDecl {
+                    name: key,
+                    raw: "[index]".into(),
+                    kind: MemberKind::Index,
+                    is_static: false,
+                    readonly: false,
+                    hidden: false,
+                    params: Vec::new(),
+                    ty,
+                    doc,
+                    line: line_of(n),
+                }
+            }
+            _ => return None,
+        };
+        m.is_static = flags.0;
+        m.readonly |= flags.1;
+        m.hidden = flags.2;
+        Some(m)
+    }
+
+    /// A member name: an identifier, or a string literal that holds one.
+    fn member_name(&self, n: Node) -> Option<String> {
+        let t = self.text(n);
+        let t = match n.kind() {
+            "string" => t.get(1..t.len().saturating_sub(1)).unwrap_or(""),
+            "property_identifier" | "identifier" | "private_property_identifier" => t,
+            _ => return None,
+        };
+        is_ident(t).then(|| t.to_string())
+    }
+
+    fn callable(
+        &mut self,
+        n: Node,
+        name: Option<String>,
+        kind: MemberKind,
+        doc: Doc,
+        depth: usize,
+    ) -> MemberDecl {
+        let mut params = Vec::new();
+        if let Some(ps) = n.child_by_field_name("parameters") {
+            let mut c = ps.walk();
+            for (i, p) in ps.named_children(&mut c).enumerate() {
+                if !matches!(p.kind(), "required_parameter" | "optional_parameter") {
+                    continue;
+                }
+                let pat = p.child_by_field_name("pattern");
+                let (pname, rest) = match pat {
+                    Some(x) if x.kind() == "this" => continue,
+                    Some(x) if x.kind() == "identifier" => (self.text(x).to_string(), false),
+                    Some(x) if x.kind() == "rest_pattern" => {
+                        let inner = x.named_child(0).map(|y| self.text(y)).unwrap_or("");
+                        let nm = if is_ident(inner) {
+                            inner.to_string()
+                        } else {
+                            format!("arg{}", i + 1)
+                        };
+                        (nm, true)
+                    }
+                    _ => (format!("arg{}", i + 1), false),
+                };
+                let ty = p
+                    .child_by_field_name("type")
+                    .and_then(|t| t.named_child(0))
+                    .map(|t| self.ty(t, depth));
+                params.push(ParamDecl {
+                    name: pname,
+                    ty,
+                    optional: p.kind() == "optional_parameter"
+                        || p.child_by_field_name("value").is_some(),
+                    rest,
+                });
+            }
+        }
+        let ret = n
+            .child_by_field_name("return_type")
+            .or_else(|| n.child_by_field_name("type"))
+            .map(|t| match t.kind() {
+                "type_predicate_annotation" | "asserts_annotation" => Ty::Prim("boolean".into()),
+                "type_annotation" => t
+                    .named_child(0)
+                    .map(|x| self.ty(x, depth))
+                    .unwrap_or(Ty::Prim("any".into())),
+                _ => self.ty(t, depth),
+            });
+        MemberDecl {
+            name,
+            raw: String::new(),
+            kind,
+            is_static: false,
+            readonly: false,
+            hidden: false,
+            params,
+            ty: ret,
+            doc,
+            line: line_of(n),
+        }
+    }
+
+    fn enum_members(&mut self, body: Node) -> Vec<MemberDecl> {
+        let mut c = body.walk();
+        let kids: Vec<Node> = body.named_children(&mut c).collect();
+        let mut out = Vec::new();
+        for (i, n) in kids.iter().enumerate() {
+            let (name_node, value) = match n.kind() {
+                "enum_assignment" => (
+                    n.child_by_field_name("name"),
+                    n.child_by_field_name("value"),
+                ),
+                "property_identifier" | "string" => (Some(*n), None),
+                _ => continue,
+            };
+            let Some(name_node) = name_node else { continue };
+            let prim = match value.map(|v| v.kind()) {
+                Some("string") | Some("template_string") => "string",
+                _ => "number",
+            };
+            out.push(MemberDecl {
+                name: self.member_name(name_node),
+                raw: self.text(name_node).to_string(),
+                kind: MemberKind::EnumValue,
+                is_static: false,
+                readonly: true,
+                hidden: false,
+                params: Vec::new(),
+                ty: Some(Ty::Lit(prim)),
+                doc: doc_before(&kids, i, self.src),
+                line: line_of(*n),
+            });
+        }
+        out
+    }
+
+    fn ty(&mut self, n: Node, depth: usize) -> Ty {
+        if depth > MAX_DEPTH {
+            return Ty::Other("nested too deeply".into());
+        }
+        let d = depth + 1;
+        let list = |r: &mut Self, n: Node| -> Vec<Ty> {
+            let mut c = n.walk();
+            let kids: Vec<Node> = n.named_children(&mut c).collect();
+            kids.into_iter().map(|k| r.ty(k, d)).collect()
+        };
+        match n.kind() {
+            "predefined_type" => Ty::Prim(self.text(n).to_string()),
+            "literal_type" => match n.named_child(0).map(|k| k.kind()) {
+                Some("string") => Ty::Lit("string"),
+                Some("number") | Some("unary_expression") => Ty::Lit("number"),
+                Some("true") | Some("false") => Ty::Lit("boolean"),
+                Some("null") => Ty::Prim("null".into()),
+                Some("undefined") => Ty::Prim("undefined".into()),
+                _ => Ty::Other("literal".into()),
+            },
+            "template_literal_type" | "template_type" => Ty::Lit("string"),
+            "type_identifier" | "identifier" => Ty::Ref(vec![self.text(n).to_string()], Vec::new()),
+            "nested_type_identifier" => Ty::Ref(
+                self.text(n)
+                    .split('.')
+                    .map(|s| s.trim().to_string())
+                    .collect(),
+                Vec::new(),
+            ),
+            "generic_type" => {
+                let base = n.child_by_field_name("name").map(|b| self.ty(b, d));
+                let args = n
+                    .child_by_field_name("type_arguments")
+                    .map(|a| list(self, a))
+                    .unwrap_or_default();
+                match base {
+                    Some(Ty::Ref(p, _)) => Ty::Ref(p, args),
+                    _ => Ty::Other("generic".into()),
+                }
+            }
+            "array_type" => Ty::Array(Box::new(
+                n.named_child(0)
+                    .map(|k| self.ty(k, d))
+                    .unwrap_or(Ty::Prim("any".into())),
+            )),
+            "readonly_type" | "parenthesized_type" => n
+                .named_child(0)
+                .map(|k| self.ty(k, d))
+                .unwrap_or(Ty::Prim("any".into())),
+            "tuple_type" => Ty::Tuple(list(self, n)),
+            "optional_type" | "rest_type" => n
+                .named_child(0)
+                .map(|k| self.ty(k, d))
+                .unwrap_or(Ty::Prim("any".into())),
+            "union_type" => {
+                let mut v = Vec::new();
+                for t in list(self, n) {
+                    match t {
+                        Ty::Union(inner) => v.extend(inner),
+                        t => v.push(t),
+                    }
+                }
+                Ty::Union(v)
+            }
+            "function_type" | "constructor_type" => Ty::Func,
+            "object_type" => Ty::Object(self.members(n, d)),
+            "type_query" => match n.named_child(0) {
+                Some(k)
+                    if matches!(
+                        k.kind(),
+                        "identifier" | "member_expression" | "nested_identifier"
+                    ) =>
+                {
+                    Ty::Query(
+                        self.text(k)
+                            .split('.')
+                            .map(|s| s.trim().to_string())
+                            .collect(),
+                    )
+                }
+                _ => Ty::Other("typeof".into()),
+            },
+            "this_type" => Ty::This,
+            k => Ty::Other(k.to_string()),
+        }
+    }
+}
+
+/// Whether `s` is a JavaScript identifier as the corpus format defines it.
+pub fn is_ident(s: &str) -> bool {
+    let mut cs = s.chars();
+    matches!(cs.next(), Some(c) if c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && cs.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+}
