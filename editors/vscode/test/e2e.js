@@ -506,16 +506,27 @@ async function main() {
     const finished = toasts.filter({ hasText: "grounded agent: done" }).first();
     await finished.locator(".monaco-button", { hasText: "Show answer" }).first().click();
     const answerText = "BlockStyle documents borderColor";
-    await until("the answer to be shown", async () => {
+    // The notification itself quotes the answer's first line: the answer must be found
+    // in the preview's webview (a frame of its own), under a tab of its own, with the
+    // notification gone, or it was not shown.
+    await until("the notification to close on the click", async () => (await toasts.filter({ hasText: "grounded agent: done" }).count()) === 0, 10000);
+    await page.locator(".tabs-container .tab.active", { hasText: /answer/ }).waitFor({ timeout: 20000 });
+    const answerTab = ((await page.locator(".tabs-container .tab.active").first().textContent()) || "").trim();
+    await until("the answer to be shown in the preview", async () => {
       for (const f of page.frames()) {
+        if (f === page.mainFrame()) continue;
         const t = await f.locator("body").textContent({ timeout: 1000 }).catch(() => "");
-        if (t && t.includes(answerText)) return true;
+        if (t && t.includes(answerText) && /Why it ended/.test(t) && t.includes("mistakes/option.js")) return true;
       }
       return false;
     }, 20000, 250);
+    const dirtyTabs = await page.locator(".tabs-container .tab.dirty").allTextContents();
+    if (dirtyTabs.some((t) => !/option\.js/.test(t))) {
+      throw new Error(`*Show answer* left a tab to save: ${JSON.stringify(dirtyTabs)}`);
+    }
     const shot4b = path.join(opts.shots, "4b-agent-answer.png");
     await page.screenshot({ path: shot4b });
-    shots.push([shot4b, `*Show answer* opened the turn's answer: "${answerText}..." with why it ended and the files changed`]);
+    shots.push([shot4b, `*Show answer* opened the turn's answer in the tab "${answerTab}": "${answerText}..." with why it ended and the files changed`]);
     await until("the turn in the output channel's log", () => {
       const logs = findFiles(path.join(userData, "logs"), (f) => /grounded\.log$/.test(f));
       return logs.some((f) => {
