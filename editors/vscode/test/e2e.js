@@ -13,6 +13,9 @@
 //      and nothing else changed; the squiggle is gone;
 //   3. hovers `tableStart` and finds its signature, as the corpus writes it, in the
 //      hover (screenshot 3);
+//   3b. dryrun.js (written into the copy), saved: the dry run's own finding (line 2)
+//      shows, and line 3, which the static check and the dry run both judge, has one
+//      Problems entry, the static one (screenshot 3b);
 //   4. on mistakes/option.js, picks *Ask grounded agent to fix this*; a scripted local
 //      model endpoint (model-server.js) drives the turn; the edit lands in the buffer
 //      (screenshot 4), not on disk, and Ctrl+Z undoes it; the turn's notification has
@@ -300,6 +303,9 @@ async function main() {
   fs.cpSync(path.join(repo, "examples/demo"), ws, { recursive: true });
   fs.cpSync(path.join(repo, "corpus/demo"), path.join(tmp, "ws/corpus/demo"), { recursive: true });
 
+  // Step 3b's file (written before code-server starts: quick open does not list a file
+  // that appears later until its watcher catches up).
+  fs.writeFileSync(path.join(ws, "dryrun.js"), "var l = [layout][0];\nl.tableCellEnd();\nlayout.tableCellEnd();\n");
   const member = path.join(ws, "mistakes/member.js");
   const option = path.join(ws, "mistakes/option.js");
   const memberBefore = fs.readFileSync(member, "utf8");
@@ -335,7 +341,10 @@ async function main() {
       {
         "grounded.serverPath": opts.server,
         "grounded.agent.model": "scripted",
-        "grounded.dryRun.enabled": false,
+        // The dry run on save only (step 3b): an idle run at a random moment would make
+        // the other steps' Problems and squiggles a race.
+        "grounded.dryRun.enabled": true,
+        "grounded.dryRun.idleMs": 600000,
         // The agent's edit must stay in the buffer until the user saves.
         "files.autoSave": "off",
         "workbench.startupEditor": "none",
@@ -473,6 +482,31 @@ async function main() {
     shots.push([shot3, `the hover on tableStart, showing \`${signature}\` and the docs' prose`]);
     await page.mouse.move(5, 5);
     await page.keyboard.press("Escape");
+
+    step = "3b. a dry-run finding where a static one stands: one Problems entry";
+    // Line 2: a receiver the static check cannot type, which only the dry run judges
+    // (its entry proves the run happened and was published); line 3: the same invented
+    // member on a certain receiver, which both judge: one entry, the static one.
+    await openFile(page, "dryrun.js");
+    await page.locator(SQUIGGLE).first().waitFor({ timeout: 30000 });
+    // Saved with an edit: the dry run runs on save.
+    await page.locator(".editor-group-container.active .monaco-editor .view-lines").click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type("// saved");
+    await page.keyboard.press("Control+S");
+    await page.locator(".tabs-container .tab.active:not(.dirty)", { hasText: "dryrun.js" }).waitFor({ timeout: 15000 });
+    const markerRows = async () =>
+      (await page.locator(".markers-panel .monaco-list-row").allTextContents()).filter((t) => /grounded\s*\(?[\w-]+\)?\s*\[Ln \d+, Col \d+\]$/.test(t.trim()));
+    await until("the dry run's own finding (line 2) in Problems", async () => (await markerRows()).some((t) => /dry-run\)?\s*\[Ln 2, /.test(t)), 30000, 250);
+    // A late second entry at line 3 has had time to come.
+    await sleep(1500);
+    const at3 = (await markerRows()).filter((t) => /\[Ln 3, /.test(t));
+    if (at3.length !== 1 || !/member\)?\s*\[Ln 3, /.test(at3[0])) {
+      throw new Error(`line 3 of dryrun.js should have one Problems entry, the static \`member\` one; got ${at3.length}: ${JSON.stringify(at3)}`);
+    }
+    const shot3b = path.join(opts.shots, "3b-dry-run-merged.png");
+    await page.screenshot({ path: shot3b });
+    shots.push([shot3b, `dryrun.js saved: the dry run's finding on line 2, and on line 3 one entry (member), the dry run's finding folded into it: ${at3[0]}`]);
 
     step = "4. Ask grounded agent to fix this, with a scripted model";
     await openFile(page, "mistakes/option.js");
