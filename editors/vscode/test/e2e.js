@@ -17,8 +17,9 @@
 //      shows, and line 3, which the static check and the dry run both judge, has one
 //      Problems entry, the static one (screenshot 3b);
 //   4. on mistakes/option.js, picks *Ask grounded agent to fix this*; a scripted local
-//      model endpoint (model-server.js) drives the turn; the edit lands in the buffer
-//      (screenshot 4), not on disk, and Ctrl+Z undoes it; the turn's notification has
+//      model endpoint (model-server.js) drives the turn; while the model composes its
+//      answer the progress notification has Cancel and the status bar shows the turn
+//      (screenshot 4a); the edit lands in the buffer (screenshot 4), not on disk, and Ctrl+Z undoes it; the turn's notification has
 //      *Show answer*, which opens the model's answer (screenshot 4b), and the output
 //      channel's log has the turn (request, status, reason, changed, answer);
 //   5. with the endpoint cleared in the Settings UI, the same action shows one error
@@ -329,7 +330,8 @@ async function main() {
     modelServer.calls([
       ["e", "edit_file", { path: "mistakes/option.js", edits: [{ find: 'borderColour: "red"', replace: 'borderColor: "red"' }] }],
     ]),
-    modelServer.say("BlockStyle documents borderColor; replaced the misspelt key."),
+    // The final answer comes 4 s late: the turn is seen while it waits (screenshot 4a).
+    modelServer.after(4000, modelServer.say("BlockStyle documents borderColor; replaced the misspelt key.")),
   ]);
 
   const userData = path.join(tmp, "user-data");
@@ -525,12 +527,26 @@ async function main() {
     await until("the turn to ask the model for its third (final) answer", () => model.received.length >= 3, 30000).catch(() => {
       throw new Error(`the model was asked ${model.received.length} times, the script has 3 answers`);
     });
+    // While the model composes its answer: the progress notification, with Cancel, and
+    // the status bar on the agent's turn.
+    const toasts = page.locator(".notifications-toasts .notification-toast");
+    const working = toasts.filter({ hasText: "Cancel" }).filter({ hasText: "grounded agent" });
+    await working.first().waitFor({ timeout: 5000 }).catch(() => {
+      throw new Error("no progress notification with Cancel while the turn waits for the model");
+    });
+    const workingText = ((await working.first().locator(".notification-list-item-message").first().textContent()) || "").trim();
+    const barWhileWorking = await statusText(page);
+    if (!/agent/.test(barWhileWorking)) {
+      throw new Error(`the status bar does not show the agent's turn while it runs: "${barWhileWorking}"`);
+    }
+    const shot4a = path.join(opts.shots, "4a-agent-working.png");
+    await page.screenshot({ path: shot4a });
+    shots.push([shot4a, `the turn waiting for the model's answer, the edit already in the buffer: notification "${workingText}", status bar "${barWhileWorking}"`]);
     if (fs.readFileSync(option, "utf8") !== optionBefore) {
       throw new Error("the agent's edit reached the disk; it must land in the buffer");
     }
     await page.locator(".tabs-container .tab.active.dirty", { hasText: "option.js" }).waitFor({ timeout: 5000 });
     // The turn's end: its summary, and the progress notification (with Cancel) gone.
-    const toasts = page.locator(".notifications-toasts .notification-toast");
     await toasts.filter({ hasText: "grounded agent: done" }).first().waitFor({ timeout: 15000 });
     await until("the agent's progress notification to close", async () => (await toasts.filter({ hasText: "Cancel" }).count()) === 0, 15000);
     const shot4 = path.join(opts.shots, "4-agent-edit.png");
