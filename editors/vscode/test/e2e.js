@@ -496,6 +496,11 @@ async function main() {
     await page.keyboard.press("Control+End");
     await page.keyboard.type("// saved");
     await page.keyboard.press("Control+S");
+    // The status bar says so while the run lasts (status.ts holds it 1.2 s at least;
+    // here, on a debug build, the run alone lasts long enough to be seen, so this does
+    // not test the hold).
+    let barDryRun = "";
+    await until("the status bar to show the dry run", async () => /dry run/.test((barDryRun = await statusText(page))), 10000, 50);
     await page.locator(".tabs-container .tab.active:not(.dirty)", { hasText: "dryrun.js" }).waitFor({ timeout: 15000 });
     const markerRows = async () =>
       (await page.locator(".markers-panel .monaco-list-row").allTextContents()).filter((t) => /grounded\s*\(?[\w-]+\)?\s*\[Ln \d+, Col \d+\]$/.test(t.trim()));
@@ -508,7 +513,7 @@ async function main() {
     }
     const shot3b = path.join(opts.shots, "3b-dry-run-merged.png");
     await page.screenshot({ path: shot3b });
-    shots.push([shot3b, `dryrun.js saved: the dry run's finding on line 2, and on line 3 one entry (member), the dry run's finding folded into it: ${at3[0]}`]);
+    shots.push([shot3b, `dryrun.js saved (status bar meanwhile: "${barDryRun}"): the dry run's finding on line 2, and on line 3 one entry (member), the dry run's finding folded into it: ${at3[0]}`]);
 
     step = "4. Ask grounded agent to fix this, with a scripted model";
     await openFile(page, "mistakes/option.js");
