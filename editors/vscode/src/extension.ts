@@ -130,16 +130,26 @@ async function openSettings(query: string): Promise<void> {
   await vscode.commands.executeCommand("workbench.action.openSettings", query);
 }
 
+/** The `scope` the extension's manifest gives each of its settings. */
+let scopes: Record<string, string> = {};
+
 /**
- * Opens the settings at one setting. In code-server the search alone showed the
- * Remote tab's empty list (`grounded.agent.baseUrl` is a machine setting, listed under
- * User); `@id:` names the setting itself, and the User tab is where it is edited.
+ * Opens the settings at one setting, by `@id:`. Where VS Code runs remote (code-server,
+ * Remote-SSH), a `machine` setting is listed only under the Remote tab: opened on the
+ * User tab, the e2e test saw "No Settings Found" for `grounded.agent.baseUrl`. So a
+ * machine setting in a remote window opens the remote settings.
  */
 async function openSetting(id: string): Promise<void> {
+  const query = `@id:${id}`;
+  const machine = scopes[id] === "machine";
   try {
-    await vscode.commands.executeCommand("workbench.action.openGlobalSettings", { query: `@id:${id}` });
+    if (machine && vscode.env.remoteName) {
+      await vscode.commands.executeCommand("workbench.action.openRemoteSettings", { query });
+    } else {
+      await vscode.commands.executeCommand("workbench.action.openGlobalSettings", { query });
+    }
   } catch {
-    await openSettings(`@id:${id}`);
+    await openSettings(query);
   }
 }
 
@@ -148,7 +158,17 @@ function settingNamed(message: string): string | undefined {
   return /grounded\.agent\.(baseUrl|model|apiKeyEnv|transcript|allowValidate)/.exec(message)?.[0];
 }
 
-/** The answer of a finished turn, in a read-only Markdown view. */
+/** The answers shown, by their document's URI (`grounded-agent:/turn-N answer.md`). */
+const ANSWER_SCHEME = "grounded-agent";
+const answers = new Map<string, string>();
+/** Answers kept for *Show answer*: the oldest goes past this many. */
+const ANSWERS_KEPT = 20;
+
+/**
+ * The answer of a finished turn, in a read-only Markdown preview. A read-only document of
+ * the extension's own scheme, not an untitled one: opened as untitled, the answer was a
+ * second, dirty tab beside its preview, and closing it asked to save it.
+ */
 async function showAnswer(p: Finished): Promise<void> {
   const lines = [
     `# grounded agent: ${p.status ?? "finished"}`,
@@ -164,10 +184,15 @@ async function showAnswer(p: Finished): Promise<void> {
   if (p.transcript) {
     lines.push("", `**Transcript:** ${p.transcript}`);
   }
-  const doc = await vscode.workspace.openTextDocument({ language: "markdown", content: lines.join("\n") });
+  const uri = vscode.Uri.from({ scheme: ANSWER_SCHEME, path: `/turn-${p.turn ?? "?"} answer.md` });
+  answers.set(uri.toString(), lines.join("\n"));
+  while (answers.size > ANSWERS_KEPT) {
+    answers.delete(answers.keys().next().value as string);
+  }
   try {
-    await vscode.commands.executeCommand("markdown.showPreview", doc.uri);
+    await vscode.commands.executeCommand("markdown.showPreview", uri);
   } catch {
+    const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(doc, { preview: true });
   }
 }
@@ -562,6 +587,11 @@ async function ask(): Promise<void> {
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("grounded");
+  scopes = Object.fromEntries(
+    Object.entries(
+      (context.extension.packageJSON?.contributes?.configuration?.properties ?? {}) as Record<string, { scope?: string }>,
+    ).map(([k, v]) => [k, v.scope ?? "window"]),
+  );
   status = new Status("grounded.showOutput");
   context.subscriptions.push(
     output,
@@ -573,6 +603,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
     vscode.commands.registerCommand("grounded.showOutput", () => output.show(true)),
+    vscode.workspace.registerTextDocumentContentProvider(ANSWER_SCHEME, {
+      provideTextDocumentContent: (uri) => answers.get(uri.toString()) ?? "This answer is no longer kept.",
+    }),
     vscode.commands.registerCommand("grounded.ask", ask),
     vscode.commands.registerCommand("grounded.cancel", () => cancelTurn(false)),
     vscode.workspace.onDidChangeConfiguration(async (e) => {

@@ -13,9 +13,13 @@
 //      and nothing else changed; the squiggle is gone;
 //   3. hovers `tableStart` and finds its signature, as the corpus writes it, in the
 //      hover (screenshot 3);
+//   3b. dryrun.js (written into the copy), saved: the dry run's own finding (line 2)
+//      shows, and line 3, which the static check and the dry run both judge, has one
+//      Problems entry, the static one (screenshot 3b);
 //   4. on mistakes/option.js, picks *Ask grounded agent to fix this*; a scripted local
-//      model endpoint (model-server.js) drives the turn; the edit lands in the buffer
-//      (screenshot 4), not on disk, and Ctrl+Z undoes it; the turn's notification has
+//      model endpoint (model-server.js) drives the turn; while the model composes its
+//      answer the progress notification has Cancel and the status bar shows the turn
+//      (screenshot 4a); the edit lands in the buffer (screenshot 4), not on disk, and Ctrl+Z undoes it; the turn's notification has
 //      *Show answer*, which opens the model's answer (screenshot 4b), and the output
 //      channel's log has the turn (request, status, reason, changed, answer);
 //   5. with the endpoint cleared in the Settings UI, the same action shows one error
@@ -300,6 +304,9 @@ async function main() {
   fs.cpSync(path.join(repo, "examples/demo"), ws, { recursive: true });
   fs.cpSync(path.join(repo, "corpus/demo"), path.join(tmp, "ws/corpus/demo"), { recursive: true });
 
+  // Step 3b's file (written before code-server starts: quick open does not list a file
+  // that appears later until its watcher catches up).
+  fs.writeFileSync(path.join(ws, "dryrun.js"), "var l = [layout][0];\nl.tableCellEnd();\nlayout.tableCellEnd();\n");
   const member = path.join(ws, "mistakes/member.js");
   const option = path.join(ws, "mistakes/option.js");
   const memberBefore = fs.readFileSync(member, "utf8");
@@ -323,7 +330,8 @@ async function main() {
     modelServer.calls([
       ["e", "edit_file", { path: "mistakes/option.js", edits: [{ find: 'borderColour: "red"', replace: 'borderColor: "red"' }] }],
     ]),
-    modelServer.say("BlockStyle documents borderColor; replaced the misspelt key."),
+    // The final answer comes 4 s late: the turn is seen while it waits (screenshot 4a).
+    modelServer.after(4000, modelServer.say("BlockStyle documents borderColor; replaced the misspelt key.")),
   ]);
 
   const userData = path.join(tmp, "user-data");
@@ -335,7 +343,10 @@ async function main() {
       {
         "grounded.serverPath": opts.server,
         "grounded.agent.model": "scripted",
-        "grounded.dryRun.enabled": false,
+        // The dry run on save only (step 3b): an idle run at a random moment would make
+        // the other steps' Problems and squiggles a race.
+        "grounded.dryRun.enabled": true,
+        "grounded.dryRun.idleMs": 600000,
         // The agent's edit must stay in the buffer until the user saves.
         "files.autoSave": "off",
         "workbench.startupEditor": "none",
@@ -474,6 +485,36 @@ async function main() {
     await page.mouse.move(5, 5);
     await page.keyboard.press("Escape");
 
+    step = "3b. a dry-run finding where a static one stands: one Problems entry";
+    // Line 2: a receiver the static check cannot type, which only the dry run judges
+    // (its entry proves the run happened and was published); line 3: the same invented
+    // member on a certain receiver, which both judge: one entry, the static one.
+    await openFile(page, "dryrun.js");
+    await page.locator(SQUIGGLE).first().waitFor({ timeout: 30000 });
+    // Saved with an edit: the dry run runs on save.
+    await page.locator(".editor-group-container.active .monaco-editor .view-lines").click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.type("// saved");
+    await page.keyboard.press("Control+S");
+    // The status bar says so while the run lasts (status.ts holds it 1.2 s at least;
+    // here, on a debug build, the run alone lasts long enough to be seen, so this does
+    // not test the hold).
+    let barDryRun = "";
+    await until("the status bar to show the dry run", async () => /dry run/.test((barDryRun = await statusText(page))), 10000, 50);
+    await page.locator(".tabs-container .tab.active:not(.dirty)", { hasText: "dryrun.js" }).waitFor({ timeout: 15000 });
+    const markerRows = async () =>
+      (await page.locator(".markers-panel .monaco-list-row").allTextContents()).filter((t) => /grounded\s*\(?[\w-]+\)?\s*\[Ln \d+, Col \d+\]$/.test(t.trim()));
+    await until("the dry run's own finding (line 2) in Problems", async () => (await markerRows()).some((t) => /dry-run\)?\s*\[Ln 2, /.test(t)), 30000, 250);
+    // A late second entry at line 3 has had time to come.
+    await sleep(1500);
+    const at3 = (await markerRows()).filter((t) => /\[Ln 3, /.test(t));
+    if (at3.length !== 1 || !/member\)?\s*\[Ln 3, /.test(at3[0])) {
+      throw new Error(`line 3 of dryrun.js should have one Problems entry, the static \`member\` one; got ${at3.length}: ${JSON.stringify(at3)}`);
+    }
+    const shot3b = path.join(opts.shots, "3b-dry-run-merged.png");
+    await page.screenshot({ path: shot3b });
+    shots.push([shot3b, `dryrun.js saved (status bar meanwhile: "${barDryRun}"): the dry run's finding on line 2, and on line 3 one entry (member), the dry run's finding folded into it: ${at3[0]}`]);
+
     step = "4. Ask grounded agent to fix this, with a scripted model";
     await openFile(page, "mistakes/option.js");
     await page.locator(SQUIGGLE).first().waitFor({ timeout: 30000 });
@@ -491,12 +532,26 @@ async function main() {
     await until("the turn to ask the model for its third (final) answer", () => model.received.length >= 3, 30000).catch(() => {
       throw new Error(`the model was asked ${model.received.length} times, the script has 3 answers`);
     });
+    // While the model composes its answer: the progress notification, with Cancel, and
+    // the status bar on the agent's turn.
+    const toasts = page.locator(".notifications-toasts .notification-toast");
+    const working = toasts.filter({ hasText: "Cancel" }).filter({ hasText: "grounded agent" });
+    await working.first().waitFor({ timeout: 5000 }).catch(() => {
+      throw new Error("no progress notification with Cancel while the turn waits for the model");
+    });
+    const workingText = ((await working.first().locator(".notification-list-item-message").first().textContent()) || "").trim();
+    const barWhileWorking = await statusText(page);
+    if (!/agent/.test(barWhileWorking)) {
+      throw new Error(`the status bar does not show the agent's turn while it runs: "${barWhileWorking}"`);
+    }
+    const shot4a = path.join(opts.shots, "4a-agent-working.png");
+    await page.screenshot({ path: shot4a });
+    shots.push([shot4a, `the turn waiting for the model's answer, the edit already in the buffer: notification "${workingText}", status bar "${barWhileWorking}"`]);
     if (fs.readFileSync(option, "utf8") !== optionBefore) {
       throw new Error("the agent's edit reached the disk; it must land in the buffer");
     }
     await page.locator(".tabs-container .tab.active.dirty", { hasText: "option.js" }).waitFor({ timeout: 5000 });
     // The turn's end: its summary, and the progress notification (with Cancel) gone.
-    const toasts = page.locator(".notifications-toasts .notification-toast");
     await toasts.filter({ hasText: "grounded agent: done" }).first().waitFor({ timeout: 15000 });
     await until("the agent's progress notification to close", async () => (await toasts.filter({ hasText: "Cancel" }).count()) === 0, 15000);
     const shot4 = path.join(opts.shots, "4-agent-edit.png");
@@ -506,16 +561,27 @@ async function main() {
     const finished = toasts.filter({ hasText: "grounded agent: done" }).first();
     await finished.locator(".monaco-button", { hasText: "Show answer" }).first().click();
     const answerText = "BlockStyle documents borderColor";
-    await until("the answer to be shown", async () => {
+    // The notification itself quotes the answer's first line: the answer must be found
+    // in the preview's webview (a frame of its own), under a tab of its own, with the
+    // notification gone, or it was not shown.
+    await until("the notification to close on the click", async () => (await toasts.filter({ hasText: "grounded agent: done" }).count()) === 0, 10000);
+    await page.locator(".tabs-container .tab.active", { hasText: /answer/ }).waitFor({ timeout: 20000 });
+    const answerTab = ((await page.locator(".tabs-container .tab.active").first().textContent()) || "").trim();
+    await until("the answer to be shown in the preview", async () => {
       for (const f of page.frames()) {
+        if (f === page.mainFrame()) continue;
         const t = await f.locator("body").textContent({ timeout: 1000 }).catch(() => "");
-        if (t && t.includes(answerText)) return true;
+        if (t && t.includes(answerText) && /Why it ended/.test(t) && t.includes("mistakes/option.js")) return true;
       }
       return false;
     }, 20000, 250);
+    const dirtyTabs = await page.locator(".tabs-container .tab.dirty").allTextContents();
+    if (dirtyTabs.some((t) => !/option\.js/.test(t))) {
+      throw new Error(`*Show answer* left a tab to save: ${JSON.stringify(dirtyTabs)}`);
+    }
     const shot4b = path.join(opts.shots, "4b-agent-answer.png");
     await page.screenshot({ path: shot4b });
-    shots.push([shot4b, `*Show answer* opened the turn's answer: "${answerText}..." with why it ended and the files changed`]);
+    shots.push([shot4b, `*Show answer* opened the turn's answer in the tab "${answerTab}": "${answerText}..." with why it ended and the files changed`]);
     await until("the turn in the output channel's log", () => {
       const logs = findFiles(path.join(userData, "logs"), (f) => /grounded\.log$/.test(f));
       return logs.some((f) => {

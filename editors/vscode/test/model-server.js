@@ -41,6 +41,14 @@ function say(text) {
 }
 
 /**
+ * `completion`, answered only after `ms` milliseconds: the test's window to see the turn
+ * while it waits for the model (the progress notification and the status bar).
+ */
+function after(ms, completion) {
+  return { delayMs: ms, completion };
+}
+
+/**
  * Starts the server with `script` (completions, in order). Resolves to
  * `{ url, received, close }`: `url` is the base URL (`http://127.0.0.1:PORT/v1`),
  * `received` the parsed request bodies so far.
@@ -59,11 +67,15 @@ function start(script) {
         body = null;
       }
       received.push({ method: req.method, url: req.url, body });
-      const answer = n < script.length ? script[n] : say("script exhausted");
+      const entry = n < script.length ? script[n] : say("script exhausted");
       n++;
+      const delayMs = entry.delayMs || 0;
+      const answer = entry.delayMs !== undefined ? entry.completion : entry;
       const text = JSON.stringify(answer);
-      res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
-      res.end(text);
+      setTimeout(() => {
+        res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
+        res.end(text);
+      }, delayMs);
     });
   });
   return new Promise((resolve, reject) => {
@@ -79,4 +91,4 @@ function start(script) {
   });
 }
 
-module.exports = { start, calls, say };
+module.exports = { start, calls, say, after };
