@@ -236,14 +236,11 @@ impl Session {
             }
         }
         let script = js::script_text(&self.path, &self.text, &self.corpus.engine.directives);
-        let tree = self
-            .parser
-            .parse(script.as_ref(), Some(&self.tree))
-            .expect("a parser with a language and no timeout always returns a tree");
+        let (tree, fresh) = reparse(&mut self.parser, &self.tree, script.as_ref());
         let old_tree = std::mem::replace(&mut self.tree, tree);
         self.stale = false;
         self.dirty.clear();
-        if let Some(b) = before {
+        if let (Some(b), false) = (before, fresh) {
             if let Some(findings) = self.recheck_statement(&old_tree, &b, delta) {
                 self.findings = findings;
                 self.incremental += 1;
@@ -322,15 +319,37 @@ impl Session {
     pub fn tree(&mut self) -> &tree_sitter::Tree {
         if self.stale {
             let script = js::script_text(&self.path, &self.text, &self.corpus.engine.directives);
-            self.tree = self
-                .parser
-                .parse(script.as_ref(), Some(&self.tree))
-                .expect("a parser with a language and no timeout always returns a tree");
+            self.tree = reparse(&mut self.parser, &self.tree, script.as_ref()).0;
             self.stale = false;
             self.dirty.clear();
         }
         &self.tree
     }
+}
+
+/// The tree of `script` (the current text as parsed), reparsed from the edited tree `old`;
+/// and whether that tree has a syntax error, in which case it is parsed afresh.
+///
+/// Why: tree-sitter's incremental reparse recovers from an error differently from a
+/// fresh parse of the same text. A `{` typed inside `try` made the server report
+/// "`}` is missing" where `grounded check` reports the unexpected `{` (issue 30); a
+/// keystroke in an unparsable file dropped a finding above it. The findings must be
+/// those of a fresh check, so a tree with an error is always a fresh parse's.
+fn reparse(
+    parser: &mut tree_sitter::Parser,
+    old: &tree_sitter::Tree,
+    script: &str,
+) -> (tree_sitter::Tree, bool) {
+    let tree = parser
+        .parse(script, Some(old))
+        .expect("a parser with a language and no timeout always returns a tree");
+    if !tree.root_node().has_error() {
+        return (tree, false);
+    }
+    let fresh = parser
+        .parse(script, None)
+        .expect("a parser with a language and no timeout always returns a tree");
+    (fresh, true)
 }
 
 /// Whether `text` contains one of the engine's directives.

@@ -372,6 +372,20 @@ impl Lsp {
         }
     }
 
+    /// Takes every message that arrives until none has come for `quiet` (or `max` has
+    /// passed): the server has gone quiet. Publishes land in [`Lsp::published`], the rest
+    /// in the inbox.
+    pub fn drain_quiet(&mut self, quiet: Duration, max: Duration) {
+        let end = Instant::now() + max;
+        while Instant::now() < end {
+            let deadline = (Instant::now() + quiet).min(end);
+            match self.recv(deadline) {
+                Some(m) => self.inbox.push_back(m),
+                None => return,
+            }
+        }
+    }
+
     /// Waits (up to [`WAIT`]) for the process to exit; its status code, `None` if it
     /// did not exit (or died by a signal).
     pub fn wait_exit(&mut self) -> Option<i32> {
