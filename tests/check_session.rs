@@ -385,3 +385,31 @@ fn a_statement_rechecked_alone_sees_the_polyfills_globals_and_functions_it_names
     assert_eq!(codes.len(), 2, "{:?}", shown(s.findings()));
     assert!(s.incremental_edits() >= 3, "{}", s.incremental_edits());
 }
+
+/// Issue 30: in files with a syntax error, every character typed anywhere (and deleted
+/// again) gives the findings of a fresh check. Tree-sitter's incremental reparse
+/// recovers from an error differently from a fresh parse: a `{` typed inside `try`
+/// reported "`}` is missing" where a fresh check reports the unexpected `{`, and a
+/// keystroke in `Math.sin` of an unparsable file dropped the `function` finding on
+/// line 1.
+#[test]
+fn every_keystroke_in_an_unparsable_file_agrees_with_a_fresh_check() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    for text in [
+        "try {\n    x();\n} catch (e) {\n}\n",
+        "try{ItmI}catch(e){}\n",
+        "regularpolygon(1000, 1000, 200, 3, 50)\nfunction regularpolygon(x, y, r, n) {\n    for (var i = 0; i < n; i++) {\nfunction regularpolygon(x, y, r, n) {\n    var shapeArr = [];\n    for (var i = 0; i < n; i++) {\n        var px = x + r * Math.cos(2 * Math.PI * i / n);\n        var py = y + r * Math.sin(2 * Math.PI * i / n);\n        shapeArr.push([px, py]);\n    }\n    docRef.selection.select(shape]Arr);\n}\n",
+    ] {
+        let mut s = Session::new(corpus.clone(), project.clone(), "s.js", text);
+        for at in (0..=text.len()).filter(|&at| text.is_char_boundary(at)) {
+            for ch in ["{", "x"] {
+                for (len, by) in [(0, ch), (ch.len(), "")] {
+                    let got = shown(s.edit(at, at + len, by));
+                    let want = shown(&check::check_text(&corpus, &project, "s.js", s.text()));
+                    assert_eq!(got, want, "`{by}` at {at} (replacing {len}) in\n{text}");
+                }
+            }
+        }
+    }
+}

@@ -338,7 +338,7 @@ impl World {
         }
         let mut args = vec!["check", "--format", "json"];
         args.extend(self.bufs.iter().map(|b| b.rel.as_str()));
-        let out = Command::new(env!("CARGO_BIN_EXE_grounded"))
+        let out = Command::new(bin())
             .args(&args)
             .current_dir(self.mirror.path())
             .output()
