@@ -156,11 +156,13 @@ fn keystrokes_inside_a_statement_skip_the_file_reparse_and_agree_with_a_full_che
     let at = s.text().find("fill([\"a\"").unwrap() + "fill([\"".len();
     assert_eq!(type_at(&mut s, at, "bc"), 2);
     assert_eq!(s.findings().len(), 1, "{:?}", shown(s.findings()));
-    // A statement holding a construct's Start or End is judged with the whole file.
+    // A function holding a construct's Start or End: its constructs are paired again
+    // from a parse of it alone, without the file's reparse either (issue 30: a typo
+    // in a Start or End call cost a whole check).
     let at = s.text().find("cellPadding").unwrap() + "cell".len();
-    assert_eq!(backspace(&mut s, at, 1), 0);
+    assert_eq!(backspace(&mut s, at, 1), 1);
     assert_eq!(s.findings().len(), 2, "{:?}", shown(s.findings()));
-    assert_eq!(type_at(&mut s, at - 1, "l"), 0);
+    assert_eq!(type_at(&mut s, at - 1, "l"), 1);
     assert_eq!(s.findings().len(), 1, "{:?}", shown(s.findings()));
     // Back in the first statement, whose stale nodes the session must not trust.
     let at = s.text().find("layout.paragraf").unwrap() + "layout.paragra".len();
@@ -325,6 +327,69 @@ layout.tableStart(new Table());
     splice_and_compare(&mut session, end, 0, "var layout = {};\n");
     let at = session.text().find("tableRow").unwrap();
     splice_and_compare(&mut session, at, 0, "x");
+}
+
+/// Issue 30: a typo in a Start or End call inside a function costs what it changes,
+/// even in a file that has a construct helper elsewhere (every construct edit of such a
+/// file used to re-pair the whole file): the function is re-paired alone, without the
+/// file's reparse. Edits that name a helper, make the function one or rename it to one
+/// still agree with a full check.
+#[test]
+fn construct_typos_beside_a_helper_are_paired_alone_and_agree_with_a_full_check() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let text = r#"function openBox(b) {
+    layout.blockStart(b);
+}
+function table(t) {
+    layout.tableStart(t, { cellPadding: 2 });
+    layout.tableRow();
+    layout.tableEnd();
+}
+function boxed(b) {
+    openBox(b);
+    layout.blockEnd();
+}
+boxed(new Block());
+"#;
+    let mut s = Session::new(corpus.clone(), project.clone(), "s.js", text);
+    let fast = s.unparsed_edits();
+    let at = s.text().find("tableEnd").unwrap() + "tableEnd".len();
+    for _ in 0..2 {
+        splice_and_compare(&mut s, at, 0, "Q");
+        splice_and_compare(&mut s, at, 1, "");
+    }
+    let at = s.text().find("tableStart").unwrap() + "tableStart".len();
+    splice_and_compare(&mut s, at, 0, "Q");
+    splice_and_compare(&mut s, at, 1, "");
+    assert_eq!(
+        s.unparsed_edits(),
+        fast + 6,
+        "each typo re-paired its function alone ({} incremental)",
+        s.incremental_edits()
+    );
+    // The helper's own call, and the helper made an ordinary function and back.
+    let at = s.text().find("openBox(b);").unwrap() + "open".len();
+    splice_and_compare(&mut s, at, 0, "x");
+    splice_and_compare(&mut s, at, 1, "");
+    let at = s.text().find("layout.blockStart(b);").unwrap() + "layout.blockStart(b);".len();
+    splice_and_compare(&mut s, at, 0, "\n    layout.blockEnd();");
+    splice_and_compare(&mut s, at, "\n    layout.blockEnd();".len(), "");
+    // A function renamed to the helper's name, then back.
+    let at = s.text().find("function table").unwrap() + "function ".len();
+    splice_and_compare(&mut s, at, "table".len(), "openBox");
+    splice_and_compare(&mut s, at, "openBox".len(), "table");
+    // The function made a helper (its End deleted), then restored.
+    let at = s.text().find("    layout.tableEnd();\n").unwrap();
+    splice_and_compare(&mut s, at, "    layout.tableEnd();\n".len(), "");
+    splice_and_compare(&mut s, at, 0, "    layout.tableEnd();\n");
+    // Called elsewhere, a function that a typo makes a helper changes the pairing
+    // where it is called: still right (the whole file is paired again).
+    let end = s.text().len();
+    splice_and_compare(&mut s, end, 0, "table(new Table());\n");
+    let at = s.text().find("tableEnd").unwrap() + "tableEnd".len();
+    splice_and_compare(&mut s, at, 0, "Q");
+    splice_and_compare(&mut s, at, 1, "");
 }
 
 /// The checker pairs constructs from the calls its own analysis located (`check_with`);

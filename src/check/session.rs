@@ -71,6 +71,11 @@ pub struct Session {
     /// paired the whole file): a keystroke may make or unmake one, which changes the
     /// findings at its calls elsewhere.
     helpers: std::cell::RefCell<Vec<String>>,
+    /// Patterns of a declaration or assignment of a construct's global, compiled once.
+    declares: Vec<regex::Regex>,
+    /// Whether the text declared one at the last full check, or any statement re-checked
+    /// since does (sticky until the next full check: never wrongly false).
+    declares_global: std::cell::Cell<bool>,
     incremental: usize,
     unparsed: usize,
     /// Line starts of `text`, kept across edits.
@@ -110,8 +115,9 @@ enum ConstructPass {
     Keep,
     /// Re-pair the whole file.
     Whole,
-    /// The statement's own, computed alone (a function declaration).
-    Local(Vec<Finding>),
+    /// The statement's own, computed alone (a function declaration), and the file's
+    /// helpers after the edit.
+    Local(Vec<Finding>, Vec<String>),
 }
 
 impl Session {
@@ -126,7 +132,11 @@ impl Session {
         let (findings, seed) =
             check_script_full(&corpus, &project, path, path, text, &script, &tree, true);
         let directive = has_directive(&corpus, text);
+        let declares = declare_patterns(&corpus);
+        let declares_global = declares.iter().any(|r| r.is_match(text)).into();
         Session {
+            declares,
+            declares_global,
             corpus,
             project,
             path: path.to_string(),
@@ -258,6 +268,8 @@ impl Session {
             true,
         );
         self.findings = findings;
+        self.declares_global
+            .set(self.declares.iter().any(|r| r.is_match(&self.text)));
         *self.helpers.borrow_mut() = seed.construct_helpers.clone();
         self.seed_names = SeedNames::of(&seed);
         self.seed = Arc::new(seed);
@@ -350,6 +362,28 @@ fn reparse(
         .parse(script, None)
         .expect("a parser with a language and no timeout always returns a tree");
     (fresh, true)
+}
+
+/// A declaration or assignment of each construct's global (`var layout`, `function
+/// layout`, `layout = ...`), by line.
+fn declare_patterns(corpus: &Corpus) -> Vec<regex::Regex> {
+    let mut globals: Vec<&str> = corpus
+        .constructs
+        .values()
+        .map(|c| c.global.as_str())
+        .collect();
+    globals.sort_unstable();
+    globals.dedup();
+    globals
+        .into_iter()
+        .filter_map(|g| {
+            let g = regex::escape(g);
+            regex::Regex::new(&format!(
+                r"(?m)(\bvar\s+|\bfunction\s+|^\s*){g}\b\s*(=[^=]|[,;(]|$)"
+            ))
+            .ok()
+        })
+        .collect()
 }
 
 /// Whether `text` contains one of the engine's directives.
