@@ -390,9 +390,18 @@ impl World {
                 .map(|d| shown_lsp(&b.uri, d))
                 .collect();
             if got != want {
+                let others: Vec<String> = self
+                    .bufs
+                    .iter()
+                    .filter(|o| o.rel != b.rel)
+                    .map(|o| format!("  {} v{}:\n{}", o.rel, o.version, o.text))
+                    .collect();
                 out.push(format!(
-                    "{} v{}:\n  server: {got:#?}\n  check:  {want:#?}\n  text:\n{}",
-                    b.rel, b.version, b.text
+                    "{} v{}:\n  server: {got:#?}\n  check:  {want:#?}\n  text:\n{}\n  the other buffers:\n{}",
+                    b.rel,
+                    b.version,
+                    b.text,
+                    others.join("\n")
                 ));
             }
         }
@@ -792,5 +801,24 @@ fn the_mirror_agrees_with_the_server_on_an_untouched_project() {
     let lsp = w.start();
     assert_agrees(&w, &lsp, "open");
     assert!(Path::new(&w.mirror.path().join("crlf.js")).exists());
+    lsp.shutdown();
+}
+
+/// Found by seed 106: a brace typed a character at a time around a helper's declaration
+/// in one open file (`if (n) {` above `function formatMoney`, `}` below) hides the
+/// declaration from the file that loads it; the other open file must say so.
+#[test]
+fn a_declaration_wrapped_in_a_block_in_one_file_is_seen_in_the_other() {
+    let mut w = World::new(&files());
+    let mut lsp = w.start();
+    let lib = w.bufs.iter().position(|b| b.rel == "lib.js").unwrap();
+    let b = &mut w.bufs[lib];
+    let at = b.text.find("function formatMoney").unwrap();
+    b.type_at(&lsp, at, "if (n) {\n", Duration::ZERO);
+    let at = b.text.find("function trimText").unwrap();
+    b.type_at(&lsp, at, "}\n", Duration::from_millis(20));
+    settle(&mut lsp, &w.bufs[lib]).unwrap();
+    lsp.drain_quiet(Duration::from_millis(1500), Duration::from_secs(10));
+    assert_agrees(&w, &lsp, "after the block");
     lsp.shutdown();
 }
