@@ -804,21 +804,16 @@ fn the_mirror_agrees_with_the_server_on_an_untouched_project() {
     lsp.shutdown();
 }
 
-/// Found by seed 106: a brace typed a character at a time around a helper's declaration
-/// in one open file (`if (n) {` above `function formatMoney`, `}` below) hides the
-/// declaration from the file that loads it; the other open file must say so.
+/// Found by seed 106 (a long run): the helpers' file made unparsable a keystroke at a
+/// time (a `{` in its first comment, `if (n) {` typed into two statements) while the
+/// file that loads it is open. The project index read the buffer's incrementally
+/// reparsed tree, whose error recovery kept `formatMoney` declared where a fresh parse
+/// (and `grounded check`) does not, and the other file's `formatMoney` finding never
+/// came. A scripted replay of the final text did not reproduce it (the incremental
+/// history matters), so the seed itself is replayed.
 #[test]
-fn a_declaration_wrapped_in_a_block_in_one_file_is_seen_in_the_other() {
-    let mut w = World::new(&files());
-    let mut lsp = w.start();
-    let lib = w.bufs.iter().position(|b| b.rel == "lib.js").unwrap();
-    let b = &mut w.bufs[lib];
-    let at = b.text.find("function formatMoney").unwrap();
-    b.type_at(&lsp, at, "if (n) {\n", Duration::ZERO);
-    let at = b.text.find("function trimText").unwrap();
-    b.type_at(&lsp, at, "}\n", Duration::from_millis(20));
-    settle(&mut lsp, &w.bufs[lib]).unwrap();
-    lsp.drain_quiet(Duration::from_millis(1500), Duration::from_secs(10));
-    assert_agrees(&w, &lsp, "after the block");
-    lsp.shutdown();
+fn seed_106_a_helpers_file_made_unparsable_key_by_key() {
+    let (sent, _, found) = run_seed(106, 84, Duration::from_secs(90));
+    assert!(sent >= 84, "{sent}");
+    assert!(found.is_empty(), "{}", found.join("\n\n"));
 }
