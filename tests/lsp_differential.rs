@@ -528,7 +528,7 @@ fn burst(
         0 | 1 => {
             let b = &mut w.bufs[i];
             let at = b.random_offset(rng);
-            b.type_at(lsp, at, *rng.pick(TYPED), pause);
+            b.type_at(lsp, at, TYPED[rng.below(TYPED.len())], pause);
         }
         // A typo at the end of a member name, then fixed.
         2 | 3 => {
@@ -545,7 +545,7 @@ fn burst(
         4 => {
             let b = &mut w.bufs[i];
             let (s, _) = b.random_line(rng);
-            b.edit(lsp, s, s, *rng.pick(PASTES));
+            b.edit(lsp, s, s, PASTES[rng.below(PASTES.len())]);
         }
         // A line commented out, or back in.
         5 => {
