@@ -478,3 +478,31 @@ fn every_keystroke_in_an_unparsable_file_agrees_with_a_fresh_check() {
         }
     }
 }
+
+/// Found by the differential test (seeds 112 and 119): a construct finding's message
+/// names another line ("closed on line 6 only on the path that then leaves its
+/// branch"); a line added between them, in another statement, left the old number in
+/// the kept finding.
+#[test]
+fn a_kept_construct_finding_names_the_line_it_points_to_after_lines_move() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let text = "var t = new Table();\nlayout.tableStart(t);\nvar a = 1;\nvar b = 2;\nif (a) {\n    layout.tableEnd();\n    throw a;\n}\n";
+    let mut s = Session::new(corpus.clone(), project.clone(), "s.js", text);
+    assert!(
+        shown(s.findings())
+            .iter()
+            .any(|f| f.contains("closed on line 6")),
+        "{:?}",
+        shown(s.findings())
+    );
+    let at = s.text().find("var b = 2;").unwrap() + "var b = 2".len();
+    splice_and_compare(&mut s, at, 0, " +\n    3");
+    assert!(
+        shown(s.findings())
+            .iter()
+            .any(|f| f.contains("closed on line 7")),
+        "{:?}",
+        shown(s.findings())
+    );
+}
