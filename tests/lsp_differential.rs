@@ -562,7 +562,13 @@ fn burst(
         6 => match cut.pop() {
             Some((j, at, line)) if j == i && at <= w.bufs[i].text.len() => {
                 let b = &mut w.bufs[i];
-                let at = if b.text.is_char_boundary(at) { at } else { 0 };
+                let mut at = if b.text.is_char_boundary(at) { at } else { 0 };
+                // Never between a CR and its LF (the offset is from before later edits):
+                // that would leave a lone CR, a line break the client's positions do
+                // not count (seed 165 found this in the test itself).
+                if at > 0 && b.text.as_bytes()[at - 1] == b'\r' {
+                    at -= 1;
+                }
                 b.edit(lsp, at, at, &line);
             }
             _ => {
