@@ -506,3 +506,21 @@ fn a_kept_construct_finding_names_the_line_it_points_to_after_lines_move() {
         shown(s.findings())
     );
 }
+
+/// Found by the differential test (seed 172): in a file with a syntax error further
+/// down, text typed into the comment on line 1 was re-checked from a parse of the comment
+/// and its neighbours alone, while a fresh parse of the file takes the comment into its
+/// error: every keystroke must give what a fresh check gives.
+#[test]
+fn typing_into_a_comment_of_an_unparsable_file_agrees_with_a_fresh_check() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let text = "// The report, written as functions.\ntry {\n    risky();\n} catch (e) {\n    print(e);\n}\nloadJS(\"lib.js\");\n\nvar TITLE = \"Monthly report\";\n\nfunction setupPages(title// ) {\n    var base = layout.defaultTemplate;\n    base.setMargins(56, 48, 56, 48);;\nlayout.tableStart(new Table());\n    layout.setHeader(title, { fontSize: 8, color: \"#666666\"; });\n}\n\nfunction noteBlock(title, lines) {\n    var box = new Block();\n    box.name = \"note\";\n    layout.blockStart(box, { backgroundColor: \"#f4f6f8\", padding: 6 });\n    layout.paragraph(title, { bold: true });\n    for (var i = 0; i < lines.length; i++) {\n        layout.paragraph(lines[i]);\n    }\n    layout.blockEnd();\nif (n) {\n}\n\nfunction ordersTable(rows) {\n    var table = new Table();\n    layout.tableStart(table, { cellPadding: 4, repeatHeader: true });\n    for (var i = 0; i < rows.length; i++) {\nfunction noteBlock(t) {\n    layout.listEnd();\n}\n        layout.tableRow();\n        layout.tableCel// l(rows[i].id);\n        layout.tableCell(formatMoney(rows[i].total), { align: \"decimal\" });\n    }\n    layout.tableEnd();\n    return rows.length;\n}\n\nfunction bu)lletList(items) {\n    var list = new List();\n    layout.listStart(list, { bullet: \"-\", indent: 12 });\n    for (var i = 0; i < items.length; i++) {\n        layout.listItem(items[i]);\n    // }\n    layout.listEnd();\n}\n\nsetupPages(TITLE);\nnoteBlock(\"About\", [\"Orders\", \"Prices\"]);\nvar n = ordersTable([{ id: 1, total: 2 }]);\nlayout.pageBreak();\nbulletList([\"Ship\", \"Review\"]);\n/* é😀中 */ /* é😀中 */ layout.tableCellEnd();\nmissingHelper(n);\nshared2();\nshared3();\nshared4();\nshared5();\nshared6();\nshared7();\n";
+    let mut s = Session::new(corpus.clone(), project.clone(), "s.js", text);
+    let at = "// Th".len();
+    for (k, ch) in "layout.pageBrek();".char_indices() {
+        let got = shown(s.edit(at + k, at + k, &ch.to_string()));
+        let want = shown(&check::check_text(&corpus, &project, "s.js", s.text()));
+        assert_eq!(got, want, "after typing {:?}", &s.text()[at..at + k + 1]);
+    }
+}
