@@ -76,6 +76,11 @@ pub struct Session {
     /// Whether the text declared one at the last full check, or any statement re-checked
     /// since does (sticky until the next full check: never wrongly false).
     declares_global: std::cell::Cell<bool>,
+    /// The last statement summarised after an edit: its text and summary. The next
+    /// keystroke in it needs the summary of that text before its edit, which costs an
+    /// analysis of the whole statement (a 2,000-line function) otherwise. A statement's
+    /// summary is of its text alone (analysed with no seed), so the text is the key.
+    summarised: std::cell::RefCell<Option<(String, Vec<String>)>>,
     incremental: usize,
     unparsed: usize,
     /// Line starts of `text`, kept across edits.
@@ -150,6 +155,7 @@ impl Session {
             helpers: std::cell::RefCell::new(seed.construct_helpers.clone()),
             seed_names: SeedNames::of(&seed),
             seed: Arc::new(seed),
+            summarised: Default::default(),
             incremental: 0,
             unparsed: 0,
             starts: LineIndex::new(text).starts().to_vec(),

@@ -18,7 +18,10 @@ impl Session {
             Some(d) => d.2.clone(),
             // The stale tree's nodes there describe older text.
             None if self.dirty.iter().any(|d| d.0 < e && s < d.1) => return None,
-            None => self.summary_of(&self.text, &self.tree, node),
+            None => match &*self.summarised.borrow() {
+                Some((t, sum)) if self.text.get(s..e) == Some(t.as_str()) => sum.clone(),
+                _ => self.summary_of(&self.text, &self.tree, node),
+            },
         };
         let part = |n: Node| (n.kind_id(), n.start_byte(), n.end_byte());
         Some(Before {
@@ -45,6 +48,12 @@ impl Session {
         s.extend(facts.loads.iter().map(|l| format!("load {l}")));
         s.push(format!("dynamic {}", facts.dynamic_loads));
         s
+    }
+
+    /// Keeps `summary` as that of `node`'s text, for the next edit in it.
+    fn remember_summary(&self, node: Node, summary: &[String]) {
+        let text = self.text.get(node.byte_range()).unwrap_or_default();
+        *self.summarised.borrow_mut() = Some((text.to_string(), summary.to_vec()));
     }
 
     /// Whether `t` names a construct's Start or End: construct findings pair them across
@@ -113,6 +122,7 @@ impl Session {
         }
         let node = proot.child(usize::from(b.prev.is_some()))?;
         let summary = self.summary_of(&self.text, &piece, node);
+        self.remember_summary(node, &summary);
         if summary != b.summary {
             return None;
         }
@@ -160,7 +170,9 @@ impl Session {
         {
             return None;
         }
-        if self.summary_of(&self.text, tree, node) != b.summary {
+        let summary = self.summary_of(&self.text, tree, node);
+        self.remember_summary(node, &summary);
+        if summary != b.summary {
             return None;
         }
         let pass = if self.names_construct(&b.old) || self.names_construct(&self.text[s..new_e]) {
