@@ -142,6 +142,175 @@ impl Session {
     }
 }
 
+/// A function of about `n` lines: a block opened and closed around `layout.text` calls in
+/// a loop.
+fn body(name: &str, n: usize) -> Vec<String> {
+    let mut out = vec![
+        format!("function {name}(lines) {{\n"),
+        "    var b = new Block();\n".into(),
+        "    layout.blockStart(b, { padding: 4 });\n".into(),
+        "    for (var i = 0; i < lines.length; i++) {\n".into(),
+    ];
+    for k in 0..n.saturating_sub(7).max(1) {
+        out.push(format!(
+            "        layout.text(lines[i] + \"{k}\", {{ fontSize: 9 }});\n"
+        ));
+    }
+    out.extend([
+        "    }\n".into(),
+        "    layout.blockEnd();\n".into(),
+        "}\n".into(),
+    ]);
+    out
+}
+
+/// The kinds of edit of the script written as functions (the same as
+/// `benches/lsp_client.py`'s).
+const KINDS: [&str; 8] = [
+    "start-typo",
+    "end-typo",
+    "call-10",
+    "call-100",
+    "call-2000",
+    "option-key",
+    "delete-line",
+    "paste-20",
+];
+
+/// The script written as functions (as `benches/lsp_client.py` writes it): one function of
+/// 2,000 lines (a fifth of the script, at most), ten of 100, then twenty-line units of a
+/// table function and a note function calling it; and where each kind of edit lands:
+/// (line, column) by kind, spread through the file.
+fn functions_script(lines: usize) -> (String, Vec<Vec<(u32, u32)>>) {
+    let mut out: Vec<String> = Vec::new();
+    let mut spots: Vec<Vec<(u32, u32)>> = vec![Vec::new(); KINDS.len()];
+    let col = |l: &str, w: &str| (l.find(w).unwrap() + w.len()) as u32;
+    let big = body("big", (lines / 5).clamp(20, 2000));
+    spots[4].push((
+        (big.len() / 2) as u32,
+        col(&big[big.len() / 2], "layout.text"),
+    ));
+    out.extend(big);
+    for j in 0..10 {
+        let b = body(&format!("medium{j}"), 100);
+        let at = out.len() + b.len() / 2;
+        spots[3].push((at as u32, col(&b[b.len() / 2], "layout.text")));
+        out.extend(b);
+    }
+    let mut i = 0;
+    while out.len() + 20 <= lines {
+        let u: Vec<String> = [
+            format!("function table{i}(rows) {{\n"),
+            "    var t = new Table();\n".into(),
+            "    t.columns = 2;\n".into(),
+            "    layout.tableStart(t, { cellPadding: 3 });\n".into(),
+            "    for (var i = 0; i < rows.length; i++) {\n".into(),
+            "        layout.tableRow();\n".into(),
+            "        layout.text(rows[i], { fontSize: 9 });\n".into(),
+            "    }\n".into(),
+            "    layout.tableEnd();\n".into(),
+            "}\n".into(),
+            format!("function note{i}(title) {{\n"),
+            "    var b = new Block();\n".into(),
+            "    layout.blockStart(b, { padding: 6 });\n".into(),
+            "    layout.paragraph(title, { bold: true });\n".into(),
+            format!("    table{i}([title, \"{i}\"]);\n"),
+            "    layout.blockEnd();\n".into(),
+            "}\n".into(),
+            format!("note{i}(\"Section {i}\");\n"),
+            "\n".into(),
+            "\n".into(),
+        ]
+        .into();
+        let base = out.len() as u32;
+        spots[0].push((base + 3, col(&u[3], "tableStart")));
+        spots[1].push((base + 8, col(&u[8], "tableEnd")));
+        spots[2].push((base + 6, col(&u[6], "layout.text")));
+        spots[5].push((base + 3, col(&u[3], "cellPadding")));
+        spots[6].push((base + 1, 0));
+        spots[7].push((base + 6, 0));
+        out.extend(u);
+        i += 1;
+    }
+    for s in &mut spots {
+        let n = s.len();
+        if n > 1 {
+            *s = (0..n).map(|j| s[(j * 37) % n]).collect();
+        }
+    }
+    (out.concat(), spots)
+}
+
+/// Twenty lines pasted into a function body; the eleventh calls a member the docs lack.
+fn pasted() -> String {
+    (0..20)
+        .map(|k| {
+            if k == 10 {
+                "        layout.textQ(\"pasted\");\n".to_string()
+            } else {
+                format!("        layout.text(\"pasted {k}\", {{ fontSize: 9 }});\n")
+            }
+        })
+        .collect()
+}
+
+/// Edit → the diagnostics that reflect it, per kind of edit, on the script written as
+/// functions, with the server's defaults (dry run on): a mistake (a finding appears on
+/// its line) and its fix (the line is clean again), kinds in turn from the first edit
+/// after open, with `pauses` after each edit's diagnostics.
+fn report_kinds(lines: usize, pairs: usize, pauses: &[u64], what: &str) {
+    let (text, spots) = functions_script(lines);
+    let mut s = Session::start_with(text, json!({}));
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); KINDS.len()];
+    let mut n = 0;
+    let paste = pasted();
+    for r in 0..pairs {
+        for (k, kind) in KINDS.iter().enumerate() {
+            let (line, col) = spots[k][r % spots[k].len()];
+            let steps: [([u32; 4], String, u32, bool); 2] = match *kind {
+                "delete-line" => [
+                    ([line, 0, line + 1, 0], String::new(), line, true),
+                    (
+                        [line, 0, line, 0],
+                        "    var t = new Table();\n".into(),
+                        line,
+                        false,
+                    ),
+                ],
+                "paste-20" => [
+                    ([line, 0, line, 0], paste.clone(), line + 10, true),
+                    ([line, 0, line + 20, 0], String::new(), line + 10, false),
+                ],
+                _ => [
+                    ([line, col, line, col], "Q".into(), line, true),
+                    ([line, col, line, col + 1], String::new(), line, false),
+                ],
+            };
+            for (range, new, at, finding) in steps {
+                s.version += 1;
+                let v = s.version;
+                let t0 = Instant::now();
+                s.lsp.change(&s.uri, v, range, &new);
+                s.lsp.diagnostics_where(&s.uri, Some(v), |d| {
+                    d.iter().any(|x| x["range"]["start"]["line"] == json!(at)) == finding
+                });
+                times[k].push(t0.elapsed());
+                s.lsp.published.clear();
+                std::thread::sleep(Duration::from_millis(pauses[n % pauses.len()]));
+                n += 1;
+            }
+        }
+    }
+    for (k, kind) in KINDS.iter().enumerate() {
+        let (p50, p95, max) = percentiles(times[k].clone());
+        eprintln!(
+            "lsp edit→diagnostics by kind, {lines}-line script written as functions, {what}: {kind} ({} edits): p50 {p50:.2} ms, p95 {p95:.2} ms, max {max:.2} ms",
+            times[k].len()
+        );
+    }
+    s.lsp.shutdown();
+}
+
 /// p50, p95 and max of `times`, in milliseconds.
 fn percentiles(mut times: Vec<Duration>) -> (f64, f64, f64) {
     times.sort();
@@ -283,6 +452,20 @@ fn report_figures() {
 }
 
 fn bench(c: &mut Criterion) {
+    // Per kind of edit on a script written as functions (issue 30): what users type.
+    // `GROUNDED_BENCH_KINDS_ONLY=1` runs only these.
+    let typist = [0, 300, 0, 600, 0, 1700, 0];
+    report_kinds(10_000, 10, &[0], "back to back");
+    report_kinds(
+        10_000,
+        10,
+        &typist,
+        "typist's pauses (0/300/0/600/0/1700/0 ms)",
+    );
+    report_kinds(100_000, 5, &[0], "back to back");
+    if std::env::var_os("GROUNDED_BENCH_KINDS_ONLY").is_some() {
+        return;
+    }
     report_figures();
     report_requests_on_large_file();
     let mut s = Session::start(10_000);

@@ -3,25 +3,46 @@
 
 Written against the protocol alone (Python 3, standard library only), sharing no code
 with grounded or its tests, so that what it measures is what any outside client would:
-it starts `grounded serve` on a project of the demo corpus, opens a 10,000-line script
-with the server's defaults (no initialization options), then sends typo edits
-(`didChange`, incremental) that alternately add and remove a finding, from the first
-edit after open on. Each edit is timed from sending it to the first
-`publishDiagnostics` that REFLECTS it: of that version, and holding the typo's finding
-(after a typo) or no finding at all on the typo's line (after the fix). A publish of the
-version that does not reflect the edit would count as stale; the client reports how many
-it saw.
+it starts `grounded serve` on a project of the demo corpus, opens a generated script
+with the server's defaults (no initialization options), then sends edits (`didChange`,
+incremental) that alternately add and remove a finding, from the first edit after open
+on. Each edit is timed from sending it to the first `publishDiagnostics` that REFLECTS
+it: of that version, and holding a finding on the edited line (after the mistake) or no
+finding there at all (after its fix). A publish of the version that does not reflect
+the edit counts as stale; the client reports how many it saw.
+
+Two scripts (`--shape`):
+
+- `functions` (the default): written as real scripts are, functions that open and close
+  tables and blocks, loops, helpers and calls between them, top-level calls at the end;
+  among them one function of 2,000 lines, ten of 100 and the rest of about ten.
+- `flat`: top-level statements only (ten-line blocks), the script of the first version
+  of this client.
+
+Kinds of edit (`--kinds`, reported each on its own):
+
+- `start-typo`, `end-typo`: `Q` typed at the end of `layout.tableStart` / `tableEnd`
+  inside a function, then deleted;
+- `call-10`, `call-100`, `call-2000`: the same on a `layout.text` call in the middle of a
+  function body of about 10, 100 and 2,000 lines;
+- `option-key`: `Q` typed at the end of the option key `cellPadding`, then deleted;
+- `delete-line`: a function's `var t = new Table();` line deleted (its uses then name
+  a variable declared nowhere) and restored;
+- `paste-20`: 20 lines pasted into a function body (one of them a call of a member the
+  docs lack), then deleted.
+(`flat` has `row-typo` only: `tableRow` -> `tableRw` on a top-level statement.)
 
 Run (release build first):
 
     cargo build --release
     python3 benches/lsp_client.py --server target/release/grounded
 
-Options: --lines N (10000), --edits N (120), --pause-ms LIST (pauses after each edit's
-diagnostics, cycled; default 0,300,0,600,0,1700,0: a typist's, past the index refresh's
-quiet time and the dry run's), --options JSON (initializationOptions; default: none,
-the defaults), --verbose (each edit's time), --server-log FILE.
-Prints p50/p95/max over all edits and over the first 30 edits after open.
+Options: --shape functions|flat, --lines N (10000), --edits N (per kind, 40),
+--kinds LIST, --pause-ms LIST (pauses after each edit's diagnostics, cycled; default
+0,300,0,600,0,1700,0: a typist's, past the index refresh's quiet time and the dry
+run's; 0 for back to back), --options JSON (initializationOptions; default: none, the
+defaults), --verbose (each edit's time), --server-log FILE.
+Prints p50/p95/max per kind, and over all edits.
 """
 
 import argparse
@@ -38,7 +59,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
-def script(lines):
+def flat_script(lines):
     """Blocks of ten lines of the demo engine's API; line 3 of each block (from 0) is
     `layout.tableRow();`, the line the typos land on."""
     out = []
@@ -56,6 +77,92 @@ def script(lines):
             f"}}\n"
         )
     return "".join(out)
+
+
+def body(name, n):
+    """A function of about `n` lines: a block opened and closed around `layout.text`
+    calls in a loop."""
+    out = [
+        f"function {name}(lines) {{\n",
+        "    var b = new Block();\n",
+        "    layout.blockStart(b, { padding: 4 });\n",
+        "    for (var i = 0; i < lines.length; i++) {\n",
+    ]
+    for k in range(max(1, n - 7)):
+        out.append(f'        layout.text(lines[i] + "{k}", {{ fontSize: 9 }});\n')
+    out += ["    }\n", "    layout.blockEnd();\n", "}\n"]
+    return out
+
+
+def unit(i):
+    """Twenty lines: a table function (a 10-line body), a note function using it."""
+    return [
+        f"function table{i}(rows) {{\n",
+        "    var t = new Table();\n",
+        "    t.columns = 2;\n",
+        "    layout.tableStart(t, { cellPadding: 3 });\n",
+        "    for (var i = 0; i < rows.length; i++) {\n",
+        "        layout.tableRow();\n",
+        '        layout.text(rows[i], { fontSize: 9 });\n',
+        "    }\n",
+        "    layout.tableEnd();\n",
+        "}\n",
+        f"function note{i}(title) {{\n",
+        "    var b = new Block();\n",
+        "    layout.blockStart(b, { padding: 6 });\n",
+        '    layout.paragraph(title, { bold: true });\n',
+        f"    table{i}([title, \"{i}\"]);\n",
+        "    layout.blockEnd();\n",
+        "}\n",
+        f"note{i}(\"Section {i}\");\n",
+        "\n",
+        "\n",
+    ]
+
+
+def functions_script(lines):
+    """The script written as functions: one 2,000-line function, ten of 100, then
+    twenty-line units (a table function and a note function calling it) up to `lines`.
+    Returns the text and where each kind of edit lands: {kind: [(line, column)]}, the
+    column where `Q` is typed (or, for the line kinds, the line)."""
+    out = []
+    spots = {k: [] for k in ("start-typo", "end-typo", "call-10", "call-100", "call-2000",
+                             "option-key", "delete-line", "paste-20")}
+
+    def add(ls):
+        out.extend(ls)
+
+    big = body("big", min(2000, max(20, lines // 5)))
+    spots["call-2000"].append((len(out) + len(big) // 2, big[len(big) // 2].index("layout.text") + 11))
+    add(big)
+    for j in range(10):
+        b = body(f"medium{j}", 100)
+        spots["call-100"].append((len(out) + len(b) // 2, b[len(b) // 2].index("layout.text") + 11))
+        add(b)
+    i = 0
+    while len(out) + 20 <= lines:
+        u = unit(i)
+        base = len(out)
+        spots["start-typo"].append((base + 3, u[3].index("tableStart") + len("tableStart")))
+        spots["end-typo"].append((base + 8, u[8].index("tableEnd") + len("tableEnd")))
+        spots["call-10"].append((base + 6, u[6].index("layout.text") + 11))
+        spots["option-key"].append((base + 3, u[3].index("cellPadding") + len("cellPadding")))
+        spots["delete-line"].append((base + 1, 0))
+        spots["paste-20"].append((base + 6, 0))
+        add(u)
+        i += 1
+    for k in spots:
+        if k != "call-2000" and len(spots[k]) > 1:
+            # Spread the edits through the file: every 37th spot, cycled.
+            n = len(spots[k])
+            spots[k] = [spots[k][(j * 37) % n] for j in range(n)]
+    return "".join(out), spots
+
+
+PASTE = "".join(
+    f'        layout.text("pasted {k}", {{ fontSize: 9 }});\n' if k != 10 else "        layout.textQ(\"pasted\");\n"
+    for k in range(20)
+)
 
 
 class Server:
@@ -132,16 +239,47 @@ def percentiles(ms):
     return at(0.5), at(0.95), s[-1]
 
 
+def change(line, col, end_line, end_col, text):
+    return {
+        "range": {
+            "start": {"line": line, "character": col},
+            "end": {"line": end_line, "character": end_col},
+        },
+        "text": text,
+    }
+
+
+def edit_pairs(kind, spot):
+    """The two changes of one kind at one spot, and the line whose findings show each:
+    [(change, line, expect a finding there)]."""
+    line, col = spot
+    if kind == "delete-line":
+        return [
+            (change(line, 0, line + 1, 0, ""), line, True),
+            (change(line, 0, line, 0, "    var t = new Table();\n"), line, False),
+        ]
+    if kind == "paste-20":
+        return [
+            (change(line, 0, line, 0, PASTE), line + 10, True),
+            (change(line, 0, line + 20, 0, ""), line + 10, False),
+        ]
+    if kind == "row-typo":
+        return [(change(line, 13, line, 14, ""), line, True), (change(line, 13, line, 13, "o"), line, False)]
+    return [(change(line, col, line, col, "Q"), line, True), (change(line, col, line, col + 1, ""), line, False)]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--server", default=os.path.join(ROOT, "target/release/grounded"))
+    ap.add_argument("--shape", default="functions", choices=["functions", "flat"])
     ap.add_argument("--lines", type=int, default=10_000)
-    ap.add_argument("--edits", type=int, default=120)
+    ap.add_argument("--edits", type=int, default=40, help="edits per kind (a mistake and its fix are two)")
+    ap.add_argument("--kinds", default=None, help="comma-separated kinds (default: all of the shape)")
     ap.add_argument(
         "--pause-ms",
         default="0,300,0,600,0,1700,0",
         help="pauses after each edit's diagnostics, cycled (ms): a typist's, past the "
-        "index refresh's quiet time (250 ms) and the dry run's (1.5 s)",
+        "index refresh's quiet time (250 ms) and the dry run's (1.5 s); 0: back to back",
     )
     ap.add_argument("--options", default=None)
     ap.add_argument("--verbose", action="store_true", help="each edit's time to stderr")
@@ -149,11 +287,21 @@ def main():
     args = ap.parse_args()
     pauses = [float(p) for p in args.pause_ms.split(",")]
 
+    if args.shape == "flat":
+        text = flat_script(args.lines)
+        blocks = args.lines // 10
+        spots = {"row-typo": [((n * 37 % blocks) * 10 + 3, 13) for n in range(blocks)]}
+    else:
+        text, spots = functions_script(args.lines)
+    kinds = args.kinds.split(",") if args.kinds else list(spots)
+    for k in kinds:
+        if k not in spots:
+            sys.exit(f"unknown kind {k} for shape {args.shape}: {', '.join(spots)}")
+
     with tempfile.TemporaryDirectory() as d:
         d = os.path.realpath(d)
         with open(os.path.join(d, "grounded.toml"), "w") as f:
             f.write('docs = %s\n' % json.dumps(os.path.join(ROOT, "corpus/demo")))
-        text = script(args.lines)
         path = os.path.join(d, "big.js")
         with open(path, "w") as f:
             f.write(text)
@@ -186,62 +334,60 @@ def main():
         if m["params"]["diagnostics"]:
             sys.exit("the generated script is not clean: %s" % m["params"]["diagnostics"][:3])
 
-        blocks = args.lines // 10
-        times = []
+        times = {k: [] for k in kinds}
         stale = 0
         version = 1
-        for n in range(args.edits):
-            # A typo on `layout.tableRow();` of a block walking through the file, then
-            # its fix: `tableRow` -> `tableRw` adds an unknown-member finding, and
-            # putting the `o` back removes it.
-            line = (n // 2 * 37 % blocks) * 10 + 3
-            typo = n % 2 == 0
-            version += 1
-            change = {
-                "range": {
-                    "start": {"line": line, "character": 13},
-                    "end": {"line": line, "character": 14 if typo else 13},
-                },
-                "text": "" if typo else "o",
-            }
+        n = 0
+        # Round robin over the kinds, a mistake and its fix at a time: every kind has
+        # edits early after open and late.
+        for r in range((args.edits + 1) // 2):
+            for kind in kinds:
+                spot = spots[kind][r % len(spots[kind])]
+                for ch, line, expect in edit_pairs(kind, spot):
+                    version += 1
 
-            def reflects(m, v=version, line=line, typo=typo):
-                nonlocal stale
-                if not is_diag(m) or m["params"].get("version") not in (v, None):
-                    return False
-                on_line = [x for x in m["params"]["diagnostics"] if x["range"]["start"]["line"] == line]
-                ok = bool(on_line) if typo else not on_line
-                if not ok and m["params"].get("version") == v:
-                    stale += 1
-                return ok
+                    def reflects(m, v=version, line=line, expect=expect):
+                        nonlocal stale
+                        if not is_diag(m) or m["params"].get("version") not in (v, None):
+                            return False
+                        on_line = [x for x in m["params"]["diagnostics"] if x["range"]["start"]["line"] == line]
+                        ok = bool(on_line) if expect else not on_line
+                        if not ok and m["params"].get("version") == v:
+                            stale += 1
+                        return ok
 
-            t0 = time.perf_counter()
-            srv.notify(
-                "textDocument/didChange",
-                {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]},
-            )
-            t, _ = srv.wait(reflects)
-            times.append((t - t0) * 1e3)
-            if args.verbose:
-                print(f"edit {n} v{version} {'typo' if typo else 'fix '} line {line}: {times[-1]:.2f} ms", file=sys.stderr)
-            time.sleep(pauses[n % len(pauses)] / 1e3)
+                    t0 = time.perf_counter()
+                    srv.notify(
+                        "textDocument/didChange",
+                        {"textDocument": {"uri": uri, "version": version}, "contentChanges": [ch]},
+                    )
+                    t, _ = srv.wait(reflects)
+                    times[kind].append((t - t0) * 1e3)
+                    if args.verbose:
+                        print(f"{kind} v{version} line {line}: {times[kind][-1]:.2f} ms", file=sys.stderr)
+                    time.sleep(pauses[n % len(pauses)] / 1e3)
+                    n += 1
 
         srv.request("shutdown", None)
         srv.notify("exit", None)
         srv.proc.wait(timeout=10)
 
-    p50, p95, mx = percentiles(times)
-    f50, f95, fmx = percentiles(times[:30])
     load = os.getloadavg()
     print(
-        f"independent client: edit->diagnostics reflecting the edit, {args.lines}-line script, "
-        f"options {args.options or 'none (defaults)'}, {len(times)} typo edits, "
-        f"pauses {args.pause_ms} ms: "
-        f"p50 {p50:.2f} ms, p95 {p95:.2f} ms, max {mx:.2f} ms; "
-        f"first 30 after open: p50 {f50:.2f} ms, p95 {f95:.2f} ms, max {fmx:.2f} ms; "
-        f"open->diagnostics {open_ms:.1f} ms; stale publishes {stale}; "
+        f"independent client: edit->diagnostics reflecting the edit, {args.shape} script of "
+        f"{args.lines} lines, options {args.options or 'none (defaults)'}, pauses "
+        f"{args.pause_ms} ms, open->diagnostics {open_ms:.1f} ms, stale publishes {stale}, "
         f"load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
     )
+    print(f"| kind | edits | p50 ms | p95 ms | max ms |")
+    print(f"|---|---|---|---|---|")
+    every = []
+    for k in kinds:
+        p50, p95, mx = percentiles(times[k])
+        every += times[k]
+        print(f"| {k} | {len(times[k])} | {p50:.2f} | {p95:.2f} | {mx:.2f} |")
+    p50, p95, mx = percentiles(every)
+    print(f"| all | {len(every)} | {p50:.2f} | {p95:.2f} | {mx:.2f} |")
 
 
 if __name__ == "__main__":

@@ -98,7 +98,7 @@ struct Helper {
 /// The helpers among the functions that hold construct calls: every call in the
 /// function is a Start left open there (or every one an End closing nothing there),
 /// all of one construct.
-fn helpers(calls: &[ConstructCall], m: &Matched) -> BTreeMap<String, (usize, Helper)> {
+fn helpers(calls: &[ConstructCall], m: &Matched) -> BTreeMap<String, (Vec<usize>, Helper)> {
     let unclosed: std::collections::HashSet<usize> = m
         .pairs
         .iter()
@@ -106,13 +106,22 @@ fn helpers(calls: &[ConstructCall], m: &Matched) -> BTreeMap<String, (usize, Hel
         .map(|p| p.0)
         .collect();
     let stray: std::collections::HashSet<usize> = m.stray.iter().copied().collect();
-    let mut by_func: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    // Functions in document order (of their first call), not by node id: ids are
+    // addresses, and two functions of one name made the later one in *address* order
+    // the helper, so the same file gave a different warning in another process.
+    let mut by_func: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut slot: BTreeMap<usize, usize> = BTreeMap::new();
     for (i, c) in calls.iter().enumerate() {
         if c.func.0 != 0 && c.func.1.is_some() {
-            by_func.entry(c.func.0).or_default().push(i);
+            let k = *slot.entry(c.func.0).or_insert_with(|| {
+                by_func.push((c.func.0, Vec::new()));
+                by_func.len() - 1
+            });
+            by_func[k].1.push(i);
         }
     }
-    let mut out = BTreeMap::new();
+    by_func.sort_by_key(|(_, idx)| calls[idx[0]].member_span.0);
+    let mut out: BTreeMap<String, (Vec<usize>, Helper)> = BTreeMap::new();
     for (id, idx) in by_func {
         let first = &calls[idx[0]];
         let same = idx.iter().all(|&i| calls[i].construct == first.construct);
@@ -126,10 +135,14 @@ fn helpers(calls: &[ConstructCall], m: &Matched) -> BTreeMap<String, (usize, Hel
             continue;
         }
         let name = first.func.1.clone().unwrap_or_default();
+        // A name declared twice: the last declaration is the one called (hoisting),
+        // and every body of that shape is a helper's, never accused.
+        let mut ids = out.remove(&name).map(|h| h.0).unwrap_or_default();
+        ids.push(id);
         out.insert(
             name,
             (
-                id,
+                ids,
                 Helper {
                     construct: first.construct.clone(),
                     opens,
@@ -148,7 +161,7 @@ fn helpers(calls: &[ConstructCall], m: &Matched) -> BTreeMap<String, (usize, Hel
 fn helper_calls(
     text: &str,
     root: Node,
-    helpers: &BTreeMap<String, (usize, Helper)>,
+    helpers: &BTreeMap<String, (Vec<usize>, Helper)>,
 ) -> Vec<ConstructCall> {
     let mut out = Vec::new();
     let mut path: Vec<Node> = Vec::new();
@@ -263,7 +276,8 @@ fn findings(
     let names: Vec<String> = helpers.keys().cloned().collect();
     if !helpers.is_empty() {
         // A helper's body is paired where it is called: its own calls are its summary.
-        let bodies: std::collections::HashSet<usize> = helpers.values().map(|h| h.0).collect();
+        let bodies: std::collections::HashSet<usize> =
+            helpers.values().flat_map(|h| h.0.iter().copied()).collect();
         calls.retain(|c| !bodies.contains(&c.func.0));
         calls.extend(helper_calls(text, root, &helpers));
         calls.sort_by_key(|c| c.member_span.0);

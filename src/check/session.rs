@@ -71,6 +71,16 @@ pub struct Session {
     /// paired the whole file): a keystroke may make or unmake one, which changes the
     /// findings at its calls elsewhere.
     helpers: std::cell::RefCell<Vec<String>>,
+    /// Patterns of a declaration or assignment of a construct's global, compiled once.
+    declares: Vec<regex::Regex>,
+    /// Whether the text declared one at the last full check, or any statement re-checked
+    /// since does (sticky until the next full check: never wrongly false).
+    declares_global: std::cell::Cell<bool>,
+    /// The last statement summarised after an edit: its text and summary. The next
+    /// keystroke in it needs the summary of that text before its edit, which costs an
+    /// analysis of the whole statement (a 2,000-line function) otherwise. A statement's
+    /// summary is of its text alone (analysed with no seed), so the text is the key.
+    summarised: std::cell::RefCell<Option<(String, Vec<String>)>>,
     incremental: usize,
     unparsed: usize,
     /// Line starts of `text`, kept across edits.
@@ -110,8 +120,9 @@ enum ConstructPass {
     Keep,
     /// Re-pair the whole file.
     Whole,
-    /// The statement's own, computed alone (a function declaration).
-    Local(Vec<Finding>),
+    /// The statement's own, computed alone (a function declaration), and the file's
+    /// helpers after the edit.
+    Local(Vec<Finding>, Vec<String>),
 }
 
 impl Session {
@@ -126,7 +137,11 @@ impl Session {
         let (findings, seed) =
             check_script_full(&corpus, &project, path, path, text, &script, &tree, true);
         let directive = has_directive(&corpus, text);
+        let declares = declare_patterns(&corpus);
+        let declares_global = declares.iter().any(|r| r.is_match(text)).into();
         Session {
+            declares,
+            declares_global,
             corpus,
             project,
             path: path.to_string(),
@@ -140,6 +155,7 @@ impl Session {
             helpers: std::cell::RefCell::new(seed.construct_helpers.clone()),
             seed_names: SeedNames::of(&seed),
             seed: Arc::new(seed),
+            summarised: Default::default(),
             incremental: 0,
             unparsed: 0,
             starts: LineIndex::new(text).starts().to_vec(),
@@ -236,14 +252,11 @@ impl Session {
             }
         }
         let script = js::script_text(&self.path, &self.text, &self.corpus.engine.directives);
-        let tree = self
-            .parser
-            .parse(script.as_ref(), Some(&self.tree))
-            .expect("a parser with a language and no timeout always returns a tree");
+        let (tree, fresh) = reparse(&mut self.parser, &self.tree, script.as_ref());
         let old_tree = std::mem::replace(&mut self.tree, tree);
         self.stale = false;
         self.dirty.clear();
-        if let Some(b) = before {
+        if let (Some(b), false) = (before, fresh) {
             if let Some(findings) = self.recheck_statement(&old_tree, &b, delta) {
                 self.findings = findings;
                 self.incremental += 1;
@@ -261,6 +274,8 @@ impl Session {
             true,
         );
         self.findings = findings;
+        self.declares_global
+            .set(self.declares.iter().any(|r| r.is_match(&self.text)));
         *self.helpers.borrow_mut() = seed.construct_helpers.clone();
         self.seed_names = SeedNames::of(&seed);
         self.seed = Arc::new(seed);
@@ -322,15 +337,59 @@ impl Session {
     pub fn tree(&mut self) -> &tree_sitter::Tree {
         if self.stale {
             let script = js::script_text(&self.path, &self.text, &self.corpus.engine.directives);
-            self.tree = self
-                .parser
-                .parse(script.as_ref(), Some(&self.tree))
-                .expect("a parser with a language and no timeout always returns a tree");
+            self.tree = reparse(&mut self.parser, &self.tree, script.as_ref()).0;
             self.stale = false;
             self.dirty.clear();
         }
         &self.tree
     }
+}
+
+/// The tree of `script` (the current text as parsed), reparsed from the edited tree `old`;
+/// and whether that tree has a syntax error, in which case it is parsed afresh.
+///
+/// Why: tree-sitter's incremental reparse recovers from an error differently from a
+/// fresh parse of the same text. A `{` typed inside `try` made the server report
+/// "`}` is missing" where `grounded check` reports the unexpected `{` (issue 30); a
+/// keystroke in an unparsable file dropped a finding above it. The findings must be
+/// those of a fresh check, so a tree with an error is always a fresh parse's.
+fn reparse(
+    parser: &mut tree_sitter::Parser,
+    old: &tree_sitter::Tree,
+    script: &str,
+) -> (tree_sitter::Tree, bool) {
+    let tree = parser
+        .parse(script, Some(old))
+        .expect("a parser with a language and no timeout always returns a tree");
+    if !tree.root_node().has_error() {
+        return (tree, false);
+    }
+    let fresh = parser
+        .parse(script, None)
+        .expect("a parser with a language and no timeout always returns a tree");
+    (fresh, true)
+}
+
+/// A declaration or assignment of each construct's global (`var layout`, `function
+/// layout`, `layout = ...`), by line.
+fn declare_patterns(corpus: &Corpus) -> Vec<regex::Regex> {
+    let mut globals: Vec<&str> = corpus
+        .constructs
+        .values()
+        .map(|c| c.global.as_str())
+        .collect();
+    globals.sort_unstable();
+    globals.dedup();
+    globals
+        .into_iter()
+        .filter_map(|g| {
+            let g = regex::escape(g);
+            regex::Regex::new(&format!(
+                r"(?m)(\bvar\s+|\bfunction\s+|^\s*){g}\b\s*(=[^=]|[,;(]|$)"
+            ))
+            .ok()
+        })
+        .collect()
 }
 
 /// Whether `text` contains one of the engine's directives.

@@ -61,7 +61,9 @@ impl Default for Settings {
 }
 
 impl Settings {
-    /// How long to wait after an edit, given what the buffer's last check cost: as
+    /// No longer used by the server (issue 30: an edit is checked at once when no
+    /// check runs; edits during a check are merged). Kept for the setting's readers.
+    /// It was: how long to wait after an edit, given what the buffer's last check cost: as
     /// long as that check, capped by `debounceMs`. A fixed 50 ms made a 1 ms check
     /// arrive in 51 ms, slower than the typing it debounced; waiting one check's cost
     /// still merges the keystrokes that arrive while a slow check would run.

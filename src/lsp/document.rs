@@ -69,7 +69,16 @@ impl ParseInput {
             return None;
         }
         let src = crate::js::script_text(path, &self.text, &self.directives);
-        crate::js::parser().parse(src.as_bytes(), self.old.as_ref())
+        let mut parser = crate::js::parser();
+        let tree = parser.parse(src.as_bytes(), self.old.as_ref())?;
+        // An incremental reparse recovers from a syntax error otherwise than a fresh
+        // parse: the project index read from this tree then kept a declaration that
+        // `grounded check` of the same text does not see (issue 30, found by the
+        // differential test). A tree with an error is a fresh parse's.
+        if self.old.is_some() && tree.root_node().has_error() {
+            return parser.parse(src.as_bytes(), None);
+        }
+        Some(tree)
     }
 }
 

@@ -12,9 +12,9 @@
 //! - text changes are applied to the document store (a `dashmap` of open buffers that
 //!   every analysis reads instead of the disk) before the handler's first `.await`;
 //! - every analysis result carries the document version it was computed for and is
-//!   dropped when the buffer moved on; checks are debounced (`debounceMs`, default 50)
-//!   and run through the checker's incremental session (`crate::check::Session`), the
-//!   keystrokes of one debounce merged into one edit;
+//!   dropped when the buffer moved on; an edit is checked at once when no check of its
+//!   buffer runs, and edits that arrive during one are merged into one edit checked as
+//!   soon as it ends, through the checker's incremental session (`crate::check::Session`);
 //! - every request the server sends the client (configuration, registration) is bounded
 //!   by a timeout, so a client that never answers cannot freeze the session;
 //! - analysis runs inside a panic guard: a panic costs one answer, logged, never the

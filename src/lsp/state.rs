@@ -277,12 +277,11 @@ pub(super) struct Entry {
     /// top-level statement re-checks that statement alone), brought to the buffer's text
     /// at each check. It owns the corpus and project index it was opened with.
     pub(super) session: Arc<Mutex<Option<crate::check::Session>>>,
-    /// What the last check of this buffer within its session cost: the adaptive
-    /// debounce's measure. A check that opened a new session (the open, a new project
-    /// index) does not set it: that one-off full check cost 200 ms on a 10,000-line
-    /// script, and the first keystroke after open then waited the whole 50 ms cap for a
-    /// re-check of half a millisecond.
-    pub(super) last_check: std::time::Duration,
+    /// Whether a check of this buffer is running, and whether an edit (or a request to
+    /// re-check) came in meanwhile: the running check then checks the latest version as
+    /// soon as it ends. One check at a time per buffer, and no edit waits for anything
+    /// but a check already running.
+    pub(super) checks: Arc<Mutex<Checks>>,
     /// Whether the buffer's project-index entry may be out of date: a check since the
     /// last index update read more than one statement whose summary stayed the same (see
     /// [`crate::check::Session`]), or the buffer differs from the file the index read.
@@ -294,6 +293,17 @@ pub(super) struct Entry {
     /// analyse the statement under the cursor with it, instead of the whole buffer,
     /// while the next check runs.
     pub(super) seed: Option<Arc<crate::js::Seed>>,
+}
+
+/// A buffer's check scheduling (see [`Entry::checks`]).
+#[derive(Debug, Default)]
+pub(super) struct Checks {
+    /// A check loop is running for the buffer.
+    pub(super) running: bool,
+    /// Something came in while it ran: check the latest version again when it ends.
+    pub(super) again: bool,
+    /// The next check also refreshes what depends on the buffer.
+    pub(super) cascade: bool,
 }
 
 /// Findings of the last dry run, by URI string (open or not).

@@ -221,7 +221,7 @@ impl Backend {
                 findings: Arc::new(Vec::new()),
                 findings_version: -1,
                 session: Arc::new(Mutex::new(None)),
-                last_check: std::time::Duration::ZERO,
+                checks: Default::default(),
                 facts_stale: true,
                 seed: None,
             },
@@ -273,11 +273,24 @@ impl Backend {
             }
         }
         self.state.dry.remove(&key);
-        if let Ok(uri) = key.parse::<Uri>() {
-            self.state
-                .client
-                .publish_diagnostics(uri, Vec::new(), None)
-                .await;
+        if !self.state.docs.contains_key(&key) {
+            if let Ok(uri) = key.parse::<Uri>() {
+                self.state
+                    .client
+                    .publish_diagnostics(uri, Vec::new(), None)
+                    .await;
+            }
+        }
+        // Reopened while this close awaited: its publish may have gone out before the
+        // clear above, which then left the editor showing a clean file with findings
+        // on disk (issue 30). Publish the reopened buffer's findings again, last.
+        let reopened = self
+            .state
+            .docs
+            .get(&key)
+            .is_some_and(|e| e.findings_version == e.doc.version);
+        if reopened {
+            self.publish(&key).await;
         }
         // A closed buffer's text, tree and session are freed, but glibc keeps the pages:
         // give them back, off the async threads (it walks every arena).

@@ -22,6 +22,12 @@ use serde_json::{json, Value};
 /// Generous: a slow CI machine must not fail a correct server.
 pub const WAIT: Duration = Duration::from_secs(20);
 
+/// The binary under test: the build's, or `GROUNDED_TEST_BIN` (a long run of a test
+/// against a copy of the binary while the build goes on).
+pub fn bin() -> String {
+    std::env::var("GROUNDED_TEST_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_grounded").into())
+}
+
 /// The bundled demo corpus, by absolute path.
 pub fn demo_corpus() -> String {
     format!("{}/corpus/demo", env!("CARGO_MANIFEST_DIR"))
@@ -104,7 +110,7 @@ impl Lsp {
     /// methods in `ignore` (`"*"`: none at all), as a hung or partial editor.
     pub fn start_ignoring(args: &[&str], env: &[(&str, &str)], ignore: &[&str]) -> Lsp {
         let ignore: Vec<String> = ignore.iter().map(|s| s.to_string()).collect();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_grounded"));
+        let mut cmd = Command::new(bin());
         cmd.arg("serve")
             .args(args)
             .stdin(Stdio::piped())
@@ -368,6 +374,20 @@ impl Lsp {
                 Some(m) if pred(&m) => return Some(m),
                 Some(m) => self.inbox.push_back(m),
                 None => return None,
+            }
+        }
+    }
+
+    /// Takes every message that arrives until none has come for `quiet` (or `max` has
+    /// passed): the server has gone quiet. Publishes land in [`Lsp::published`], the rest
+    /// in the inbox.
+    pub fn drain_quiet(&mut self, quiet: Duration, max: Duration) {
+        let end = Instant::now() + max;
+        while Instant::now() < end {
+            let deadline = (Instant::now() + quiet).min(end);
+            match self.recv(deadline) {
+                Some(m) => self.inbox.push_back(m),
+                None => return,
             }
         }
     }
