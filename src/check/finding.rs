@@ -170,6 +170,21 @@ pub enum Fix {
     },
 }
 
+impl Fix {
+    /// One *Replace with `name`* fix a near name, all on `span`: the member, option and
+    /// string-member families offer the same choice the same way.
+    pub fn replace_each<S: AsRef<str>>(names: &[S], span: Span) -> Vec<Fix> {
+        names
+            .iter()
+            .map(|c| Fix::Replace {
+                title: format!("Replace with `{}`", c.as_ref()),
+                span,
+                text: c.as_ref().to_string(),
+            })
+            .collect()
+    }
+}
+
 /// Where the docs say more (the interface's chunk).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Related {

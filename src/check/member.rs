@@ -147,14 +147,7 @@ pub(crate) fn builtin<'a>(cx: &mut Ctx<'a>, node: Node<'a>, proto: Proto, prop: 
         msg.push_str(&format!("; did you mean {}?", or_list(&close)));
     }
     let span = Span::new(prop.start_byte(), prop.end_byte());
-    let fixes = close
-        .iter()
-        .map(|c| Fix::Replace {
-            title: format!("Replace with `{c}`"),
-            span,
-            text: c.to_string(),
-        })
-        .collect();
+    let fixes = Fix::replace_each(&close, span);
     cx.push(span.start, span.end, Code::Member, msg).fixes = fixes;
 }
 
@@ -264,14 +257,7 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>, node: Node<'a>, iface: &'a str, prop: 
             names.len()
         ));
     }
-    let fixes = close
-        .iter()
-        .map(|c| Fix::Replace {
-            title: format!("Replace with `{c}`"),
-            span,
-            text: c.to_string(),
-        })
-        .collect();
+    let fixes = Fix::replace_each(&close, span);
     let f = cx.push(span.start, span.end, Code::Member, msg);
     f.fixes = fixes;
     f.related = related;

@@ -180,14 +180,7 @@ fn report(cx: &mut Ctx, iface: &str, key: Node, name: &str) {
     } else {
         Span::new(key.start_byte(), key.end_byte())
     };
-    let mut fixes: Vec<Fix> = close
-        .iter()
-        .map(|c| Fix::Replace {
-            title: format!("Replace with `{c}`"),
-            span,
-            text: c.to_string(),
-        })
-        .collect();
+    let mut fixes: Vec<Fix> = Fix::replace_each(&close, span);
     fixes.extend(remove_key(cx.text, key, name));
     let related = interface_related(cx.corpus, iface);
     let f = cx.push_node(key, Code::Option, msg);
