@@ -75,6 +75,17 @@ fn no_diagnostics(dir: &Path) -> Value {
     v
 }
 
+/// Asserts that chunk `key` holds `needle`, showing the chunk when it does not.
+fn has(c: &BTreeMap<String, String>, key: &str, needle: &str) {
+    let text = c
+        .get(key)
+        .unwrap_or_else(|| panic!("no chunk `{key}`: {:?}", c.keys()));
+    assert!(
+        text.contains(needle),
+        "chunk `{key}` lacks {needle:?}:\n{text}"
+    );
+}
+
 fn first_line(text: &str) -> &str {
     text.lines().next().unwrap_or("")
 }
@@ -135,11 +146,7 @@ fn interfaces_classes_enums_get_chunks_and_members_their_signatures_first() {
     assert!(mv.contains("Returns: The page moved."), "{mv}");
     assert!(mv.contains("Deprecated: Use place() instead."), "{mv}");
     assert!(c["Page"].contains("A page of a document."));
-    assert!(
-        c["Page"].contains("Declared as interface `Page` in api.d.ts:5."),
-        "{}",
-        c["Page"]
-    );
+    has(&c, "Page", "Declared as interface `Page` in api.d.ts:5.");
     assert!(c["Doc"].contains("Declared as class `Doc`"));
     assert!(c["Color"].contains("Declared as enum `Color`"));
     assert!(c["Page-move"].contains("Declared as method `Page.move` in api.d.ts:"));
@@ -184,16 +191,8 @@ fn extends_and_implements_are_parent_lines_and_an_unknown_parent_is_skipped_with
         "interface Base { a: number }\ninterface Mixin { b: number }\ndeclare class Box extends Base implements Mixin { c: number }\ninterface Lost extends Nowhere { d: number }\n",
     )]);
     let (c, err) = import_ok(dir.path(), &["p.d.ts"]);
-    assert!(
-        c["Box"].contains("Parent interface: Base\n"),
-        "{}",
-        c["Box"]
-    );
-    assert!(
-        c["Box"].contains("Parent interface: Mixin\n"),
-        "{}",
-        c["Box"]
-    );
+    has(&c, "Box", "Parent interface: Base\n");
+    has(&c, "Box", "Parent interface: Mixin\n");
     assert!(!c["Lost"].contains("Parent interface"), "{}", c["Lost"]);
     assert!(
         err.contains("p.d.ts:4: `Lost extends Nowhere`: the parent is not an interface or class of the files read"),
@@ -229,15 +228,11 @@ fn globals_constructors_and_class_objects() {
     let (c, err) = import_ok(dir.path(), &["g.d.ts"]);
     assert!(c["Application"].contains("accessed using the global property \"app\""));
     assert!(c["FileConstructor"].contains("accessed using the global property \"File\""));
-    assert!(
-        c["File"].contains("Constructor: new File(path?: string)"),
-        "{}",
-        c["File"]
-    );
-    assert!(
-        c["Window"].contains("Constructor: new Window(kind: string, title?: string)"),
-        "{}",
-        c["Window"]
+    has(&c, "File", "Constructor: new File(path?: string)");
+    has(
+        &c,
+        "Window",
+        "Constructor: new Window(kind: string, title?: string)",
     );
     assert!(c["WindowClass"].contains("accessed using the global property \"Window\""));
     assert!(c["WindowClass"].contains("the class object of class `Window`"));
@@ -268,11 +263,7 @@ fn index_signatures_are_index_lines() {
         "interface Page { n: number }\ninterface Pages { [i: number]: Page; length: number }\ninterface Headers { [key: string]: string }\n",
     )]);
     let (c, _) = import_ok(dir.path(), &["i.d.ts"]);
-    assert!(
-        c["Pages"].contains("Index: [key: number]: Page\n"),
-        "{}",
-        c["Pages"]
-    );
+    has(&c, "Pages", "Index: [key: number]: Page\n");
     assert!(c["Headers"].contains("Index: [key: string]: string\n"));
     no_diagnostics(dir.path());
 }
@@ -545,11 +536,7 @@ fn doc_lines_that_look_like_signatures_do_not_become_overloads() {
         "interface Q {\n  /**\n   * run(fast) is quicker.\n   * # not a heading\n   * ```\n   */\n  run(x: number): void;\n}\n",
     )]);
     let (c, _) = import_ok(dir.path(), &["d.ts.d.ts"]);
-    assert!(
-        c["Q-run"].contains("> run(fast) is quicker."),
-        "{}",
-        c["Q-run"]
-    );
+    has(&c, "Q-run", "> run(fast) is quicker.");
     let o = grounded(
         &["doc", "--docs", "out", "--format", "json", "Q.run"],
         dir.path(),
