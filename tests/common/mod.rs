@@ -9,6 +9,7 @@
 pub mod agent;
 pub mod atlas;
 pub mod model_server;
+pub mod nvim;
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
