@@ -524,3 +524,154 @@ fn typing_into_a_comment_of_an_unparsable_file_agrees_with_a_fresh_check() {
         assert_eq!(got, want, "after typing {:?}", &s.text()[at..at + k + 1]);
     }
 }
+
+/// A script written as functions: variables typed from the docs, a parameter, a
+/// shadowing local, guards around and before the lines typed in, a function declared
+/// inside another, an options object kept in a variable, a callback.
+const FUNCTIONS: &str = r#"function report(rows, opts) {
+    var pg = layout.currentPage();
+    var box = new Block();
+    var style = { cellPadding: 3 };
+    function local(n) {
+        return n + 1;
+    }
+    layout.blockStart(box, { padding: 4 });
+    for (var i = 0; i < rows.length; i++) {
+        layout.paragraph(rows[i], { bold: true });
+        pg.label = "p" + local(i);
+        layout.paragraph(pg.label + i);
+        opts.anything(i);
+    }
+    if (typeof layout.fancy !== "undefined") {
+        while (i > 0) {
+            layout.fancy(i);
+            i--;
+        }
+    }
+    rows.forEach(function (r) {
+        layout.paragraph(r);
+    });
+    layout.blockEnd();
+    if (!layout.sparkle) {
+        return;
+    }
+    layout.sparkle(pg);
+}
+function shadow(make) {
+    var layout = make();
+    layout.whatever();
+}
+report(["a"], {});
+"#;
+
+/// Types `word` at the end of the first `after` in the text, one key at a time,
+/// then deletes it again; every keystroke must agree with a fresh check. Returns
+/// how many keystrokes were re-checked as a nested statement alone.
+fn type_after(s: &mut Session, after: &str, word: &str) -> usize {
+    let at = s.text().find(after).unwrap_or_else(|| panic!("`{after}`")) + after.len();
+    let inner = s.inner_edits();
+    type_at(s, at, word);
+    backspace(s, at + word.len(), word.len());
+    s.inner_edits() - inner
+}
+
+/// Keystrokes on lines nested inside a function are re-checked as that line alone,
+/// with the function's bindings standing in for it, and agree with a fresh check at
+/// every step: a typo on a documented global, on a variable typed from the docs, on a
+/// parameter (never judged), on a shadowing local (never judged), under a guard
+/// around the line and after an early return, inside a callback, and a misspelt call
+/// of a function declared in the function (its "did you mean" names it).
+#[test]
+fn keystrokes_in_a_function_body_recheck_the_nested_line_alone_and_agree_with_a_full_check() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let mut s = Session::new(corpus.clone(), project.clone(), "s.js", FUNCTIONS);
+    let clean = shown(s.findings());
+    assert_eq!(clean.len(), 0, "{clean:#?}");
+    // Known-bad: each typo is a finding the full check reports, on the nested line.
+    for (after, word) in [
+        ("layout.paragraph", "Q"),
+        ("(pg.label", "Q"),
+        ("(pg.lab", "x"),
+        ("function (r) {\n        layout.paragraph(r", "Q"),
+        ("function (r) {\n        layout.para", "Q"),
+        ("\"p\" + loc", "l"),
+        ("layout.fancy(", "Q"),
+    ] {
+        let inner = type_after(&mut s, after, word);
+        assert!(
+            inner >= word.len(),
+            "`{word}` after `{after}`: {inner} nested re-checks"
+        );
+    }
+    // Known-good: silent at every keystroke, and still on the nested path.
+    for (after, word) in [
+        ("opts.anything", "Q"),
+        ("layout.fancy(i", " + 1"),
+        ("layout.sparkle(pg", ", 2"),
+        ("layout.whatever", "Q"),
+    ] {
+        let at = s.text().find(after).unwrap() + after.len();
+        let inner = s.inner_edits();
+        type_at(&mut s, at, word);
+        assert_eq!(shown(s.findings()), clean, "`{word}` after `{after}`");
+        backspace(&mut s, at + word.len(), word.len());
+        assert!(s.inner_edits() > inner, "`{after}` went the nested way");
+    }
+    // The guards are not read from the line alone: a typo of another member under them
+    // is reported.
+    let at = s.text().find("layout.fancy(i)").unwrap() + "layout.fancy".len();
+    splice_and_compare(&mut s, at, 0, "Q");
+    assert!(
+        shown(s.findings()).iter().any(|f| f.contains("fancyQ")),
+        "{:#?}",
+        s.findings()
+    );
+    splice_and_compare(&mut s, at, 1, "");
+}
+
+/// What a nested line contributes to its function decides whether it may be re-checked
+/// alone: a declaration renamed, an assignment of another type, an options object kept
+/// in a variable of the function (the option check reads the literal), a construct's
+/// Start: each goes the whole way, and agrees with a fresh check.
+#[test]
+fn a_nested_line_that_changes_its_function_is_not_rechecked_alone() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let mut s = Session::new(corpus.clone(), project.clone(), "s.js", FUNCTIONS);
+    // `pg` assigned a Block: no longer certain, so `pg.label` is not judged either way.
+    let at = s.text().find("pg.label = ").unwrap();
+    let inner = s.inner_edits();
+    splice_and_compare(&mut s, at, 0, "pg = new Block();\n        ");
+    assert_eq!(s.inner_edits(), inner, "an assignment of `pg` typed");
+    splice_and_compare(&mut s, at, "pg = new Block();\n        ".len(), "");
+    // The options object kept in a variable is read where it is passed.
+    let at = s
+        .text()
+        .find("layout.paragraph(rows[i], { bold: true });")
+        .unwrap();
+    let call = "layout.tableStart(new Table(), style); layout.tableEnd();";
+    splice_and_compare(&mut s, at, 0, call);
+    let inner = s.inner_edits();
+    let key = s.text().find("style);").unwrap() + "style".len();
+    splice_and_compare(&mut s, key, 0, "Q");
+    splice_and_compare(&mut s, key, 1, "");
+    assert_eq!(s.inner_edits(), inner, "a line naming a construct");
+    let at = s.text().find("layout.paragraph(rows[i], { bold").unwrap();
+    let inner = s.inner_edits();
+    splice_and_compare(&mut s, at, 0, "layout.text(style); ");
+    let dot = at + "layout.text".len();
+    splice_and_compare(&mut s, dot, 0, "Q");
+    splice_and_compare(&mut s, dot, 1, "");
+    assert_eq!(
+        s.inner_edits(),
+        inner,
+        "a line naming a variable holding an options object"
+    );
+    // A `var` renamed on a nested line: the function's bindings change.
+    let at = s.text().find("var i = 0").unwrap() + "var i".len();
+    let inner = s.inner_edits();
+    splice_and_compare(&mut s, at, 0, "x");
+    splice_and_compare(&mut s, at, 1, "");
+    assert_eq!(s.inner_edits(), inner, "a declaration renamed");
+}

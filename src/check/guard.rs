@@ -58,8 +58,22 @@ pub fn member_guarded(text: &str, span: super::Span) -> bool {
 /// `[].map`, a member's name) is a feature test or sits where one guards it. `member`:
 /// only a test of that very member guards it.
 fn guarded(text: &str, node: Node, member: bool) -> bool {
-    // The value the finding names: the member expression whose property it is, or the
-    // name with the member expressions it heads (`JSON` of `JSON.parse`).
+    let Some((value, key)) = value_of(text, node, member) else {
+        return false;
+    };
+    // `if (Object.keys)` reads a property that may be `undefined`: safe. A bare global
+    // is safe only under `typeof` (`if (JSON)` throws where there is no `JSON`), and
+    // `typeof X` is no site of the families.
+    if value.kind() == "member_expression" && is_test(text, value, member) {
+        return true;
+    }
+    guarded_above(text, value, &key, member)
+}
+
+/// The value a finding at `node` names (the member expression whose property it is, or
+/// the name with the member expressions it heads: `JSON` of `JSON.parse`), and its
+/// text without white space; `None` for a member finding on no member expression.
+fn value_of<'t>(text: &str, node: Node<'t>, member: bool) -> Option<(Node<'t>, String)> {
     let mut value = node;
     if let Some(p) = node.parent() {
         if p.kind() == "member_expression" && p.child_by_field_name("property") == Some(node) {
@@ -67,33 +81,49 @@ fn guarded(text: &str, node: Node, member: bool) -> bool {
         }
     }
     if member && value.kind() != "member_expression" {
-        return false;
+        return None;
     }
     let key: String = text
         .get(value.byte_range())
         .unwrap_or("")
         .split_whitespace()
         .collect();
-    // `if (Object.keys)` reads a property that may be `undefined`: safe. A bare global
-    // is safe only under `typeof` (`if (JSON)` throws where there is no `JSON`), and
-    // `typeof X` is no site of the families.
-    if value.kind() == "member_expression" && is_test(text, value, member) {
-        return true;
-    }
-    let mut cur = value;
+    Some((value, key))
+}
+
+/// Drops the findings that a test around `outer` guards: `root` is a nested statement
+/// analysed alone (its findings already passed [`drop_guarded`]), `outer` the same
+/// statement in the file's tree, whose ancestors and earlier statements are the
+/// tests around it (`if (app.key) { for (...) { app.key(i); } }`).
+pub(crate) fn drop_guarded_around(cx: &mut Ctx, root: Node, outer: Node) {
+    let text = cx.text;
+    cx.out.retain(|f| {
+        if !matches!(f.code, Code::Engine | Code::Object | Code::Member) {
+            return true;
+        }
+        let member = f.code == Code::Member;
+        let key = root
+            .descendant_for_byte_range(f.span.start, f.span.end)
+            .and_then(|n| value_of(text, n, member));
+        !key.is_some_and(|(_, key)| guarded_above(text, outer, &key, member))
+    });
+}
+
+/// Whether a test of `key` guards `cur`, read from its ancestors up (see [`guarded`]).
+fn guarded_above(text: &str, mut cur: Node, key: &str, member: bool) -> bool {
     while let Some(p) = cur.parent() {
         let guard = match p.kind() {
             "binary_expression" if operator(text, p) == "&&" => {
                 p.child_by_field_name("right") == Some(cur)
                     && p.child_by_field_name("left")
-                        .is_some_and(|l| tests(text, l, &key, member))
+                        .is_some_and(|l| tests(text, l, key, member))
             }
             "ternary_expression" | "if_statement" => {
                 p.child_by_field_name("condition") != Some(cur)
                     && p.child_by_field_name("condition")
-                        .is_some_and(|c| tests(text, c, &key, member))
+                        .is_some_and(|c| tests(text, c, key, member))
             }
-            "statement_block" | "program" if member => exits_before(text, p, cur, &key),
+            "statement_block" | "program" if member => exits_before(text, p, cur, key),
             _ => false,
         };
         if guard {

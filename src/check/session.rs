@@ -11,6 +11,7 @@ use tree_sitter::Node;
 
 use super::*;
 
+mod inner;
 mod recheck;
 mod seeding;
 
@@ -57,6 +58,11 @@ pub struct Session {
     /// Statements re-checked from a piece parse since `tree` was last parsed: their byte
     /// range now and their summary. Inside them the stale tree describes older text.
     dirty: Vec<(usize, usize, Vec<String>)>,
+    /// Nested statements re-checked alone (see `inner`) since `tree` was last parsed:
+    /// their byte range now and their summary. Inside them the tree is stale.
+    inner_dirty: std::cell::RefCell<Vec<(usize, usize, Vec<String>)>>,
+    /// Per top-level statement being typed in: the bindings of its inner scopes.
+    facts: std::cell::RefCell<Vec<inner::Facts>>,
     findings: Vec<Finding>,
     /// Shared: the language server answers hover and completion on a large file from
     /// the last seed while the next check runs.
@@ -83,6 +89,7 @@ pub struct Session {
     summarised: std::cell::RefCell<Option<(String, Vec<String>)>>,
     incremental: usize,
     unparsed: usize,
+    inner: usize,
     /// Line starts of `text`, kept across edits.
     starts: Vec<usize>,
     /// Whether `text` contains an engine directive (then it is blanked before parsing).
@@ -151,6 +158,8 @@ impl Session {
             tree,
             stale: false,
             dirty: Vec::new(),
+            inner_dirty: Default::default(),
+            facts: Default::default(),
             findings,
             helpers: std::cell::RefCell::new(seed.construct_helpers.clone()),
             seed_names: SeedNames::of(&seed),
@@ -158,6 +167,7 @@ impl Session {
             summarised: Default::default(),
             incremental: 0,
             unparsed: 0,
+            inner: 0,
             starts: LineIndex::new(text).starts().to_vec(),
             directive,
         }
@@ -181,10 +191,13 @@ impl Session {
         while !self.text.is_char_boundary(end) {
             end += 1;
         }
-        let before = if self.plain() {
-            self.statement_before(start, end)
+        let (inner, before) = if self.plain() {
+            (
+                self.inner_before(start, end),
+                self.statement_before(start, end),
+            )
         } else {
-            None
+            (None, None)
         };
         // Positions from the statement's start when known: scanning the whole text
         // for line breaks costs as much as the rest of a keystroke's re-check.
@@ -243,6 +256,16 @@ impl Session {
                 d.1 = shift(d.1);
             }
         }
+        self.shift_inner(start, end, delta);
+        if let Some(b) = &inner {
+            if let Some(findings) = self.recheck_inner(b, delta) {
+                self.findings = findings;
+                self.incremental += 1;
+                self.unparsed += 1;
+                return &self.findings;
+            }
+        }
+        self.forget_inner(start);
         if let Some(b) = &before {
             if let Some(findings) = self.recheck_piece(b, delta) {
                 self.findings = findings;
@@ -256,6 +279,7 @@ impl Session {
         let old_tree = std::mem::replace(&mut self.tree, tree);
         self.stale = false;
         self.dirty.clear();
+        self.inner_dirty.get_mut().clear();
         if let (Some(b), false) = (before, fresh) {
             if let Some(findings) = self.recheck_statement(&old_tree, &b, delta) {
                 self.findings = findings;
@@ -274,6 +298,7 @@ impl Session {
             true,
         );
         self.findings = findings;
+        self.facts.get_mut().clear();
         self.declares_global
             .set(self.declares.iter().any(|r| r.is_match(&self.text)));
         *self.helpers.borrow_mut() = seed.construct_helpers.clone();
@@ -285,6 +310,13 @@ impl Session {
     /// whether or not the file was reparsed.
     pub fn incremental_edits(&self) -> usize {
         self.incremental
+    }
+
+    /// How many edits re-checked a statement nested in a top-level one alone, from a
+    /// parse of it and its neighbours (for tests and benchmarks; counted in
+    /// [`Session::unparsed_edits`] too).
+    pub fn inner_edits(&self) -> usize {
+        self.inner
     }
 
     /// How many edits re-checked one statement from a parse of that statement and its
@@ -340,6 +372,7 @@ impl Session {
             self.tree = reparse(&mut self.parser, &self.tree, script.as_ref()).0;
             self.stale = false;
             self.dirty.clear();
+            self.inner_dirty.get_mut().clear();
         }
         &self.tree
     }

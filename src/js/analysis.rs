@@ -602,12 +602,7 @@ impl<'a> Analysis<'a> {
             .values()
             .map(|&b| {
                 let bind = &self.bindings[b];
-                let t = self.binding_type(b).map(|c| match c {
-                    Certain::Interface(i) => SeedType::Interface(i.to_string()),
-                    Certain::Builtin(p) if bind.literal.get() => SeedType::Literal(p),
-                    Certain::Builtin(p) => SeedType::Builtin(p),
-                });
-                (bind.name.to_string(), bind.kind, t)
+                (bind.name.to_string(), bind.kind, self.seed_type(b))
             })
             .collect();
         globals.sort_by(|x, y| x.0.cmp(&y.0));
@@ -728,4 +723,5 @@ mod scoping;
 mod tests;
 mod typing;
 
+pub use lookup::ScopeFacts;
 pub use typing::{builtin_proto, member_type, type_certain};

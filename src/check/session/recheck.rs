@@ -4,6 +4,8 @@
 //! Owns no state (the parent `Session` does). May import the parent `session` and the
 //! dispatch through `check`; nothing above `check`.
 
+use std::collections::HashSet;
+
 use tree_sitter::Node;
 
 use super::*;
@@ -18,6 +20,15 @@ impl Session {
             Some(d) => d.2.clone(),
             // The stale tree's nodes there describe older text.
             None if self.dirty.iter().any(|d| d.0 < e && s < d.1) => return None,
+            // Nested statements edited alone leave its summary as kept with its facts.
+            None if self
+                .inner_dirty
+                .borrow()
+                .iter()
+                .any(|d| s <= d.0 && d.1 <= e) =>
+            {
+                self.kept_summary(s, e)?
+            }
             None => match &*self.summarised.borrow() {
                 Some((t, sum)) if self.text.get(s..e) == Some(t.as_str()) => sum.clone(),
                 _ => self.summary_of(&self.text, &self.tree, node),
@@ -36,7 +47,12 @@ impl Session {
         })
     }
 
-    fn summary_of(&self, text: &str, tree: &tree_sitter::Tree, node: Node) -> Vec<String> {
+    pub(super) fn summary_of(
+        &self,
+        text: &str,
+        tree: &tree_sitter::Tree,
+        node: Node,
+    ) -> Vec<String> {
         let empty = crate::js::Seed::default();
         let a = Analysis::for_node(&self.corpus, text, tree, node, &empty);
         let mut s = a.summary();
@@ -58,7 +74,7 @@ impl Session {
 
     /// Whether `t` names a construct's Start or End: construct findings pair them across
     /// the file, so such a statement needs the whole tree.
-    fn names_construct(&self, t: &str) -> bool {
+    pub(super) fn names_construct(&self, t: &str) -> bool {
         self.corpus
             .constructs
             .values()
@@ -285,7 +301,6 @@ impl Session {
     /// every other finding kept, shifted; `None` when a finding from outside reaches
     /// into the statement. Construct findings are kept, recomputed over `tree` (then the
     /// whole file's) or given for the statement alone, as `pass` says.
-    #[allow(clippy::too_many_arguments)]
     fn recheck_in(
         &self,
         tree: &tree_sitter::Tree,
@@ -294,6 +309,31 @@ impl Session {
         e: usize,
         delta: isize,
         pass: ConstructPass,
+    ) -> Option<Vec<Finding>> {
+        self.recheck_in_with(tree, node, s, e, delta, pass, None)
+    }
+
+    /// [`Session::recheck_in`]; for a nested statement (`inner`), with the bindings of
+    /// the functions around it (outermost first) seeded as globals, and its guards read
+    /// on up from its node in the file's (edited) tree.
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    pub(super) fn recheck_in_with(
+        &self,
+        tree: &tree_sitter::Tree,
+        node: Node,
+        s: usize,
+        e: usize,
+        delta: isize,
+        pass: ConstructPass,
+        inner: Option<(
+            &[(
+                String,
+                crate::js::BindingKind,
+                Option<crate::js::SeedType>,
+                bool,
+            )],
+            Node,
+        )>,
     ) -> Option<Vec<Finding>> {
         if self.declares_in(self.text.get(node.byte_range()).unwrap_or_default()) {
             self.declares_global.set(true);
@@ -350,12 +390,32 @@ impl Session {
             );
             run_sites(&mut cx);
             guard::drop_guarded(&mut cx, node);
+            if let Some((_, outer)) = inner {
+                guard::drop_guarded_around(&mut cx, node, outer);
+            }
             syntax::parse_errors(&mut cx, node);
             cx.out
         };
-        let cut = self
-            .seed_names
-            .for_text(&self.seed, &self.text[node.byte_range()]);
+        // The functions' bindings shadow the file's names.
+        let overlaid = |mut seed: crate::js::Seed, words: Option<&HashSet<&str>>| {
+            if let Some((overlay, _)) = inner {
+                let shadowed: HashSet<&str> = overlay.iter().map(|o| o.0.as_str()).collect();
+                seed.globals.retain(|g| !shadowed.contains(g.0.as_str()));
+                seed.globals.extend(
+                    overlay
+                        .iter()
+                        .filter(|o| words.is_none_or(|w| w.contains(o.0.as_str())))
+                        .map(|o| (o.0.clone(), o.1, o.2.clone())),
+                );
+            }
+            seed
+        };
+        let own_text = &self.text[node.byte_range()];
+        let words: HashSet<&str> = match inner {
+            Some(_) => crate::js::Seed::words(own_text).collect(),
+            None => HashSet::new(),
+        };
+        let cut = overlaid(self.seed_names.for_text(&self.seed, own_text), Some(&words));
         let mut own = run(&cut);
         // The `object` and `function` families suggest the file's names near the wrong
         // one, which the statement does not spell: the cut seed lacks them, and the
@@ -365,7 +425,10 @@ impl Session {
             .iter()
             .any(|f| matches!(f.code, Code::Object | Code::Function))
         {
-            own = run(&self.seed);
+            own = match inner {
+                Some(_) => run(&overlaid((*self.seed).clone(), None)),
+                None => run(&self.seed),
+            };
         }
         out.extend(own);
         match pass {
