@@ -117,6 +117,9 @@ struct Before {
     prev: Option<(u16, usize, usize)>,
     next: Option<(u16, usize, usize)>,
     summary: Vec<String>,
+    /// The summary is left to [`Session::kept_summary`], asked only if the edit is not
+    /// answered as a nested statement (it costs an analysis of the whole statement).
+    deferred: bool,
     /// Its text before the edit.
     old: String,
 }
@@ -191,11 +194,10 @@ impl Session {
         while !self.text.is_char_boundary(end) {
             end += 1;
         }
-        let (inner, before) = if self.plain() {
-            (
-                self.inner_before(start, end),
-                self.statement_before(start, end),
-            )
+        let (inner, mut before) = if self.plain() {
+            let inner = self.inner_before(start, end);
+            let before = self.statement_before(start, end, inner.is_some());
+            (inner, before)
         } else {
             (None, None)
         };
@@ -216,14 +218,7 @@ impl Session {
         self.text.replace_range(start..end, new_text);
         let delta = new_text.len() as isize - (end - start) as isize;
         let shift = |x: usize| (x as isize + delta) as usize;
-        // Line starts: those of removed line breaks go, later ones move, new ones come.
-        let lo = self.starts.partition_point(|&x| x <= start);
-        let hi = self.starts.partition_point(|&x| x <= end);
-        for x in &mut self.starts[hi..] {
-            *x = shift(*x);
-        }
-        let added = new_text.match_indices('\n').map(|(i, _)| start + i + 1);
-        self.starts.splice(lo..hi, added);
+        js::splice_starts(&mut self.starts, start, end, new_text);
         // A directive can only appear around the edit; one that was there may have gone.
         let reach = self
             .corpus
@@ -256,13 +251,22 @@ impl Session {
                 d.1 = shift(d.1);
             }
         }
-        self.shift_inner(start, end, delta);
+        self.shift_inner(end, delta);
         if let Some(b) = &inner {
             if let Some(findings) = self.recheck_inner(b, delta) {
                 self.findings = findings;
                 self.incremental += 1;
                 self.unparsed += 1;
                 return &self.findings;
+            }
+        }
+        if let Some(b) = before.as_mut().filter(|b| b.deferred) {
+            match self.kept_summary(b.s, b.e) {
+                Some(summary) => {
+                    b.summary = summary;
+                    b.deferred = false;
+                }
+                None => before = None,
             }
         }
         self.forget_inner(start);

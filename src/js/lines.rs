@@ -29,6 +29,11 @@ impl<'a> LineIndex<'a> {
         &self.starts
     }
 
+    /// Its line starts, given back (to be kept across edits with [`splice_starts`]).
+    pub fn into_starts(self) -> Vec<usize> {
+        self.starts
+    }
+
     /// 0-based line of a byte offset.
     pub fn line0(&self, offset: usize) -> usize {
         match self.starts.binary_search(&offset) {
@@ -102,6 +107,19 @@ impl<'a> LineIndex<'a> {
         }
         end
     }
+}
+
+/// Keeps line starts (as [`LineIndex::starts`] gives them) up to date across the edit
+/// that replaced bytes `start..end` by `new`: those of removed line breaks go, later
+/// ones move, new ones come. An edit costs the lines after it, not a scan of the text.
+pub fn splice_starts(starts: &mut Vec<usize>, start: usize, end: usize, new: &str) {
+    let delta = new.len() as isize - (end - start) as isize;
+    let lo = starts.partition_point(|&x| x <= start);
+    let hi = starts.partition_point(|&x| x <= end);
+    for x in &mut starts[hi..] {
+        *x = (*x as isize + delta) as usize;
+    }
+    starts.splice(lo..hi, new.match_indices('\n').map(|(i, _)| start + i + 1));
 }
 
 /// [`LineIndex::offset_utf16`] without building the index: one pass to the line, no

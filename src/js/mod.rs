@@ -29,7 +29,7 @@ pub use analysis::{
 };
 pub use cut::{parse_range, Whole};
 pub use globals::{global_value, global_value_interface};
-pub use lines::{offset_utf16, LineIndex};
+pub use lines::{offset_utf16, splice_starts, LineIndex};
 pub use source::{directives, is_markdown, script_text, Directive};
 pub use walk::Preorder;
 

@@ -128,22 +128,50 @@ fn diff<'n>(old: &str, new: &'n str) -> Option<(usize, usize, &'n str)> {
         return None;
     }
     let (a, b) = (old.as_bytes(), new.as_bytes());
-    let mut p = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let mut p = common_prefix(a, b);
     while !old.is_char_boundary(p) || !new.is_char_boundary(p) {
         p -= 1;
     }
     let max = a.len().min(b.len()) - p;
-    let mut sfx = a
-        .iter()
-        .rev()
-        .zip(b.iter().rev())
-        .take(max)
-        .take_while(|(x, y)| x == y)
-        .count();
+    let mut sfx = common_suffix(&a[p..], &b[p..]).min(max);
     while !old.is_char_boundary(a.len() - sfx) || !new.is_char_boundary(b.len() - sfx) {
         sfx -= 1;
     }
     Some((p, a.len() - sfx, &new[p..b.len() - sfx]))
+}
+
+/// How many leading bytes `a` and `b` share. Compared a block at a time (a `memcmp`),
+/// then byte by byte in the first block that differs: byte by byte throughout, a
+/// keystroke in a 3 MB buffer cost ~3 ms here alone.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 256;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + BLOCK <= n && a[i..i + BLOCK] == b[i..i + BLOCK] {
+        i += BLOCK;
+    }
+    i + a[i..n]
+        .iter()
+        .zip(&b[i..n])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// How many trailing bytes `a` and `b` share (see [`common_prefix`]).
+fn common_suffix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 256;
+    let n = a.len().min(b.len());
+    let (ea, eb) = (a.len(), b.len());
+    let mut i = 0;
+    while i + BLOCK <= n && a[ea - i - BLOCK..ea - i] == b[eb - i - BLOCK..eb - i] {
+        i += BLOCK;
+    }
+    i + a[..ea - i]
+        .iter()
+        .rev()
+        .zip(b[..eb - i].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
 }
 
 impl Backend {
@@ -242,7 +270,7 @@ impl Backend {
             match self.state.docs.get(key) {
                 Some(e) => {
                     let text = &e.doc.text;
-                    let idx = LineIndex::new(text);
+                    let idx = e.doc.line_index();
                     // A dry-run finding where a static one stands is folded into it
                     // (`dry_run::fold_into_static`): one diagnostic, not two.
                     let mut statics: Vec<Finding> = e.findings.to_vec();
@@ -629,6 +657,19 @@ mod tests {
             assert_eq!(apply(a, b), b, "{a:?} → {b:?}");
         }
         assert_eq!(diff("abc", "abxc"), Some((2, 2, "x")));
+        // Longer than a block of the prefix and suffix scans, the change at every place
+        // around a block's edge.
+        let long = "é".repeat(700);
+        for at in [0, 2, 254, 256, 258, 512, 700, 1398, 1400] {
+            let mut b = long.clone();
+            b.insert_str(at, "xy");
+            assert_eq!(apply(&long, &b), b, "insert at {at}");
+            assert_eq!(diff(&long, &b), Some((at, at, "xy")), "insert at {at}");
+            assert_eq!(apply(&b, &long), long, "delete at {at}");
+        }
+        let mut b = long.clone();
+        b.replace_range(300..302, "a");
+        assert_eq!(diff(&long, &b), Some((300, 302, "a")));
         assert_eq!(diff("same", "same"), None);
     }
 }

@@ -46,6 +46,9 @@ pub struct Document {
     pub dirty: bool,
     /// How the buffer is checked.
     pub kind: Kind,
+    /// Line starts of `text`, kept across edits: a keystroke in a 100,000-line buffer
+    /// indexed every line of it twice (the edit's position, the publish), ~2 ms.
+    starts: Vec<usize>,
 }
 
 /// What a reparse needs, taken from the store so the parse runs without its lock.
@@ -115,9 +118,16 @@ impl Document {
             tree: None,
             dirty: true,
             kind: Kind::Skipped,
+            starts: Vec::new(),
         };
         d.kind = kind_of(path, &d.text);
+        d.starts = LineIndex::new(&d.text).into_starts();
         d
+    }
+
+    /// The line index of `text`, from the kept line starts.
+    pub fn line_index(&self) -> LineIndex<'_> {
+        LineIndex::from_starts(&self.text, self.starts.clone())
     }
 
     /// What a reparse of the current text needs, or `None` when the tree is current.
@@ -170,6 +180,7 @@ impl Document {
             match ch.range {
                 None => {
                     self.text = crate::textfile::lone_cr_to_lf(ch.text);
+                    self.starts = LineIndex::new(&self.text).into_starts();
                     self.tree = None;
                 }
                 Some(range) => {
@@ -177,14 +188,16 @@ impl Document {
                         text: crate::textfile::lone_cr_to_lf(ch.text),
                         ..ch
                     };
-                    let idx = LineIndex::new(&self.text);
+                    let idx = LineIndex::from_starts(&self.text, std::mem::take(&mut self.starts));
                     let start = idx.offset_utf16(range.start.line, range.start.character);
                     let end = idx
                         .offset_utf16(range.end.line, range.end.character)
                         .max(start);
                     let start_position = point_at(&idx, start);
                     let old_end_position = point_at(&idx, end);
+                    self.starts = idx.into_starts();
                     self.text.replace_range(start..end, &ch.text);
+                    crate::js::splice_starts(&mut self.starts, start, end, &ch.text);
                     let new_end = start + ch.text.len();
                     let new_end_position = {
                         let nl = ch.text.matches('\n').count();
@@ -202,6 +215,7 @@ impl Document {
                     let b = self.text.as_bytes();
                     if start > 0 && b[start - 1] == b'\r' && b.get(start) != Some(&b'\n') {
                         self.text.replace_range(start - 1..start, "\n");
+                        crate::js::splice_starts(&mut self.starts, start - 1, start, "\n");
                         self.tree = None;
                     }
                     if let Some(tree) = self.tree.as_mut() {

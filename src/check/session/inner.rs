@@ -30,8 +30,12 @@ pub(super) struct Facts {
     pub(super) s: usize,
     pub(super) e: usize,
     pub(super) scopes: Vec<ScopeFacts>,
-    /// The top-level statement's summary (its text's, analysed alone).
-    pub(super) summary: Vec<String>,
+    /// The top-level statement's text when the facts were taken: nested edits since
+    /// leave its summary as this text's.
+    old: String,
+    /// That summary, computed when first asked (an analysis of the whole statement; a
+    /// nested edit never asks).
+    summary: std::cell::OnceCell<Option<Vec<String>>>,
 }
 
 /// How many top-level statements keep their facts: those being typed in.
@@ -162,37 +166,52 @@ impl Session {
         let cut = self.seed_names.for_text(&self.seed, own);
         let a = Analysis::for_node(&self.corpus, &self.text, &self.tree, top, &cut);
         let scopes = a.scope_facts();
-        let summary = match &*self.summarised.borrow() {
-            Some((t, sum)) if t == own => Some(sum.clone()),
-            _ => None,
-        };
-        let summary = summary.unwrap_or_else(|| self.summary_of(&self.text, &self.tree, top));
+        let summary = std::cell::OnceCell::new();
+        if let Some((t, sum)) = &*self.summarised.borrow() {
+            if t == own {
+                let _ = summary.set(Some(sum.clone()));
+            }
+        }
         Some(Facts {
             s: top.start_byte(),
             e: top.end_byte(),
             scopes,
+            old: own.to_string(),
             summary,
         })
     }
 
-    /// The kept summary of top-level statement `s..e`, when its facts are kept.
-    pub(super) fn kept_summary(&self, s: usize, e: usize) -> Option<Vec<String>> {
-        self.facts
-            .borrow()
-            .iter()
-            .find(|f| (f.s, f.e) == (s, e))
-            .map(|f| f.summary.clone())
+    /// Whether top-level statement `s..e` has its facts kept.
+    pub(super) fn has_facts(&self, s: usize, e: usize) -> bool {
+        self.facts.borrow().iter().any(|f| (f.s, f.e) == (s, e))
     }
 
-    /// Moves kept positions past an edit of `start..end` that changed the length by
+    /// The summary of top-level statement `s..e` (as it was before the current edit)
+    /// when its facts are kept: that of its text when they were taken, parsed alone.
+    pub(super) fn kept_summary(&self, s: usize, e: usize) -> Option<Vec<String>> {
+        let facts = self.facts.borrow();
+        let f = facts.iter().find(|f| (f.s, f.e) == (s, e))?;
+        f.summary
+            .get_or_init(|| {
+                let tree = crate::js::parse(&f.old);
+                let root = tree.root_node();
+                let node = root.child(0).filter(|n| {
+                    root.child_count() == 1 && !root.has_error() && n.end_byte() == f.old.len()
+                })?;
+                Some(self.summary_of(&f.old, &tree, node))
+            })
+            .clone()
+    }
+
+    /// Moves kept positions past an edit ending at `end` (before it was made) that changed the length by
     /// `delta`.
-    pub(super) fn shift_inner(&mut self, start: usize, end: usize, delta: isize) {
+    pub(super) fn shift_inner(&mut self, end: usize, delta: isize) {
         let shift = |x: usize| (x as isize + delta) as usize;
         let mv = |s: &mut usize, e: &mut usize| {
             if *s >= end {
                 *s = shift(*s);
                 *e = shift(*e);
-            } else if *e > end || (*e == end && *s < start) {
+            } else if *e > end {
                 *e = shift(*e);
             }
         };

@@ -13,10 +13,15 @@ use crate::check::dispatch::run_sites;
 
 impl Session {
     /// The top-level statement `start..end` falls strictly inside, and its summary.
-    pub(super) fn statement_before(&self, start: usize, end: usize) -> Option<Before> {
+    ///
+    /// `defer`: the edit may be answered as a nested statement; then a summary kept with
+    /// the statement's facts is not computed now (see [`Before::deferred`]).
+    pub(super) fn statement_before(&self, start: usize, end: usize, defer: bool) -> Option<Before> {
         let node = statement_around(&self.tree, start, end)?;
         let (s, e) = (node.start_byte(), node.end_byte());
+        let deferred = defer && self.has_facts(s, e);
         let summary = match self.dirty.iter().find(|d| d.0 == s && d.1 == e) {
+            _ if deferred => Vec::new(),
             Some(d) => d.2.clone(),
             // The stale tree's nodes there describe older text.
             None if self.dirty.iter().any(|d| d.0 < e && s < d.1) => return None,
@@ -43,6 +48,7 @@ impl Session {
             prev: node.prev_sibling().map(part),
             next: node.next_sibling().map(part),
             summary,
+            deferred,
             old: self.text[s..e].to_string(),
         })
     }
