@@ -38,6 +38,10 @@ use seeding::SeedNames;
 /// whole file's parse would cut them the same way: what follows the next statement is
 /// parsed from the same state over the same text as before.
 ///
+/// An edit strictly inside a simple statement nested in a function's body goes one
+/// level further (`inner`): that statement alone, with the function's bindings
+/// standing in for the function, as the seed stands in for the file.
+///
 /// Anything else (an edit across statements, a syntax error, a changed summary, a
 /// construct Start or End in the statement) reparses incrementally and re-checks the one
 /// statement if the new tree allows it, or the whole file.
