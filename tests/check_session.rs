@@ -675,3 +675,38 @@ fn a_nested_line_that_changes_its_function_is_not_rechecked_alone() {
     splice_and_compare(&mut s, at, 1, "");
     assert_eq!(s.inner_edits(), inner, "a declaration renamed");
 }
+
+/// Typing in turn in more functions than were once kept (eight): each keystroke is still
+/// a nested re-check, in every function, round after round. The facts of the function
+/// typed in next were evicted every time, and its keystroke was a whole check.
+#[test]
+fn typing_in_turn_in_many_functions_keeps_every_keystroke_nested() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let text: String = (0..12)
+        .map(|k| {
+            format!(
+                "function part{k}(rows) {{\n    var pg = layout.currentPage();\n    for (var i = 0; i < rows.length; i++) {{\n        layout.paragraph(rows[i] + pg.label);\n    }}\n}}\n"
+            )
+        })
+        .collect();
+    let mut s = Session::new(corpus, project, "s.js", &text);
+    let mut keys = 0;
+    for round in 0..2 {
+        for k in 0..12 {
+            let at = s.text().find(&format!("part{k}(")).unwrap();
+            let after = "layout.paragraph";
+            let at = at + s.text()[at..].find(after).unwrap() + after.len();
+            let inner = s.inner_edits();
+            splice_and_compare(&mut s, at, 0, "Q");
+            splice_and_compare(&mut s, at, 1, "");
+            keys += 2;
+            assert_eq!(
+                s.inner_edits() - inner,
+                2,
+                "round {round}, function {k}: not re-checked as nested lines"
+            );
+        }
+    }
+    assert_eq!(s.inner_edits(), keys);
+}

@@ -38,8 +38,10 @@ pub(super) struct Facts {
     summary: std::cell::OnceCell<Option<Vec<String>>>,
 }
 
-/// How many top-level statements keep their facts: those being typed in.
-const KEPT: usize = 8;
+/// How many top-level statements keep their facts: those being typed in. (Eight were
+/// too few: typing in turn in ten functions evicted, every time, the facts of the one
+/// typed in next, and a 2,000-line function's keystroke cost a whole check.)
+const KEPT: usize = 32;
 
 /// The nested statement an edit falls strictly inside, before the edit.
 pub(super) struct Inner {
@@ -107,17 +109,36 @@ impl Session {
         };
         let dirty_inside = inner_dirty.iter().any(|d| ts <= d.0 && d.1 <= te);
         drop(inner_dirty);
-        if !self.facts.borrow().iter().any(|f| (f.s, f.e) == (ts, te)) {
-            // Facts are read off the tree, which must describe the whole statement.
-            if dirty_inside {
-                return None;
+        let at = self
+            .facts
+            .borrow()
+            .iter()
+            .position(|f| (f.s, f.e) == (ts, te));
+        match at {
+            // The most recently used last.
+            Some(i) => {
+                let mut kept = self.facts.borrow_mut();
+                let f = kept.remove(i);
+                kept.push(f);
             }
-            let facts = self.facts_of(top)?;
-            let mut kept = self.facts.borrow_mut();
-            if kept.len() >= KEPT {
-                kept.remove(0);
+            None => {
+                // Facts are read off the tree, which must describe the whole statement.
+                if dirty_inside {
+                    return None;
+                }
+                let facts = self.facts_of(top)?;
+                let mut kept = self.facts.borrow_mut();
+                if kept.len() >= KEPT {
+                    // The least recently used, sparing those with nested edits since the
+                    // last parse: without their facts, the next edit there that is not
+                    // nested has no summary to go by and is checked whole.
+                    let inner_dirty = self.inner_dirty.borrow();
+                    let edited = |f: &Facts| inner_dirty.iter().any(|d| f.s <= d.0 && d.1 <= f.e);
+                    let i = kept.iter().position(|f| !edited(f)).unwrap_or(0);
+                    kept.remove(i);
+                }
+                kept.push(facts);
             }
-            kept.push(facts);
         }
         let part = |n: Node| (n.kind_id(), n.start_byte(), n.end_byte());
         Some(Inner {
