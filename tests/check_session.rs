@@ -524,3 +524,186 @@ fn typing_into_a_comment_of_an_unparsable_file_agrees_with_a_fresh_check() {
         assert_eq!(got, want, "after typing {:?}", &s.text()[at..at + k + 1]);
     }
 }
+
+/// Units as scripts are written: a function that opens and closes a table, and one
+/// that opens a block around a call of it, called at the top level.
+fn units(n: usize) -> String {
+    let mut out = String::new();
+    for i in 0..n {
+        out.push_str(&format!(
+            "function table{i}(rows) {{\n    var t = new Table();\n    t.columns = 2;\n    layout.tableStart(t, {{ cellPadding: 3 }});\n    for (var i = 0; i < rows.length; i++) {{ layout.tableRow(); layout.text(rows[i], {{ fontSize: 9 }}); }}\n    layout.tableEnd();\n}}\nfunction note{i}(title) {{\n    var b = new Block();\n    layout.blockStart(b, {{ padding: 6 }});\n    table{i}([title, \"{i}\"]);\n    layout.blockEnd();\n}}\nnote{i}(\"Section {i}\");\n"
+        ));
+    }
+    out
+}
+
+/// Asserts that the edits since `before` (whole pairings, kept pairings) were all
+/// paired from the parts kept per statement, none by analysing the whole file.
+fn assert_kept(s: &Session, before: (usize, usize), edits: usize) {
+    assert_eq!(
+        s.whole_pairings(),
+        before.0,
+        "no edit paired the whole file again"
+    );
+    assert_eq!(
+        s.kept_pairings(),
+        before.1 + edits,
+        "each edit paired from the kept parts"
+    );
+}
+
+fn pairings(s: &Session) -> (usize, usize) {
+    (s.whole_pairings(), s.kept_pairings())
+}
+
+/// Issue 30: `tableStartQ` makes `table1` a function that only closes a table, a helper
+/// whose call in `note1` then stands for a `tableEnd`; `tableEndQ` makes it one that
+/// only opens. The findings at the call change, and are paired from what each statement
+/// opens and closes, with the edited function read again alone.
+#[test]
+fn a_typo_that_makes_a_called_function_a_helper_is_paired_from_kept_parts() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let mut s = Session::new(corpus, project, "s.js", &units(3));
+    assert!(s.findings().is_empty(), "{:?}", shown(s.findings()));
+    let before = pairings(&s);
+    for member in ["tableStart", "tableEnd", "blockStart", "blockEnd"] {
+        let at = s.text().find(&format!("{member}(")).unwrap() + member.len();
+        splice_and_compare(&mut s, at, 0, "Q");
+        assert!(!s.findings().is_empty(), "`{member}Q` is reported");
+        splice_and_compare(&mut s, at, 1, "");
+        assert!(s.findings().is_empty(), "{:?}", shown(s.findings()));
+    }
+    // The same in the middle unit, whose helper call sits between the others'.
+    let at = s.text().find("table1(rows)").unwrap();
+    let at = s.text()[at..].find("tableStart").unwrap() + at + "tableStart".len();
+    splice_and_compare(&mut s, at, 0, "Q");
+    let helper = shown(s.findings());
+    assert!(
+        helper.iter().any(|f| f.contains("table1()")),
+        "the call of the helper is what is reported: {helper:?}"
+    );
+    splice_and_compare(&mut s, at, 1, "");
+    assert_kept(&s, before, 10);
+}
+
+/// A helper made an ordinary function again (its Start closed inside it), and back:
+/// its call elsewhere stops standing for a Start, and starts again.
+#[test]
+fn a_helper_unmade_and_made_again_is_paired_from_kept_parts() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let text = format!(
+        "function openBox(b) {{\n    layout.blockStart(b);\n}}\n{}var b = new Block();\nopenBox(b);\nlayout.paragraph(\"x\");\nlayout.blockEnd();\n",
+        units(1)
+    );
+    let mut s = Session::new(corpus, project, "s.js", &text);
+    assert!(s.findings().is_empty(), "{:?}", shown(s.findings()));
+    let before = pairings(&s);
+    let at = s.text().find("layout.blockStart(b);").unwrap() + "layout.blockStart(b);".len();
+    let end = "\n    layout.blockEnd();";
+    splice_and_compare(&mut s, at, 0, end);
+    assert!(
+        shown(s.findings())
+            .iter()
+            .any(|f| f.contains("closes no open")),
+        "the End in `boxed` closes nothing now: {:?}",
+        shown(s.findings())
+    );
+    splice_and_compare(&mut s, at, end.len(), "");
+    assert!(s.findings().is_empty(), "{:?}", shown(s.findings()));
+    assert_kept(&s, before, 2);
+}
+
+/// A construct opened and closed in top-level code, with functions between them: the
+/// top-level statements are re-paired across the file, messages naming other lines
+/// included.
+#[test]
+fn a_construct_across_top_level_statements_is_paired_from_kept_parts() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let text = format!(
+        "var t = new Table();\nlayout.tableStart(t);\n{}if (t) {{\n    layout.tableEnd();\n    throw t;\n}}\nlayout.tableEnd();\n",
+        units(2)
+    );
+    let mut s = Session::new(corpus, project, "s.js", &text);
+    let before = pairings(&s);
+    let at = s.text().rfind("tableEnd").unwrap() + "tableEnd".len();
+    splice_and_compare(&mut s, at, 0, "Q");
+    assert!(
+        shown(s.findings())
+            .iter()
+            .any(|f| f.contains("closed on line")),
+        "{:?}",
+        shown(s.findings())
+    );
+    splice_and_compare(&mut s, at, 1, "");
+    let at = s.text().find("tableStart").unwrap() + "tableStart".len();
+    splice_and_compare(&mut s, at, 0, "Q");
+    splice_and_compare(&mut s, at, 1, "");
+    // A line added inside the `if`: the kept calls after it move a line down.
+    let at = s.text().find("    throw t;").unwrap();
+    splice_and_compare(&mut s, at, 0, "    layout.tableEnd();\n");
+    let at = s.text().rfind("tableEnd").unwrap() + "tableEnd".len();
+    splice_and_compare(&mut s, at, 0, "Q");
+    splice_and_compare(&mut s, at, 1, "");
+    assert_kept(&s, before, 7);
+}
+
+/// Two functions of one name, each with one unmatched End: the same finding every
+/// time, edit after edit, as a fresh check gives it.
+#[test]
+fn same_named_functions_are_paired_from_kept_parts() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let text = "function close() {\n    layout.blockEnd();\n}\nvar b = new Block();\nfunction close() {\n    layout.listEnd();\n}\nfunction use(l) {\n    layout.listStart(l);\n    close();\n}\n";
+    let mut s = Session::new(corpus, project, "s.js", text);
+    let before = pairings(&s);
+    for member in ["blockEnd", "listEnd", "listStart"] {
+        let at = s.text().find(member).unwrap() + member.len();
+        splice_and_compare(&mut s, at, 0, "Q");
+        splice_and_compare(&mut s, at, 1, "");
+    }
+    assert_kept(&s, before, 6);
+}
+
+/// A Start typed into a function that had no construct call: it becomes a helper, and
+/// its call in another function now stands for that Start.
+#[test]
+fn a_start_typed_into_a_plain_function_makes_its_calls_count() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let text = format!(
+        "function open(b) {{\n    var x = 1;\n}}\n{}var b = new Block();\nopen(b);\nlayout.paragraph(\"x\");\nlayout.blockEnd();\n",
+        units(1)
+    );
+    let mut s = Session::new(corpus, project, "s.js", &text);
+    assert!(
+        shown(s.findings())
+            .iter()
+            .any(|f| f.contains("closes no open")),
+        "{:?}",
+        shown(s.findings())
+    );
+    let before = pairings(&s);
+    let at = s.text().find("var x = 1;").unwrap() + "var x = 1;".len();
+    let start = "\n    layout.blockStart(b);";
+    splice_and_compare(&mut s, at, 0, start);
+    assert!(s.findings().is_empty(), "{:?}", shown(s.findings()));
+    // An edit elsewhere (no construct named), then the Start taken out again.
+    let at2 = s.text().find("layout.paragraph(\"x\")").unwrap() + "layout.paragraph(\"".len();
+    splice_and_compare(&mut s, at2, 0, "y");
+    let at = s.text().find(start).unwrap();
+    splice_and_compare(&mut s, at, start.len(), "");
+    assert!(!s.findings().is_empty());
+    assert_eq!(
+        s.whole_pairings(),
+        before.0,
+        "no edit paired the whole file again"
+    );
+    assert_eq!(
+        s.kept_pairings(),
+        before.1 + 2,
+        "each construct edit paired from the kept parts"
+    );
+}

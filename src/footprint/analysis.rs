@@ -178,6 +178,28 @@ pub struct ConstructCall {
     object_start: Option<usize>,
 }
 
+impl ConstructCall {
+    /// The call as it stands after the text before it grew by `bytes` and `rows`: the
+    /// same call of a statement that an edit elsewhere moved (the session keeps calls per
+    /// statement). The chain's root, the program, does not move.
+    pub fn moved(&self, bytes: isize, rows: isize) -> ConstructCall {
+        let mut c = self.clone();
+        if bytes == 0 && rows == 0 {
+            return c;
+        }
+        let b = |x: usize| x.saturating_add_signed(bytes);
+        let r = |x: usize| x.saturating_add_signed(rows);
+        c.member_span = (b(c.member_span.0), b(c.member_span.1));
+        c.receiver_start = b(c.receiver_start);
+        c.object_start = c.object_start.map(b);
+        for n in c.chain.iter_mut().skip(1) {
+            n.start_row = r(n.start_row);
+            n.end_row = r(n.end_row);
+        }
+        c
+    }
+}
+
 /// The facts of one script that footprints are made of.
 #[derive(Debug)]
 pub struct Analysis<'a> {

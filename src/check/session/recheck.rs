@@ -131,8 +131,14 @@ impl Session {
         // is not needed, nor its reparse (a construct edit cost a whole check, 33-110 ms
         // on 10,000 lines, issue 30).
         let pass = if constructs {
-            let (found, helpers) = self.local_constructs(&piece, node, b.s, new_e, &b.old)?;
-            ConstructPass::Local(found, helpers)
+            match self.kept_pairing(&piece, node, b.s, b.e, delta) {
+                Some((found, helpers, entry)) => ConstructPass::Kept(found, helpers, entry),
+                None => {
+                    let (found, helpers) =
+                        self.local_constructs(&piece, node, b.s, new_e, &b.old)?;
+                    ConstructPass::Local(found, helpers)
+                }
+            }
         } else {
             ConstructPass::Keep
         };
@@ -176,9 +182,12 @@ impl Session {
             return None;
         }
         let pass = if self.names_construct(&b.old) || self.names_construct(&self.text[s..new_e]) {
-            match self.local_constructs(tree, node, s, new_e, &b.old) {
-                Some((found, helpers)) => ConstructPass::Local(found, helpers),
-                None => ConstructPass::Whole,
+            match self.kept_pairing(tree, node, s, e, delta) {
+                Some((found, helpers, entry)) => ConstructPass::Kept(found, helpers, entry),
+                None => match self.local_constructs(tree, node, s, new_e, &b.old) {
+                    Some((found, helpers)) => ConstructPass::Local(found, helpers),
+                    None => ConstructPass::Whole,
+                },
             }
         } else {
             ConstructPass::Keep
@@ -303,7 +312,7 @@ impl Session {
         // number when the edit moves lines (found by the differential test): such an
         // edit is checked whole.
         let first = node.start_position().row + 1;
-        if !matches!(pass, ConstructPass::Whole)
+        if !pass.whole_file()
             && self.findings.iter().any(|f| {
                 (f.span.start < s || f.span.start >= e)
                     && f.code == Code::Construct
@@ -315,7 +324,7 @@ impl Session {
         let mut out: Vec<Finding> = Vec::new();
         let mut after = Vec::new();
         for f in &self.findings {
-            if matches!(pass, ConstructPass::Whole) && f.code == Code::Construct {
+            if pass.whole_file() && f.code == Code::Construct {
                 continue;
             }
             let (a, b) = (f.span.start, f.span.end);
@@ -368,6 +377,8 @@ impl Session {
             own = run(&self.seed);
         }
         out.extend(own);
+        let mut pass = pass;
+        self.pairing_after(tree, node, s, e, delta, &mut pass);
         match pass {
             ConstructPass::Keep => {}
             ConstructPass::Whole => {
@@ -375,10 +386,16 @@ impl Session {
                     construct::check_helpers(&self.corpus, &self.path, &self.text, tree);
                 out.extend(found);
                 *self.helpers.borrow_mut() = helpers;
+                self.whole_pairings.set(self.whole_pairings.get() + 1);
             }
             ConstructPass::Local(found, helpers) => {
                 out.extend(found);
                 *self.helpers.borrow_mut() = helpers;
+            }
+            ConstructPass::Kept(found, helpers, _) => {
+                out.extend(found);
+                *self.helpers.borrow_mut() = helpers;
+                self.kept_pairings.set(self.kept_pairings.get() + 1);
             }
         }
         sort_findings(&mut out);
