@@ -707,3 +707,106 @@ fn a_start_typed_into_a_plain_function_makes_its_calls_count() {
         "each construct edit paired from the kept parts"
     );
 }
+
+/// Random construct edits (a typo on a Start, End or helper name and its undoing, a
+/// Start or End line inserted or taken out, a line typed between statements, in
+/// functions and at the top level) on a script of units with constructs opened across
+/// top-level statements: after each, the findings are a full check's, and most edits
+/// were paired from the kept parts.
+#[test]
+fn random_construct_edits_agree_with_a_full_check_after_each_one() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let script = format!(
+        "var t = new Table();\nlayout.tableStart(t);\n{}function open(b) {{\n    layout.blockStart(b);\n}}\nif (t) {{\n    open(new Block());\n    layout.blockEnd();\n    layout.tableEnd();\n    throw t;\n}}\n{}layout.tableEnd();\n",
+        units(3),
+        units(2).replace("table", "tab").replace("note", "nt")
+    );
+    let mut s = Session::new(corpus, project, "s.js", &script);
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: usize| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((seed >> 33) as usize) % n.max(1)
+    };
+    let names = [
+        "tableStart",
+        "tableEnd",
+        "blockStart",
+        "blockEnd",
+        "open(",
+        "table1(",
+        "function note",
+    ];
+    let lines = [
+        "    layout.tableEnd();\n",
+        "    layout.blockStart(new Block());\n",
+        "    layout.blockEnd();\n",
+        "    open(new Block());\n",
+        "    var q = 1;\n",
+    ];
+    let before = s.kept_pairings();
+    for round in 0..160 {
+        if round % 40 == 0 {
+            let len = s.text().len();
+            splice_and_compare(&mut s, 0, len, &script);
+        }
+        let text = s.text().to_string();
+        match next(3) {
+            0 | 1 => {
+                let name = names[next(names.len())];
+                let hits: Vec<usize> = text.match_indices(name).map(|(i, _)| i).collect();
+                if hits.is_empty() {
+                    continue;
+                }
+                let at = hits[next(hits.len())] + name.trim_end_matches('(').len();
+                splice_and_compare(&mut s, at, 0, "Q");
+                if next(4) != 0 {
+                    splice_and_compare(&mut s, at, 1, "");
+                }
+            }
+            _ => {
+                // A line inserted after a line that opens or ends a statement inside a
+                // block, or a line taken out.
+                let starts: Vec<usize> = text
+                    .match_indices(";\n")
+                    .map(|(i, _)| i + 2)
+                    .filter(|&i| text[i..].starts_with("    "))
+                    .collect();
+                if starts.is_empty() {
+                    continue;
+                }
+                let at = starts[next(starts.len())];
+                let line = lines[next(lines.len())];
+                splice_and_compare(&mut s, at, 0, line);
+                if next(2) == 0 {
+                    splice_and_compare(&mut s, at, line.len(), "");
+                }
+            }
+        }
+    }
+    assert!(
+        s.kept_pairings() > before + 60,
+        "kept pairings: {}",
+        s.kept_pairings() - before
+    );
+}
+
+/// A construct's global declared at the top level in a form the quick patterns do not
+/// see (`var x, layout`, `let layout`): no call is a construct's then, and a statement
+/// read alone cannot know it; the findings still agree with a full check.
+#[test]
+fn a_global_declared_among_others_is_seen_by_construct_edits() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    for decl in ["var x, layout = {};\n", "let layout = {};\n"] {
+        let text = format!("{decl}{}", units(2));
+        let mut s = Session::new(corpus.clone(), project.clone(), "s.js", &text);
+        let at = s.text().find("tableEnd").unwrap() + "tableEnd".len();
+        splice_and_compare(&mut s, at, 0, "Q");
+        splice_and_compare(&mut s, at, 1, "");
+        let at = s.text().find("tableStart").unwrap() + "tableStart".len();
+        splice_and_compare(&mut s, at, 0, "Q");
+    }
+}

@@ -33,7 +33,7 @@ use crate::check::{Code, Finding, Span};
 use crate::docs::Corpus;
 use crate::footprint::{
     analysis::{construct_calls_on_paths, helper_call, ConstructCall},
-    constructs::{match_calls, Matched},
+    constructs::{match_refs, Matched},
 };
 
 /// The construct findings of a script (warnings).
@@ -95,7 +95,7 @@ struct Helper {
 /// The helpers among the functions that hold construct calls: every call in the
 /// function is a Start left open there (or every one an End closing nothing there),
 /// all of one construct.
-fn helpers(calls: &[ConstructCall], m: &Matched) -> BTreeMap<String, (Vec<usize>, Helper)> {
+fn helpers(calls: &[&ConstructCall], m: &Matched) -> BTreeMap<String, (Vec<usize>, Helper)> {
     let unclosed: std::collections::HashSet<usize> = m
         .pairs
         .iter()
@@ -298,9 +298,10 @@ fn findings(
     corpus: &Corpus,
     path: &str,
     text: &str,
-    calls: Vec<ConstructCall>,
+    calls: &[ConstructCall],
     root: Node,
 ) -> (Vec<Finding>, Vec<String>) {
+    let calls = calls.iter().collect();
     pair(
         corpus,
         path,
@@ -318,28 +319,34 @@ fn pair(
     corpus: &Corpus,
     path: &str,
     text: &str,
-    mut calls: Vec<ConstructCall>,
+    mut calls: Vec<&ConstructCall>,
     called: &mut dyn FnMut(&BTreeMap<String, (Vec<usize>, Helper)>) -> Vec<ConstructCall>,
     idx: Option<crate::js::LineIndex>,
 ) -> (Vec<Finding>, Vec<String>) {
     if calls.is_empty() {
         return (Vec::new(), Vec::new());
     }
-    // One numbering of scopes for the calls found by either walk and the helpers'.
-    for c in &mut calls {
-        c.scope = c.func.0;
-    }
-    let mut m = match_calls(&calls);
+    // Scopes are numbered by function: the calls found by either walk and the
+    // helpers' are matched per function.
+    debug_assert!(calls.iter().all(|c| c.scope == c.func.0));
+    let mut m = match_refs(&calls);
     let helpers = helpers(&calls, &m);
     let names: Vec<String> = helpers.keys().cloned().collect();
+    let extra = if helpers.is_empty() {
+        Vec::new()
+    } else {
+        called(&helpers)
+    };
     if !helpers.is_empty() {
         // A helper's body is paired where it is called: its own calls are its summary.
         let bodies: std::collections::HashSet<usize> =
             helpers.values().flat_map(|h| h.0.iter().copied()).collect();
         calls.retain(|c| !bodies.contains(&c.func.0));
-        calls.extend(called(&helpers));
+    }
+    let mut calls: Vec<&ConstructCall> = calls.into_iter().chain(extra.iter()).collect();
+    if !helpers.is_empty() {
         calls.sort_by_key(|c| c.member_span.0);
-        m = match_calls(&calls);
+        m = match_refs(&calls);
     }
     let by_helper: BTreeMap<&str, &Helper> =
         helpers.iter().map(|(k, v)| (k.as_str(), &v.1)).collect();
@@ -362,9 +369,8 @@ pub(crate) fn check_with_calls(
     let calls = construct_calls_on_paths(text, corpus, a.construct_paths(), &|n, o| {
         a.is_declared(n, o)
     });
-    let kept = if keep { calls.clone() } else { Vec::new() };
-    let (found, names) = findings(corpus, path, text, calls, a.tree().root_node());
-    (found, names, kept)
+    let (found, names) = findings(corpus, path, text, &calls, a.tree().root_node());
+    (found, names, if keep { calls } else { Vec::new() })
 }
 
 /// The findings of a script from its parts kept per statement: `calls`, every construct
@@ -372,12 +378,12 @@ pub(crate) fn check_with_calls(
 /// script), and `bare(named)`, the calls of bare names that `named` accepts in document
 /// order (as [`bare_calls`] finds them). The same pairing as [`check`], without reading
 /// the tree.
-pub(crate) fn pair_kept(
+pub(crate) fn pair_kept<'c>(
     corpus: &Corpus,
     path: &str,
     text: &str,
-    calls: Vec<ConstructCall>,
-    bare: &mut dyn FnMut(&dyn Fn(&str) -> bool) -> Vec<ConstructCall>,
+    calls: Vec<&'c ConstructCall>,
+    bare: &mut dyn FnMut(&dyn Fn(&str) -> bool) -> Vec<&'c ConstructCall>,
     idx: crate::js::LineIndex,
 ) -> (Vec<Finding>, Vec<String>) {
     pair(
@@ -385,7 +391,7 @@ pub(crate) fn pair_kept(
         path,
         text,
         calls,
-        &mut |h| as_helper_calls(bare(&|n| h.contains_key(n)).iter(), h),
+        &mut |h| as_helper_calls(bare(&|n| h.contains_key(n)).into_iter(), h),
         Some(idx),
     )
 }
@@ -394,7 +400,7 @@ fn report(
     corpus: &Corpus,
     path: &str,
     text: &str,
-    calls: &[ConstructCall],
+    calls: &[&ConstructCall],
     m: &Matched,
     helpers: &BTreeMap<&str, &Helper>,
     idx: Option<crate::js::LineIndex>,

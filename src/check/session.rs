@@ -131,9 +131,9 @@ enum ConstructPass {
     /// The statement's own, computed alone (a function declaration), and the file's
     /// helpers after the edit.
     Local(Vec<Finding>, Vec<String>),
-    /// The whole file's, paired from the parts kept per statement with the statement's
-    /// read again (its new parts, kept once the re-check stands), and the helpers.
-    Kept(Vec<Finding>, Vec<String>, pairing::Entry),
+    /// The whole file's, paired from the parts kept per statement once the statement's
+    /// new parts (read again alone) are kept in place of its old ones.
+    Kept(pairing::Entry),
 }
 
 impl ConstructPass {

@@ -179,24 +179,19 @@ pub struct ConstructCall {
 }
 
 impl ConstructCall {
-    /// The call as it stands after the text before it grew by `bytes` and `rows`: the
-    /// same call of a statement that an edit elsewhere moved (the session keeps calls per
-    /// statement). The chain's root, the program, does not move.
-    pub fn moved(&self, bytes: isize, rows: isize) -> ConstructCall {
-        let mut c = self.clone();
-        if bytes == 0 && rows == 0 {
-            return c;
-        }
+    /// Moves the call by `bytes` and `rows`, as the text before it grew: the same call of
+    /// a statement that an edit elsewhere moved (the session keeps calls per statement).
+    /// The chain's root, the program, does not move.
+    pub fn shift(&mut self, bytes: isize, rows: isize) {
         let b = |x: usize| x.saturating_add_signed(bytes);
         let r = |x: usize| x.saturating_add_signed(rows);
-        c.member_span = (b(c.member_span.0), b(c.member_span.1));
-        c.receiver_start = b(c.receiver_start);
-        c.object_start = c.object_start.map(b);
-        for n in c.chain.iter_mut().skip(1) {
+        self.member_span = (b(self.member_span.0), b(self.member_span.1));
+        self.receiver_start = b(self.receiver_start);
+        self.object_start = self.object_start.map(b);
+        for n in self.chain.iter_mut().skip(1) {
             n.start_row = r(n.start_row);
             n.end_row = r(n.end_row);
         }
-        c
     }
 }
 

@@ -40,6 +40,8 @@ pub(super) struct Entry {
     calls: Vec<ConstructCall>,
     /// Its calls of bare names, as a helper's calls stand, without their construct.
     bare: Vec<ConstructCall>,
+    /// Whether an edit before it moved it since its calls were last moved.
+    moved: bool,
 }
 
 impl Entry {
@@ -73,13 +75,14 @@ impl Pairing {
         let mut calls = calls.into_iter().peekable();
         let mut entries = Vec::new();
         let mut cursor = root.walk();
+        let mut ids = Default::default();
         for top in root.children(&mut cursor) {
             let mut own = Vec::new();
             while let Some(c) = calls.next_if(|c| c.member_span.0 < top.end_byte()) {
                 own.push(c);
             }
             let bare = construct::bare_calls(text, root, top, &|_| true);
-            let e = p.entry(top, own, bare);
+            let e = p.entry(top, own, bare, &mut ids);
             if !e.is_empty() {
                 entries.push(e);
             }
@@ -127,18 +130,20 @@ impl Pairing {
             }
         }
         let bare = construct::bare_calls(text, tree.root_node(), node, &|_| true);
-        self.entry(node, calls, bare)
+        self.entry(node, calls, bare, &mut Default::default())
     }
 
-    /// The entry of statement `top`, its ids renumbered.
+    /// The entry of statement `top`, its ids renumbered (`ids`: a map to reuse).
     fn entry(
         &self,
         top: Node,
         mut calls: Vec<ConstructCall>,
         mut bare: Vec<ConstructCall>,
+        ids: &mut std::collections::HashMap<usize, usize>,
     ) -> Entry {
         if !calls.is_empty() || !bare.is_empty() {
-            self.renumber(&mut calls, &mut bare);
+            ids.clear();
+            self.renumber(&mut calls, &mut bare, ids);
         }
         Entry {
             start: top.start_byte(),
@@ -146,13 +151,18 @@ impl Pairing {
             base_row: top.start_position().row,
             calls,
             bare,
+            moved: false,
         }
     }
 
     /// Gives the nodes of one statement's calls ids of the session's own, one per node,
     /// the program [`PROGRAM`] (the chains' first node), 0 kept.
-    fn renumber(&self, calls: &mut [ConstructCall], bare: &mut [ConstructCall]) {
-        let mut ids: std::collections::HashMap<usize, usize> = Default::default();
+    fn renumber(
+        &self,
+        calls: &mut [ConstructCall],
+        bare: &mut [ConstructCall],
+        ids: &mut std::collections::HashMap<usize, usize>,
+    ) {
         let mut next = self.next_id.get();
         let mut map = |id: usize| {
             *ids.entry(id).or_insert_with(|| {
@@ -182,27 +192,6 @@ impl Pairing {
         self.next_id.set(next);
     }
 
-    /// The kept entries in document order after statement `s..e` (before the edit)
-    /// grew by `delta` bytes and became `new`: each with where it starts now.
-    fn after<'p>(
-        &'p self,
-        s: usize,
-        e: usize,
-        delta: isize,
-        new: &'p Entry,
-    ) -> impl Iterator<Item = (&'p Entry, usize)> + 'p {
-        let k = self.entries.partition_point(|x| x.start < s);
-        let rest = self.entries[k..]
-            .iter()
-            .filter(move |x| x.start >= e)
-            .map(move |x| (x, x.start.saturating_add_signed(delta)));
-        self.entries[..k]
-            .iter()
-            .map(|x| (x, x.start))
-            .chain(Some((new, new.start)))
-            .chain(rest)
-    }
-
     /// Keeps `new` as statement `s..e` (before the edit, which grew it by `delta`).
     fn replace(&mut self, s: usize, e: usize, delta: isize, new: Entry) {
         let k = self.entries.partition_point(|x| x.start < s);
@@ -212,9 +201,26 @@ impl Pairing {
         }
         for x in &mut self.entries[j..] {
             x.start = x.start.saturating_add_signed(delta);
+            x.moved = true;
         }
         let new = (!new.is_empty()).then_some(new);
         self.entries.splice(k..j, new);
+    }
+
+    /// Moves the calls of the entries an edit moved to where they are now (`starts`:
+    /// the text's line starts), so that they can be paired where they are kept.
+    fn settle(&mut self, starts: &[usize]) {
+        for x in self.entries.iter_mut().filter(|x| x.moved) {
+            let row = starts.partition_point(|&b| b <= x.start).saturating_sub(1);
+            let bytes = x.start as isize - x.base as isize;
+            let rows = row as isize - x.base_row as isize;
+            if bytes != 0 || rows != 0 {
+                for c in x.calls.iter_mut().chain(x.bare.iter_mut()) {
+                    c.shift(bytes, rows);
+                }
+            }
+            (x.base, x.base_row, x.moved) = (x.start, row, false);
+        }
     }
 }
 
@@ -224,26 +230,35 @@ impl Session {
     /// file (no Markdown, no directive), without a syntax error or a declaration of a
     /// construct's global, that has construct calls at all.
     pub(super) fn keep_pairing(&mut self, calls: Vec<ConstructCall>) {
+        // A construct's global declared at the top level in any form (`var x, layout`,
+        // `let layout`, an assignment), found by the full analysis: whether a call in
+        // one statement is a construct's then depends on another statement.
+        let declared = self.corpus.constructs.values().any(|c| {
+            self.seed
+                .globals
+                .binary_search_by(|g| g.0.as_str().cmp(c.global.as_str()))
+                .is_ok()
+        });
         let usable = !calls.is_empty()
             && self.plain()
+            && !declared
             && !self.tree.root_node().has_error()
             && !self.declares_global.get();
         *self.pairing.get_mut() = usable.then(|| Pairing::of_tree(&self.text, &self.tree, calls));
     }
 
-    /// The construct findings and helpers of the whole file with statement `node` of
-    /// `tree` (bytes `s..e` before the edit, grown by `delta`) read again alone and every
-    /// other statement's parts as kept; and that statement's new parts, to keep if the
-    /// re-check stands. `None` when the kept parts cannot say (none kept, a syntax
-    /// error, a declaration of a construct's global).
-    pub(super) fn kept_pairing(
+    /// The parts of statement `node` of `tree` (bytes `s..e` before the edit, grown by
+    /// `delta`) read again alone, to pair the file from once the re-check stands. `None`
+    /// when the kept parts cannot say (none kept, a syntax error, a declaration of a
+    /// construct's global).
+    pub(super) fn kept_entry(
         &self,
         tree: &tree_sitter::Tree,
         node: Node,
         s: usize,
         e: usize,
         delta: isize,
-    ) -> Option<(Vec<Finding>, Vec<String>, Entry)> {
+    ) -> Option<Entry> {
         let kept = self.pairing.borrow();
         let kept = kept.as_ref()?;
         let new_e = e.saturating_add_signed(delta);
@@ -253,42 +268,15 @@ impl Session {
         {
             return None;
         }
-        let entry = kept.statement(&self.corpus, &self.text, tree, node);
-        let row_of = |b: usize| self.starts.partition_point(|&x| x <= b).saturating_sub(1);
-        let moved = |x: &Entry, now: usize| {
-            let bytes = now as isize - x.base as isize;
-            let rows = row_of(now) as isize - x.base_row as isize;
-            (bytes, rows)
-        };
-        let mut calls = Vec::new();
-        for (x, now) in kept.after(s, e, delta, &entry) {
-            let (bytes, rows) = moved(x, now);
-            calls.extend(x.calls.iter().map(|c| c.moved(bytes, rows)));
-        }
-        let mut bare = |named: &dyn Fn(&str) -> bool| {
-            let mut out = Vec::new();
-            for (x, now) in kept.after(s, e, delta, &entry) {
-                let (bytes, rows) = moved(x, now);
-                out.extend(
-                    x.bare
-                        .iter()
-                        .filter(|c| named(&c.member))
-                        .map(|c| c.moved(bytes, rows)),
-                );
-            }
-            out
-        };
-        let idx = LineIndex::from_starts(&self.text, self.starts.clone());
-        let (found, helpers) =
-            construct::pair_kept(&self.corpus, &self.path, &self.text, calls, &mut bare, idx);
-        Some((found, helpers, entry))
+        Some(kept.statement(&self.corpus, &self.text, tree, node))
     }
 
     /// After statement `node` of `tree` (bytes `s..e` before the edit, grown by `delta`)
     /// was re-checked as `pass` says: its new parts kept (those the pass read, or its
     /// bare calls read again when no construct was named), the statements after it
-    /// moved. A pass that paired otherwise leaves nothing kept until the next full
-    /// check or whole pairing.
+    /// moved; for a pass from the kept parts, the construct findings of the file and its
+    /// helpers, paired from them. A pass that paired otherwise leaves nothing kept until
+    /// the next full check.
     pub(super) fn pairing_after(
         &self,
         tree: &tree_sitter::Tree,
@@ -297,13 +285,11 @@ impl Session {
         e: usize,
         delta: isize,
         pass: &mut ConstructPass,
-    ) {
+    ) -> Option<(Vec<Finding>, Vec<String>)> {
         let mut slot = self.pairing.borrow_mut();
-        let Some(kept) = slot.as_mut() else {
-            return;
-        };
+        let kept = slot.as_mut()?;
         let new = match pass {
-            ConstructPass::Kept(_, _, entry) => std::mem::take(entry),
+            ConstructPass::Kept(entry) => std::mem::take(entry),
             ConstructPass::Keep => {
                 // Neither text names a Start or End: the statement had no construct
                 // call, and has none. Its bare calls may have changed.
@@ -314,16 +300,37 @@ impl Session {
                     .is_some_and(|x| x.start == s && !x.calls.is_empty())
                 {
                     *slot = None;
-                    return;
+                    return None;
                 }
                 let bare = construct::bare_calls(&self.text, tree.root_node(), node, &|_| true);
-                kept.entry(node, Vec::new(), bare)
+                kept.entry(node, Vec::new(), bare, &mut Default::default())
             }
             _ => {
                 *slot = None;
-                return;
+                return None;
             }
         };
         kept.replace(s, e, delta, new);
+        if !matches!(pass, ConstructPass::Kept(_)) {
+            return None;
+        }
+        kept.settle(&self.starts);
+        let calls: Vec<&ConstructCall> = kept.entries.iter().flat_map(|x| &x.calls).collect();
+        let mut bare = |named: &dyn Fn(&str) -> bool| {
+            kept.entries
+                .iter()
+                .flat_map(|x| &x.bare)
+                .filter(|c| named(&c.member))
+                .collect()
+        };
+        let idx = LineIndex::from_starts(&self.text, self.starts.clone());
+        Some(construct::pair_kept(
+            &self.corpus,
+            &self.path,
+            &self.text,
+            calls,
+            &mut bare,
+            idx,
+        ))
     }
 }

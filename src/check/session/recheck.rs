@@ -131,8 +131,8 @@ impl Session {
         // is not needed, nor its reparse (a construct edit cost a whole check, 33-110 ms
         // on 10,000 lines, issue 30).
         let pass = if constructs {
-            match self.kept_pairing(&piece, node, b.s, b.e, delta) {
-                Some((found, helpers, entry)) => ConstructPass::Kept(found, helpers, entry),
+            match self.kept_entry(&piece, node, b.s, b.e, delta) {
+                Some(entry) => ConstructPass::Kept(entry),
                 None => {
                     let (found, helpers) =
                         self.local_constructs(&piece, node, b.s, new_e, &b.old)?;
@@ -182,8 +182,8 @@ impl Session {
             return None;
         }
         let pass = if self.names_construct(&b.old) || self.names_construct(&self.text[s..new_e]) {
-            match self.kept_pairing(tree, node, s, e, delta) {
-                Some((found, helpers, entry)) => ConstructPass::Kept(found, helpers, entry),
+            match self.kept_entry(tree, node, s, e, delta) {
+                Some(entry) => ConstructPass::Kept(entry),
                 None => match self.local_constructs(tree, node, s, new_e, &b.old) {
                     Some((found, helpers)) => ConstructPass::Local(found, helpers),
                     None => ConstructPass::Whole,
@@ -378,7 +378,7 @@ impl Session {
         }
         out.extend(own);
         let mut pass = pass;
-        self.pairing_after(tree, node, s, e, delta, &mut pass);
+        let kept = self.pairing_after(tree, node, s, e, delta, &mut pass);
         match pass {
             ConstructPass::Keep => {}
             ConstructPass::Whole => {
@@ -392,7 +392,8 @@ impl Session {
                 out.extend(found);
                 *self.helpers.borrow_mut() = helpers;
             }
-            ConstructPass::Kept(found, helpers, _) => {
+            ConstructPass::Kept(_) => {
+                let (found, helpers) = kept.unwrap_or_default();
                 out.extend(found);
                 *self.helpers.borrow_mut() = helpers;
                 self.kept_pairings.set(self.kept_pairings.get() + 1);
