@@ -710,3 +710,321 @@ fn typing_in_turn_in_many_functions_keeps_every_keystroke_nested() {
     }
     assert_eq!(s.inner_edits(), keys);
 }
+
+/// Units as scripts are written: a function that opens and closes a table, and one
+/// that opens a block around a call of it, called at the top level.
+fn units(n: usize) -> String {
+    let mut out = String::new();
+    for i in 0..n {
+        out.push_str(&format!(
+            "function table{i}(rows) {{\n    var t = new Table();\n    t.columns = 2;\n    layout.tableStart(t, {{ cellPadding: 3 }});\n    for (var i = 0; i < rows.length; i++) {{ layout.tableRow(); layout.text(rows[i], {{ fontSize: 9 }}); }}\n    layout.tableEnd();\n}}\nfunction note{i}(title) {{\n    var b = new Block();\n    layout.blockStart(b, {{ padding: 6 }});\n    table{i}([title, \"{i}\"]);\n    layout.blockEnd();\n}}\nnote{i}(\"Section {i}\");\n"
+        ));
+    }
+    out
+}
+
+/// Asserts that the edits since `before` (whole pairings, kept pairings) were all
+/// paired from the parts kept per statement, none by analysing the whole file.
+fn assert_kept(s: &Session, before: (usize, usize), edits: usize) {
+    assert_eq!(
+        s.whole_pairings(),
+        before.0,
+        "no edit paired the whole file again"
+    );
+    assert_eq!(
+        s.kept_pairings(),
+        before.1 + edits,
+        "each edit paired from the kept parts"
+    );
+}
+
+fn pairings(s: &Session) -> (usize, usize) {
+    (s.whole_pairings(), s.kept_pairings())
+}
+
+/// Issue 30: `tableStartQ` makes `table1` a function that only closes a table, a helper
+/// whose call in `note1` then stands for a `tableEnd`; `tableEndQ` makes it one that
+/// only opens. The findings at the call change, and are paired from what each statement
+/// opens and closes, with the edited function read again alone.
+#[test]
+fn a_typo_that_makes_a_called_function_a_helper_is_paired_from_kept_parts() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let mut s = Session::new(corpus, project, "s.js", &units(3));
+    assert!(s.findings().is_empty(), "{:?}", shown(s.findings()));
+    let before = pairings(&s);
+    for member in ["tableStart", "tableEnd", "blockStart", "blockEnd"] {
+        let at = s.text().find(&format!("{member}(")).unwrap() + member.len();
+        splice_and_compare(&mut s, at, 0, "Q");
+        assert!(!s.findings().is_empty(), "`{member}Q` is reported");
+        splice_and_compare(&mut s, at, 1, "");
+        assert!(s.findings().is_empty(), "{:?}", shown(s.findings()));
+    }
+    // The same in the middle unit, whose helper call sits between the others'.
+    let at = s.text().find("table1(rows)").unwrap();
+    let at = s.text()[at..].find("tableStart").unwrap() + at + "tableStart".len();
+    splice_and_compare(&mut s, at, 0, "Q");
+    let helper = shown(s.findings());
+    assert!(
+        helper.iter().any(|f| f.contains("table1()")),
+        "the call of the helper is what is reported: {helper:?}"
+    );
+    splice_and_compare(&mut s, at, 1, "");
+    assert_kept(&s, before, 10);
+}
+
+/// A helper made an ordinary function again (its Start closed inside it), and back:
+/// its call elsewhere stops standing for a Start, and starts again.
+#[test]
+fn a_helper_unmade_and_made_again_is_paired_from_kept_parts() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let text = format!(
+        "function openBox(b) {{\n    layout.blockStart(b);\n}}\n{}var b = new Block();\nopenBox(b);\nlayout.paragraph(\"x\");\nlayout.blockEnd();\n",
+        units(1)
+    );
+    let mut s = Session::new(corpus, project, "s.js", &text);
+    assert!(s.findings().is_empty(), "{:?}", shown(s.findings()));
+    let before = pairings(&s);
+    let at = s.text().find("layout.blockStart(b);").unwrap() + "layout.blockStart(b);".len();
+    let end = "\n    layout.blockEnd();";
+    splice_and_compare(&mut s, at, 0, end);
+    assert!(
+        shown(s.findings())
+            .iter()
+            .any(|f| f.contains("closes no open")),
+        "the End in `boxed` closes nothing now: {:?}",
+        shown(s.findings())
+    );
+    splice_and_compare(&mut s, at, end.len(), "");
+    assert!(s.findings().is_empty(), "{:?}", shown(s.findings()));
+    assert_kept(&s, before, 2);
+}
+
+/// A construct opened and closed in top-level code, with functions between them: the
+/// top-level statements are re-paired across the file, messages naming other lines
+/// included.
+#[test]
+fn a_construct_across_top_level_statements_is_paired_from_kept_parts() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let text = format!(
+        "var t = new Table();\nlayout.tableStart(t);\n{}if (t) {{\n    layout.tableEnd();\n    throw t;\n}}\nlayout.tableEnd();\n",
+        units(2)
+    );
+    let mut s = Session::new(corpus, project, "s.js", &text);
+    let before = pairings(&s);
+    let at = s.text().rfind("tableEnd").unwrap() + "tableEnd".len();
+    splice_and_compare(&mut s, at, 0, "Q");
+    assert!(
+        shown(s.findings())
+            .iter()
+            .any(|f| f.contains("closed on line")),
+        "{:?}",
+        shown(s.findings())
+    );
+    splice_and_compare(&mut s, at, 1, "");
+    let at = s.text().find("tableStart").unwrap() + "tableStart".len();
+    splice_and_compare(&mut s, at, 0, "Q");
+    splice_and_compare(&mut s, at, 1, "");
+    // A line added inside the `if`: the kept calls after it move a line down.
+    let at = s.text().find("    throw t;").unwrap();
+    splice_and_compare(&mut s, at, 0, "    layout.tableEnd();\n");
+    let at = s.text().rfind("tableEnd").unwrap() + "tableEnd".len();
+    splice_and_compare(&mut s, at, 0, "Q");
+    splice_and_compare(&mut s, at, 1, "");
+    assert_kept(&s, before, 7);
+}
+
+/// Two functions of one name, each with one unmatched End: the same finding every
+/// time, edit after edit, as a fresh check gives it.
+#[test]
+fn same_named_functions_are_paired_from_kept_parts() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let text = "function close() {\n    layout.blockEnd();\n}\nvar b = new Block();\nfunction close() {\n    layout.listEnd();\n}\nfunction use(l) {\n    layout.listStart(l);\n    close();\n}\n";
+    let mut s = Session::new(corpus, project, "s.js", text);
+    let before = pairings(&s);
+    for member in ["blockEnd", "listEnd", "listStart"] {
+        let at = s.text().find(member).unwrap() + member.len();
+        splice_and_compare(&mut s, at, 0, "Q");
+        splice_and_compare(&mut s, at, 1, "");
+    }
+    assert_kept(&s, before, 6);
+}
+
+/// A Start typed into a function that had no construct call: it becomes a helper, and
+/// its call in another function now stands for that Start.
+#[test]
+fn a_start_typed_into_a_plain_function_makes_its_calls_count() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let text = format!(
+        "function open(b) {{\n    var x = 1;\n}}\n{}var b = new Block();\nopen(b);\nlayout.paragraph(\"x\");\nlayout.blockEnd();\n",
+        units(1)
+    );
+    let mut s = Session::new(corpus, project, "s.js", &text);
+    assert!(
+        shown(s.findings())
+            .iter()
+            .any(|f| f.contains("closes no open")),
+        "{:?}",
+        shown(s.findings())
+    );
+    let before = pairings(&s);
+    let at = s.text().find("var x = 1;").unwrap() + "var x = 1;".len();
+    let start = "\n    layout.blockStart(b);";
+    splice_and_compare(&mut s, at, 0, start);
+    assert!(s.findings().is_empty(), "{:?}", shown(s.findings()));
+    // An edit elsewhere (no construct named), then the Start taken out again.
+    let at2 = s.text().find("layout.paragraph(\"x\")").unwrap() + "layout.paragraph(\"".len();
+    splice_and_compare(&mut s, at2, 0, "y");
+    let at = s.text().find(start).unwrap();
+    splice_and_compare(&mut s, at, start.len(), "");
+    assert!(!s.findings().is_empty());
+    assert_eq!(
+        s.whole_pairings(),
+        before.0,
+        "no edit paired the whole file again"
+    );
+    assert_eq!(
+        s.kept_pairings(),
+        before.1 + 2,
+        "each construct edit paired from the kept parts"
+    );
+}
+
+/// Random construct edits (a typo on a Start, End or helper name and its undoing, a
+/// Start or End line inserted or taken out, a line typed between statements, in
+/// functions and at the top level) on a script of units with constructs opened across
+/// top-level statements: after each, the findings are a full check's, and most edits
+/// were paired from the kept parts.
+#[test]
+fn random_construct_edits_agree_with_a_full_check_after_each_one() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let script = format!(
+        "var t = new Table();\nlayout.tableStart(t);\n{}function open(b) {{\n    layout.blockStart(b);\n}}\nif (t) {{\n    open(new Block());\n    layout.blockEnd();\n    layout.tableEnd();\n    throw t;\n}}\n{}layout.tableEnd();\n",
+        units(3),
+        units(2).replace("table", "tab").replace("note", "nt")
+    );
+    let mut s = Session::new(corpus, project, "s.js", &script);
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: usize| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((seed >> 33) as usize) % n.max(1)
+    };
+    let names = [
+        "tableStart",
+        "tableEnd",
+        "blockStart",
+        "blockEnd",
+        "open(",
+        "table1(",
+        "function note",
+    ];
+    let lines = [
+        "    layout.tableEnd();\n",
+        "    layout.blockStart(new Block());\n",
+        "    layout.blockEnd();\n",
+        "    open(new Block());\n",
+        "    var q = 1;\n",
+    ];
+    let before = s.kept_pairings();
+    for round in 0..160 {
+        if round % 40 == 0 {
+            let len = s.text().len();
+            splice_and_compare(&mut s, 0, len, &script);
+        }
+        let text = s.text().to_string();
+        match next(3) {
+            0 | 1 => {
+                let name = names[next(names.len())];
+                let hits: Vec<usize> = text.match_indices(name).map(|(i, _)| i).collect();
+                if hits.is_empty() {
+                    continue;
+                }
+                let at = hits[next(hits.len())] + name.trim_end_matches('(').len();
+                splice_and_compare(&mut s, at, 0, "Q");
+                if next(4) != 0 {
+                    splice_and_compare(&mut s, at, 1, "");
+                }
+            }
+            _ => {
+                // A line inserted after a line that opens or ends a statement inside a
+                // block, or a line taken out.
+                let starts: Vec<usize> = text
+                    .match_indices(";\n")
+                    .map(|(i, _)| i + 2)
+                    .filter(|&i| text[i..].starts_with("    "))
+                    .collect();
+                if starts.is_empty() {
+                    continue;
+                }
+                let at = starts[next(starts.len())];
+                let line = lines[next(lines.len())];
+                splice_and_compare(&mut s, at, 0, line);
+                if next(2) == 0 {
+                    splice_and_compare(&mut s, at, line.len(), "");
+                }
+            }
+        }
+    }
+    assert!(
+        s.kept_pairings() > before + 60,
+        "kept pairings: {}",
+        s.kept_pairings() - before
+    );
+}
+
+/// A construct's global declared at the top level in a form the quick patterns do not
+/// see (`var x, layout`, `let layout`): no call is a construct's then, and a statement
+/// read alone cannot know it; the findings still agree with a full check.
+#[test]
+fn a_global_declared_among_others_is_seen_by_construct_edits() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    for decl in ["var x, layout = {};\n", "let layout = {};\n"] {
+        let text = format!("{decl}{}", units(2));
+        let mut s = Session::new(corpus.clone(), project.clone(), "s.js", &text);
+        let at = s.text().find("tableEnd").unwrap() + "tableEnd".len();
+        splice_and_compare(&mut s, at, 0, "Q");
+        splice_and_compare(&mut s, at, 1, "");
+        let at = s.text().find("tableStart").unwrap() + "tableStart".len();
+        splice_and_compare(&mut s, at, 0, "Q");
+    }
+}
+
+/// Nested lines typed in before a helper's call, then a Start typo elsewhere that makes
+/// the called function a helper: the construct findings, paired from the parts kept per
+/// statement, stand where a fresh check puts them (the kept call moved with the nested
+/// edits); a bare call typed in a nested line, then the same typo, agrees too.
+#[test]
+fn nested_edits_move_the_kept_pairing_and_a_later_construct_typo_agrees() {
+    let corpus = Arc::new(bundled::demo().unwrap());
+    let project = Arc::new(ProjectIndex::default());
+    let text = "function table0(rows) {\n    var t = new Table();\n    layout.tableStart(t);\n    layout.tableEnd();\n}\nfunction note0(title) {\n    var b = new Block();\n    layout.blockStart(b);\n    for (var i = 0; i < 2; i++) {\n        layout.paragraph(title);\n    }\n    table0([title]);\n    layout.blockEnd();\n}\nnote0(\"x\");\n";
+    let mut s = Session::new(corpus, project, "s.js", text);
+    assert!(s.findings().is_empty());
+    let inner = s.inner_edits();
+    let at = s.text().find("paragraph(title").unwrap() + "paragraph(title".len();
+    type_at(&mut s, at, " + 12345");
+    assert!(s.inner_edits() > inner, "typed as a nested line");
+    let kept = s.kept_pairings();
+    let start = s.text().find("tableStart").unwrap() + "tableStart".len();
+    splice_and_compare(&mut s, start, 0, "Q");
+    assert!(
+        shown(s.findings()).iter().any(|f| f.contains("table0()")),
+        "{:#?}",
+        s.findings()
+    );
+    assert!(s.kept_pairings() > kept, "paired from the kept parts");
+    splice_and_compare(&mut s, start, 1, "");
+    // A bare call typed on a nested line: a helper's call there would pair.
+    let at = s.text().find("paragraph(title").unwrap() + "paragraph(title".len();
+    splice_and_compare(&mut s, at, 0, " + table0([1])");
+    splice_and_compare(&mut s, start, 0, "Q");
+    splice_and_compare(&mut s, start, 1, "");
+}

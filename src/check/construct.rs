@@ -33,9 +33,8 @@ use crate::check::{Code, Finding, Span};
 use crate::docs::Corpus;
 use crate::footprint::{
     analysis::{construct_calls_on_paths, helper_call, ConstructCall},
-    constructs::{match_calls, Matched},
+    constructs::{match_refs, Matched},
 };
-use crate::js::is_function_kind;
 
 /// The construct findings of a script (warnings).
 pub fn check(corpus: &Corpus, path: &str, text: &str, tree: &tree_sitter::Tree) -> Vec<Finding> {
@@ -78,10 +77,8 @@ pub fn check_with_helpers(
     text: &str,
     a: &crate::js::Analysis,
 ) -> (Vec<Finding>, Vec<String>) {
-    let calls = construct_calls_on_paths(text, corpus, a.construct_paths(), &|n, o| {
-        a.is_declared(n, o)
-    });
-    findings(corpus, path, text, calls, a.tree().root_node())
+    let (found, names, _) = check_with_calls(corpus, path, text, a, false);
+    (found, names)
 }
 
 /// What a helper function does to a construct: opens (`true`) or closes it, how many
@@ -98,7 +95,7 @@ struct Helper {
 /// The helpers among the functions that hold construct calls: every call in the
 /// function is a Start left open there (or every one an End closing nothing there),
 /// all of one construct.
-fn helpers(calls: &[ConstructCall], m: &Matched) -> BTreeMap<String, (Vec<usize>, Helper)> {
+fn helpers(calls: &[&ConstructCall], m: &Matched) -> BTreeMap<String, (Vec<usize>, Helper)> {
     let unclosed: std::collections::HashSet<usize> = m
         .pairs
         .iter()
@@ -163,48 +160,88 @@ fn helper_calls(
     root: Node,
     helpers: &BTreeMap<String, (Vec<usize>, Helper)>,
 ) -> Vec<ConstructCall> {
+    let bare = bare_calls(text, root, root, &|n| helpers.contains_key(n));
+    as_helper_calls(bare.iter(), helpers)
+}
+
+/// The calls of bare names under `top` (a top-level statement of the tree whose
+/// program is `root`, or `root` itself) that `keep` accepts, each as a helper's call
+/// would stand (see [`helper_call`]) for a construct yet to be known: what an edit
+/// elsewhere that makes or unmakes a helper needs of this statement, without walking
+/// it again (the session keeps them per statement).
+pub(crate) fn bare_calls(
+    text: &str,
+    root: Node,
+    top: Node,
+    keep: &dyn Fn(&str) -> bool,
+) -> Vec<ConstructCall> {
+    let ids = crate::js::query::kind_ids();
+    let (call, identifier) = (ids.call_expression, ids.identifier);
     let mut out = Vec::new();
-    let mut path: Vec<Node> = Vec::new();
-    let mut cursor = root.walk();
-    loop {
-        let node = cursor.node();
+    let mut path: Vec<Node> = Vec::with_capacity(32);
+    let base = usize::from(top != root);
+    if top != root {
+        path.push(root);
+    }
+    // Named nodes only: every ancestor of a call is named, and the tokens were half
+    // of a cursor walk's steps.
+    let mut walk = crate::js::Preorder::named(top, &crate::js::query::anonymous_roots().keep);
+    while let Some((node, depth)) = walk.next() {
+        path.truncate(base + depth);
         path.push(node);
-        if node.kind() == "call_expression" {
-            let f = node.child_by_field_name("function");
-            let name = f
-                .filter(|f| f.kind() == "identifier")
-                .and_then(|f| text.get(f.byte_range()));
-            if let (Some(f), Some((_, h))) = (f, name.and_then(|n| helpers.get(n))) {
-                let func = path[..path.len() - 1]
-                    .iter()
-                    .rev()
-                    .find(|n| is_function_kind(n.kind_id()))
-                    .map_or(0, |n| n.id());
-                for _ in 0..h.times {
-                    out.push(helper_call(
-                        &h.construct,
-                        h.opens,
-                        text.get(f.byte_range()).unwrap_or(""),
-                        (f.start_byte(), f.end_byte()),
-                        &path,
-                        (func, None),
-                    ));
-                }
-            }
-        }
-        if cursor.goto_first_child() {
+        if node.kind_id() != call {
             continue;
         }
-        loop {
-            path.pop();
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return out;
-            }
+        let Some(f) = node.child_by_field_name("function") else {
+            continue;
+        };
+        let Some(name) = (f.kind_id() == identifier)
+            .then(|| text.get(f.byte_range()))
+            .flatten()
+        else {
+            continue;
+        };
+        if !keep(name) {
+            continue;
+        }
+        let func = path[..path.len() - 1]
+            .iter()
+            .rev()
+            .find(|n| ids.is_function(n.kind_id()))
+            .map_or(0, |n| n.id());
+        out.push(helper_call(
+            "",
+            false,
+            name,
+            (f.start_byte(), f.end_byte()),
+            &path,
+            (func, None),
+        ));
+    }
+    out
+}
+
+/// The calls among `bare` (from [`bare_calls`]) of the helpers, as the Starts and
+/// Ends they stand for, each as many times as its helper opens or closes.
+fn as_helper_calls<'c>(
+    bare: impl Iterator<Item = &'c ConstructCall>,
+    helpers: &BTreeMap<String, (Vec<usize>, Helper)>,
+) -> Vec<ConstructCall> {
+    let mut out = Vec::new();
+    for b in bare {
+        let Some((_, h)) = helpers.get(b.member.as_str()) else {
+            continue;
+        };
+        for _ in 0..h.times {
+            let mut c = b.clone();
+            c.construct = h.construct.clone();
+            c.is_start = h.opens;
+            // Read as an End's: whether the path leaves after it only matters to one.
+            c.exits = !h.opens && b.exits;
+            out.push(c);
         }
     }
+    out
 }
 
 /// *Insert `layout.tableEnd()`* as the last statement of the block that holds the
@@ -261,40 +298,112 @@ fn findings(
     corpus: &Corpus,
     path: &str,
     text: &str,
-    mut calls: Vec<ConstructCall>,
+    calls: &[ConstructCall],
     root: Node,
+) -> (Vec<Finding>, Vec<String>) {
+    let calls = calls.iter().collect();
+    pair(
+        corpus,
+        path,
+        text,
+        calls,
+        &mut |h| helper_calls(text, root, h),
+        None,
+    )
+}
+
+/// The findings of `calls` (every construct call of `text`, in document order),
+/// helpers paired at the calls `called` finds of them; `idx` indexes `text` when the
+/// caller keeps one.
+fn pair(
+    corpus: &Corpus,
+    path: &str,
+    text: &str,
+    mut calls: Vec<&ConstructCall>,
+    called: &mut dyn FnMut(&BTreeMap<String, (Vec<usize>, Helper)>) -> Vec<ConstructCall>,
+    idx: Option<crate::js::LineIndex>,
 ) -> (Vec<Finding>, Vec<String>) {
     if calls.is_empty() {
         return (Vec::new(), Vec::new());
     }
-    // One numbering of scopes for the calls found by either walk and the helpers'.
-    for c in &mut calls {
-        c.scope = c.func.0;
-    }
-    let mut m = match_calls(&calls);
+    // Scopes are numbered by function: the calls found by either walk and the
+    // helpers' are matched per function.
+    debug_assert!(calls.iter().all(|c| c.scope == c.func.0));
+    let mut m = match_refs(&calls);
     let helpers = helpers(&calls, &m);
     let names: Vec<String> = helpers.keys().cloned().collect();
+    let extra = if helpers.is_empty() {
+        Vec::new()
+    } else {
+        called(&helpers)
+    };
     if !helpers.is_empty() {
         // A helper's body is paired where it is called: its own calls are its summary.
         let bodies: std::collections::HashSet<usize> =
             helpers.values().flat_map(|h| h.0.iter().copied()).collect();
         calls.retain(|c| !bodies.contains(&c.func.0));
-        calls.extend(helper_calls(text, root, &helpers));
+    }
+    let mut calls: Vec<&ConstructCall> = calls.into_iter().chain(extra.iter()).collect();
+    if !helpers.is_empty() {
         calls.sort_by_key(|c| c.member_span.0);
-        m = match_calls(&calls);
+        m = match_refs(&calls);
     }
     let by_helper: BTreeMap<&str, &Helper> =
         helpers.iter().map(|(k, v)| (k.as_str(), &v.1)).collect();
-    (report(corpus, path, text, &calls, &m, &by_helper), names)
+    (
+        report(corpus, path, text, &calls, &m, &by_helper, idx),
+        names,
+    )
+}
+
+/// [`check_with_helpers`], and the construct calls it paired, as located (before any
+/// helper is paired where it is called) when `keep`: the session keeps them per
+/// statement.
+pub(crate) fn check_with_calls(
+    corpus: &Corpus,
+    path: &str,
+    text: &str,
+    a: &crate::js::Analysis,
+    keep: bool,
+) -> (Vec<Finding>, Vec<String>, Vec<ConstructCall>) {
+    let calls = construct_calls_on_paths(text, corpus, a.construct_paths(), &|n, o| {
+        a.is_declared(n, o)
+    });
+    let (found, names) = findings(corpus, path, text, &calls, a.tree().root_node());
+    (found, names, if keep { calls } else { Vec::new() })
+}
+
+/// The findings of a script from its parts kept per statement: `calls`, every construct
+/// call in document order (as [`construct_calls_on_paths`] locates them over the whole
+/// script), and `bare(named)`, the calls of bare names that `named` accepts in document
+/// order (as [`bare_calls`] finds them). The same pairing as [`check`], without reading
+/// the tree.
+pub(crate) fn pair_kept<'c>(
+    corpus: &Corpus,
+    path: &str,
+    text: &str,
+    calls: Vec<&'c ConstructCall>,
+    bare: &mut dyn FnMut(&dyn Fn(&str) -> bool) -> Vec<&'c ConstructCall>,
+    idx: crate::js::LineIndex,
+) -> (Vec<Finding>, Vec<String>) {
+    pair(
+        corpus,
+        path,
+        text,
+        calls,
+        &mut |h| as_helper_calls(bare(&|n| h.contains_key(n)).into_iter(), h),
+        Some(idx),
+    )
 }
 
 fn report(
     corpus: &Corpus,
     path: &str,
     text: &str,
-    calls: &[ConstructCall],
+    calls: &[&ConstructCall],
     m: &Matched,
     helpers: &BTreeMap<&str, &Helper>,
+    idx: Option<crate::js::LineIndex>,
 ) -> Vec<Finding> {
     if calls.is_empty() {
         return Vec::new();
@@ -303,7 +412,7 @@ fn report(
         // Nothing to report: skip indexing the lines of the whole text.
         return Vec::new();
     }
-    let idx = crate::js::LineIndex::new(text);
+    let idx = idx.unwrap_or_else(|| crate::js::LineIndex::new(text));
     let finding = |c: &ConstructCall, message: String| {
         let span = Span::new(c.member_span.0, c.member_span.1);
         Finding::with_index(path, &idx, span, Code::Construct, message)

@@ -179,7 +179,8 @@ pub(super) fn check_script(
     check_script_full(corpus, project, shown, rel, text, script, tree, false).0
 }
 
-/// The full check, and the seed an incremental re-check of one statement needs.
+/// The full check, and (`want_seed`) the seed an incremental re-check of one statement
+/// needs and the construct calls it paired (the session keeps them per statement).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn check_script_full(
     corpus: &Corpus,
@@ -190,7 +191,11 @@ pub(super) fn check_script_full(
     script: &str,
     tree: &tree_sitter::Tree,
     want_seed: bool,
-) -> (Vec<Finding>, crate::js::Seed) {
+) -> (
+    Vec<Finding>,
+    crate::js::Seed,
+    Vec<crate::footprint::analysis::ConstructCall>,
+) {
     let root = tree.root_node();
     let mut a = Analysis::new(corpus, script, tree);
     let own = FileFacts::of_parts(corpus, shown, text, &a, a.sites());
@@ -217,12 +222,13 @@ pub(super) fn check_script_full(
         seed.polyfills = cx.polyfills.iter().cloned().collect();
         seed.polyfills.sort();
     }
-    let (constructs, helpers) = construct::check_with_helpers(corpus, shown, script, &cx.a);
+    let (constructs, helpers, calls) =
+        construct::check_with_calls(corpus, shown, script, &cx.a, want_seed);
     seed.construct_helpers = helpers;
     let mut out = cx.out;
     out.extend(constructs);
     sort_findings(&mut out);
-    (out, seed)
+    (out, seed, calls)
 }
 
 pub(super) fn sort_findings(out: &mut Vec<Finding>) {

@@ -12,6 +12,7 @@ use tree_sitter::Node;
 use super::*;
 
 mod inner;
+mod pairing;
 mod recheck;
 mod seeding;
 
@@ -94,6 +95,13 @@ pub struct Session {
     incremental: usize,
     unparsed: usize,
     inner: usize,
+    /// What each top-level statement contributes to the construct pairing, when kept
+    /// (see `pairing`): a construct edit re-pairs the file from it.
+    pairing: std::cell::RefCell<Option<pairing::Pairing>>,
+    /// Edits whose constructs were paired by analysing the whole file, and edits paired
+    /// from the kept parts (for tests and benchmarks).
+    whole_pairings: std::cell::Cell<usize>,
+    kept_pairings: std::cell::Cell<usize>,
     /// Line starts of `text`, kept across edits.
     starts: Vec<usize>,
     /// Whether `text` contains an engine directive (then it is blanked before parsing).
@@ -137,6 +145,16 @@ enum ConstructPass {
     /// The statement's own, computed alone (a function declaration), and the file's
     /// helpers after the edit.
     Local(Vec<Finding>, Vec<String>),
+    /// The whole file's, paired from the parts kept per statement once the statement's
+    /// new parts (read again alone) are kept in place of its old ones.
+    Kept(pairing::Entry),
+}
+
+impl ConstructPass {
+    /// Whether the pass gives every construct finding of the file.
+    fn whole_file(&self) -> bool {
+        matches!(self, ConstructPass::Whole | ConstructPass::Kept(..))
+    }
 }
 
 impl Session {
@@ -148,12 +166,12 @@ impl Session {
         let tree = parser
             .parse(script.as_ref(), None)
             .expect("a parser with a language and no timeout always returns a tree");
-        let (findings, seed) =
+        let (findings, seed, calls) =
             check_script_full(&corpus, &project, path, path, text, &script, &tree, true);
         let directive = has_directive(&corpus, text);
         let declares = declare_patterns(&corpus);
         let declares_global = declares.iter().any(|r| r.is_match(text)).into();
-        Session {
+        let mut session = Session {
             declares,
             declares_global,
             corpus,
@@ -177,7 +195,12 @@ impl Session {
             inner: 0,
             starts: LineIndex::new(text).starts().to_vec(),
             directive,
-        }
+            pairing: Default::default(),
+            whole_pairings: Default::default(),
+            kept_pairings: Default::default(),
+        };
+        session.keep_pairing(calls);
+        session
     }
 
     /// Whether the file needs no blanking (no Markdown, no engine directive): then the
@@ -295,7 +318,7 @@ impl Session {
                 return &self.findings;
             }
         }
-        let (findings, seed) = check_script_full(
+        let (findings, seed, calls) = check_script_full(
             &self.corpus,
             &self.project,
             &self.path,
@@ -312,6 +335,8 @@ impl Session {
         *self.helpers.borrow_mut() = seed.construct_helpers.clone();
         self.seed_names = SeedNames::of(&seed);
         self.seed = Arc::new(seed);
+        self.whole_pairings.set(self.whole_pairings.get() + 1);
+        self.keep_pairing(calls);
         &self.findings
     }
     /// How many edits re-checked one statement alone (for tests and benchmarks),
@@ -325,6 +350,18 @@ impl Session {
     /// [`Session::unparsed_edits`] too).
     pub fn inner_edits(&self) -> usize {
         self.inner
+    }
+
+    /// How many edits paired the file's constructs by analysing the whole file (a full
+    /// check, or a statement's re-check that paired the whole tree again).
+    pub fn whole_pairings(&self) -> usize {
+        self.whole_pairings.get()
+    }
+
+    /// How many edits paired the file's constructs from what each statement opens and
+    /// closes, kept per statement, with only the edited statement read again.
+    pub fn kept_pairings(&self) -> usize {
+        self.kept_pairings.get()
     }
 
     /// How many edits re-checked one statement from a parse of that statement and its

@@ -178,6 +178,23 @@ pub struct ConstructCall {
     object_start: Option<usize>,
 }
 
+impl ConstructCall {
+    /// Moves the call by `bytes` and `rows`, as the text before it grew: the same call of
+    /// a statement that an edit elsewhere moved (the session keeps calls per statement).
+    /// The chain's root, the program, does not move.
+    pub fn shift(&mut self, bytes: isize, rows: isize) {
+        let b = |x: usize| x.saturating_add_signed(bytes);
+        let r = |x: usize| x.saturating_add_signed(rows);
+        self.member_span = (b(self.member_span.0), b(self.member_span.1));
+        self.receiver_start = b(self.receiver_start);
+        self.object_start = self.object_start.map(b);
+        for n in self.chain.iter_mut().skip(1) {
+            n.start_row = r(n.start_row);
+            n.end_row = r(n.end_row);
+        }
+    }
+}
+
 /// The facts of one script that footprints are made of.
 #[derive(Debug)]
 pub struct Analysis<'a> {

@@ -49,6 +49,13 @@ fn block_of(chain: &[ChainNode]) -> Option<usize> {
 /// called that later End a stray, and *Remove this block* then deleted half the
 /// function.
 pub fn match_calls(calls: &[ConstructCall]) -> Matched {
+    match_refs(&calls.iter().collect::<Vec<_>>())
+}
+
+/// [`match_calls`] over calls held elsewhere (the session keeps them per statement, and
+/// copying every call of a 100,000-line file for each keystroke cost more than pairing
+/// them).
+pub fn match_refs(calls: &[&ConstructCall]) -> Matched {
     // (start, the End that closed it on a path that left, if any)
     let mut open: std::collections::HashMap<usize, Vec<(usize, Option<usize>)>> =
         Default::default();

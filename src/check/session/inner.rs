@@ -45,6 +45,9 @@ const KEPT: usize = 32;
 
 /// The nested statement an edit falls strictly inside, before the edit.
 pub(super) struct Inner {
+    /// The edit: the bytes it replaced, and whether they held a line break.
+    at: (usize, usize),
+    old_lines: bool,
     s: usize,
     e: usize,
     kind: u16,
@@ -142,6 +145,8 @@ impl Session {
         }
         let part = |n: Node| (n.kind_id(), n.start_byte(), n.end_byte());
         Some(Inner {
+            at: (start, end),
+            old_lines: self.text[start..end].contains('\n'),
             s,
             e,
             kind: t.kind_id(),
@@ -349,6 +354,16 @@ impl Session {
             ConstructPass::Keep,
             Some((&overlay, outer)),
         )?;
+        let inserted = &self.text[b.at.0..shift(b.at.1)];
+        let bare = crate::check::construct::bare_calls(&self.text, proot, node, &|_| true);
+        self.pairing_nested(
+            top.start_byte(),
+            (b.s, b.e),
+            b.at.1,
+            delta,
+            !b.old_lines && !inserted.contains('\n'),
+            &bare,
+        );
         let mut inner_dirty = self.inner_dirty.borrow_mut();
         inner_dirty.retain(|d| d.0 != b.s);
         inner_dirty.push((b.s, new_e, summary));

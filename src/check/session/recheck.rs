@@ -153,8 +153,14 @@ impl Session {
         // is not needed, nor its reparse (a construct edit cost a whole check, 33-110 ms
         // on 10,000 lines, issue 30).
         let pass = if constructs {
-            let (found, helpers) = self.local_constructs(&piece, node, b.s, new_e, &b.old)?;
-            ConstructPass::Local(found, helpers)
+            match self.kept_entry(&piece, node, b.s, b.e, delta) {
+                Some(entry) => ConstructPass::Kept(entry),
+                None => {
+                    let (found, helpers) =
+                        self.local_constructs(&piece, node, b.s, new_e, &b.old)?;
+                    ConstructPass::Local(found, helpers)
+                }
+            }
         } else {
             ConstructPass::Keep
         };
@@ -198,9 +204,12 @@ impl Session {
             return None;
         }
         let pass = if self.names_construct(&b.old) || self.names_construct(&self.text[s..new_e]) {
-            match self.local_constructs(tree, node, s, new_e, &b.old) {
-                Some((found, helpers)) => ConstructPass::Local(found, helpers),
-                None => ConstructPass::Whole,
+            match self.kept_entry(tree, node, s, e, delta) {
+                Some(entry) => ConstructPass::Kept(entry),
+                None => match self.local_constructs(tree, node, s, new_e, &b.old) {
+                    Some((found, helpers)) => ConstructPass::Local(found, helpers),
+                    None => ConstructPass::Whole,
+                },
             }
         } else {
             ConstructPass::Keep
@@ -349,7 +358,7 @@ impl Session {
         // number when the edit moves lines (found by the differential test): such an
         // edit is checked whole.
         let first = node.start_position().row + 1;
-        if !matches!(pass, ConstructPass::Whole)
+        if !pass.whole_file()
             && self.findings.iter().any(|f| {
                 (f.span.start < s || f.span.start >= e)
                     && f.code == Code::Construct
@@ -361,7 +370,7 @@ impl Session {
         let mut out: Vec<Finding> = Vec::new();
         let mut after = Vec::new();
         for f in &self.findings {
-            if matches!(pass, ConstructPass::Whole) && f.code == Code::Construct {
+            if pass.whole_file() && f.code == Code::Construct {
                 continue;
             }
             let (a, b) = (f.span.start, f.span.end);
@@ -437,6 +446,13 @@ impl Session {
             };
         }
         out.extend(own);
+        let mut pass = pass;
+        // A nested statement's kept parts are its top-level statement's: moved by the
+        // caller (`Session::pairing_nested`).
+        let kept = match inner {
+            Some(_) => None,
+            None => self.pairing_after(tree, node, s, e, delta, &mut pass),
+        };
         match pass {
             ConstructPass::Keep => {}
             ConstructPass::Whole => {
@@ -444,10 +460,17 @@ impl Session {
                     construct::check_helpers(&self.corpus, &self.path, &self.text, tree);
                 out.extend(found);
                 *self.helpers.borrow_mut() = helpers;
+                self.whole_pairings.set(self.whole_pairings.get() + 1);
             }
             ConstructPass::Local(found, helpers) => {
                 out.extend(found);
                 *self.helpers.borrow_mut() = helpers;
+            }
+            ConstructPass::Kept(_) => {
+                let (found, helpers) = kept.unwrap_or_default();
+                out.extend(found);
+                *self.helpers.borrow_mut() = helpers;
+                self.kept_pairings.set(self.kept_pairings.get() + 1);
             }
         }
         sort_findings(&mut out);
