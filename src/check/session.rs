@@ -108,7 +108,7 @@ impl std::fmt::Debug for Session {
 }
 
 /// The statement an edit falls strictly inside, before the edit.
-struct Before {
+pub(super) struct Before {
     s: usize,
     e: usize,
     kind: u16,
@@ -129,8 +129,8 @@ enum ConstructPass {
     /// Re-pair the whole file.
     Whole,
     /// The statement's own, computed alone (a function declaration), and the file's
-    /// helpers after the edit.
-    Local(Vec<Finding>, Vec<String>),
+    /// helpers after the edit; and the statement's new parts, to keep (see `pairing`).
+    Local(Vec<Finding>, Vec<String>, Option<pairing::Entry>),
     /// The whole file's, paired from the parts kept per statement once the statement's
     /// new parts (read again alone) are kept in place of its old ones.
     Kept(pairing::Entry),
@@ -318,8 +318,10 @@ impl Session {
         self.whole_pairings.get()
     }
 
-    /// How many edits paired the file's constructs from what each statement opens and
-    /// closes, kept per statement, with only the edited statement read again.
+    /// How many construct edits were paired without analysing the whole file, with only
+    /// the edited statement read again and what each statement opens and closes kept:
+    /// the file paired from the kept parts, or the edited function alone when nothing
+    /// else can change.
     pub fn kept_pairings(&self) -> usize {
         self.kept_pairings.get()
     }
