@@ -81,6 +81,12 @@ pub fn check_with_helpers(
     (found, names)
 }
 
+/// The helpers by name: the ids of their functions, and what they do.
+type Helpers = BTreeMap<String, (Vec<usize>, Helper)>;
+
+/// Given which names to keep, the kept calls of those bare names (see [`pair_kept`]).
+pub(crate) type BareCalls<'c> = dyn FnMut(&dyn Fn(&str) -> bool) -> Vec<&'c ConstructCall> + 'c;
+
 /// What a helper function does to a construct: opens (`true`) or closes it, how many
 /// times.
 struct Helper {
@@ -322,7 +328,7 @@ fn pair(
     path: &str,
     text: &str,
     mut calls: Vec<&ConstructCall>,
-    called: &mut dyn FnMut(&BTreeMap<String, (Vec<usize>, Helper)>) -> Vec<ConstructCall>,
+    called: &mut dyn FnMut(&Helpers) -> Vec<ConstructCall>,
     idx: Option<crate::js::LineIndex>,
 ) -> (Vec<Finding>, Vec<String>) {
     if calls.is_empty() {
@@ -385,7 +391,7 @@ pub(crate) fn pair_kept<'c>(
     path: &str,
     text: &str,
     calls: Vec<&'c ConstructCall>,
-    bare: &mut dyn FnMut(&dyn Fn(&str) -> bool) -> Vec<&'c ConstructCall>,
+    bare: &mut BareCalls<'c>,
     idx: crate::js::LineIndex,
 ) -> (Vec<Finding>, Vec<String>) {
     pair(

@@ -2,7 +2,8 @@
 //! the edit that decides between a statement-only re-check and a whole check.
 //!
 //! Owns the kept state and its helpers; the statement re-checks are the child `recheck`,
-//! the seed's index by name the child `seeding`. May import the dispatch and the
+//! the seed's index by name the child `seeding`, the construct pairing kept per
+//! statement the child `pairing`. May import the dispatch and the
 //! families through the parent `check`, `js` and `docs`; nothing above `check`.
 
 use std::sync::Arc;
@@ -38,9 +39,13 @@ use seeding::SeedNames;
 /// whole file's parse would cut them the same way: what follows the next statement is
 /// parsed from the same state over the same text as before.
 ///
-/// Anything else (an edit across statements, a syntax error, a changed summary, a
-/// construct Start or End in the statement) reparses incrementally and re-checks the one
-/// statement if the new tree allows it, or the whole file.
+/// A Start or End (or a helper's name) in the statement is paired within its function
+/// when nothing else can change, else from what each statement opens and closes, kept
+/// per statement (the child `pairing`): neither reads the rest of the file.
+///
+/// Anything else (an edit across statements, a syntax error, a changed summary) reparses
+/// incrementally and re-checks the one statement if the new tree allows it, or the whole
+/// file.
 pub struct Session {
     /// Owned (shared), not borrowed: the language server keeps a session per buffer
     /// across requests beside the corpus and index it was opened with, and a borrowed
