@@ -2,7 +2,8 @@
 //! the edit that decides between a statement-only re-check and a whole check.
 //!
 //! Owns the kept state and its helpers; the statement re-checks are the child `recheck`,
-//! the seed's index by name the child `seeding`. May import the dispatch and the
+//! the seed's index by name the child `seeding`, the construct pairing kept per
+//! statement the child `pairing`. May import the dispatch and the
 //! families through the parent `check`, `js` and `docs`; nothing above `check`.
 
 use std::sync::Arc;
@@ -43,9 +44,13 @@ use seeding::SeedNames;
 /// level further (`inner`): that statement alone, with the function's bindings
 /// standing in for the function, as the seed stands in for the file.
 ///
-/// Anything else (an edit across statements, a syntax error, a changed summary, a
-/// construct Start or End in the statement) reparses incrementally and re-checks the one
-/// statement if the new tree allows it, or the whole file.
+/// A Start or End (or a helper's name) in the statement is paired within its function
+/// when nothing else can change, else from what each statement opens and closes, kept
+/// per statement (the child `pairing`): neither reads the rest of the file.
+///
+/// Anything else (an edit across statements, a syntax error, a changed summary) reparses
+/// incrementally and re-checks the one statement if the new tree allows it, or the whole
+/// file.
 pub struct Session {
     /// Owned (shared), not borrowed: the language server keeps a session per buffer
     /// across requests beside the corpus and index it was opened with, and a borrowed
@@ -119,7 +124,7 @@ impl std::fmt::Debug for Session {
 }
 
 /// The statement an edit falls strictly inside, before the edit.
-struct Before {
+pub(super) struct Before {
     s: usize,
     e: usize,
     kind: u16,
@@ -143,8 +148,8 @@ enum ConstructPass {
     /// Re-pair the whole file.
     Whole,
     /// The statement's own, computed alone (a function declaration), and the file's
-    /// helpers after the edit.
-    Local(Vec<Finding>, Vec<String>),
+    /// helpers after the edit; and the statement's new parts, to keep (see `pairing`).
+    Local(Vec<Finding>, Vec<String>, Option<pairing::Entry>),
     /// The whole file's, paired from the parts kept per statement once the statement's
     /// new parts (read again alone) are kept in place of its old ones.
     Kept(pairing::Entry),
@@ -358,8 +363,10 @@ impl Session {
         self.whole_pairings.get()
     }
 
-    /// How many edits paired the file's constructs from what each statement opens and
-    /// closes, kept per statement, with only the edited statement read again.
+    /// How many construct edits were paired without analysing the whole file, with only
+    /// the edited statement read again and what each statement opens and closes kept:
+    /// the file paired from the kept parts, or the edited function alone when nothing
+    /// else can change.
     pub fn kept_pairings(&self) -> usize {
         self.kept_pairings.get()
     }

@@ -188,9 +188,13 @@ impl ConstructCall {
         self.member_span = (b(self.member_span.0), b(self.member_span.1));
         self.receiver_start = b(self.receiver_start);
         self.object_start = self.object_start.map(b);
-        for n in self.chain.iter_mut().skip(1) {
-            n.start_row = r(n.start_row);
-            n.end_row = r(n.end_row);
+        // Most edits move no line (a typo): the chain, a separate allocation, is then
+        // not touched.
+        if rows != 0 {
+            for n in self.chain.iter_mut().skip(1) {
+                n.start_row = r(n.start_row);
+                n.end_row = r(n.end_row);
+            }
         }
     }
 }

@@ -8,6 +8,7 @@
 
 use super::analysis::{Analysis, ChainNode, ConstructCall, UseKind};
 use super::{merge_ranges, ConstructInstance};
+use crate::js;
 
 /// The outcome of matching one script's construct calls.
 #[derive(Debug, Default)]
@@ -56,17 +57,19 @@ pub fn match_calls(calls: &[ConstructCall]) -> Matched {
 /// copying every call of a 100,000-line file for each keystroke cost more than pairing
 /// them).
 pub fn match_refs(calls: &[&ConstructCall]) -> Matched {
-    // (start, the End that closed it on a path that left, if any)
-    let mut open: std::collections::HashMap<usize, Vec<(usize, Option<usize>)>> =
+    // (start, the End that closed it on a path that left, if any), by scope (a node id:
+    // hashed with one multiply)
+    let mut open: std::collections::HashMap<usize, Vec<(usize, Option<usize>)>, js::IdHash> =
         Default::default();
     let mut pairs: Vec<(usize, Option<usize>)> = Vec::new();
-    let mut pair_of_start: std::collections::HashMap<usize, usize> = Default::default();
+    // By call: its pair when it is a Start (a file's calls, indexed rather than hashed).
+    let mut pair_of_start: Vec<usize> = vec![usize::MAX; calls.len()];
     let mut closed: Vec<(usize, usize)> = Vec::new();
     let mut stray = Vec::new();
     for (i, c) in calls.iter().enumerate() {
         if c.is_start {
             open.entry(c.scope).or_default().push((i, None));
-            pair_of_start.insert(i, pairs.len());
+            pair_of_start[i] = pairs.len();
             pairs.push((i, None));
             continue;
         }
@@ -77,7 +80,7 @@ pub fn match_refs(calls: &[&ConstructCall]) -> Matched {
         {
             Some(pos) => {
                 let (s, _) = stack.remove(pos);
-                pairs[pair_of_start[&s]].1 = Some(i);
+                pairs[pair_of_start[s]].1 = Some(i);
                 closed.push((s, i));
                 // The End's path leaves a branch the Start is not in: the path that
                 // does not take the branch still has the Start open.
@@ -97,7 +100,7 @@ pub fn match_refs(calls: &[&ConstructCall]) -> Matched {
                         && exclusive(&calls[o].chain, &calls[s].chain)
                     {
                         stack.remove(j);
-                        pairs[pair_of_start[&o]].1 = Some(i);
+                        pairs[pair_of_start[o]].1 = Some(i);
                         closed.push((o, i));
                     }
                 }

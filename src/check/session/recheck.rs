@@ -153,14 +153,7 @@ impl Session {
         // is not needed, nor its reparse (a construct edit cost a whole check, 33-110 ms
         // on 10,000 lines, issue 30).
         let pass = if constructs {
-            match self.kept_entry(&piece, node, b.s, b.e, delta) {
-                Some(entry) => ConstructPass::Kept(entry),
-                None => {
-                    let (found, helpers) =
-                        self.local_constructs(&piece, node, b.s, new_e, &b.old)?;
-                    ConstructPass::Local(found, helpers)
-                }
-            }
+            self.construct_pass(&piece, node, b, delta)?
         } else {
             ConstructPass::Keep
         };
@@ -204,13 +197,8 @@ impl Session {
             return None;
         }
         let pass = if self.names_construct(&b.old) || self.names_construct(&self.text[s..new_e]) {
-            match self.kept_entry(tree, node, s, e, delta) {
-                Some(entry) => ConstructPass::Kept(entry),
-                None => match self.local_constructs(tree, node, s, new_e, &b.old) {
-                    Some((found, helpers)) => ConstructPass::Local(found, helpers),
-                    None => ConstructPass::Whole,
-                },
-            }
+            self.construct_pass(tree, node, b, delta)
+                .unwrap_or(ConstructPass::Whole)
         } else {
             ConstructPass::Keep
         };
@@ -227,7 +215,7 @@ impl Session {
     /// calls inside are constructs at all. Re-pairing the whole file for a keystroke
     /// inside one function cost ~20 ms on 10,000 lines; any helper anywhere in the file
     /// used to send every construct edit there.
-    fn local_constructs(
+    pub(super) fn local_constructs(
         &self,
         tree: &tree_sitter::Tree,
         node: Node,
@@ -462,9 +450,12 @@ impl Session {
                 *self.helpers.borrow_mut() = helpers;
                 self.whole_pairings.set(self.whole_pairings.get() + 1);
             }
-            ConstructPass::Local(found, helpers) => {
+            ConstructPass::Local(found, helpers, entry) => {
                 out.extend(found);
                 *self.helpers.borrow_mut() = helpers;
+                if entry.is_some() {
+                    self.kept_pairings.set(self.kept_pairings.get() + 1);
+                }
             }
             ConstructPass::Kept(_) => {
                 let (found, helpers) = kept.unwrap_or_default();
