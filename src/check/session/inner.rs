@@ -269,8 +269,8 @@ impl Session {
     pub(super) fn recheck_inner(&mut self, b: &Inner, delta: isize) -> Option<Vec<Finding>> {
         let shift = |x: usize| (x as isize + delta) as usize;
         let new_e = shift(b.e);
-        let new = self.text.get(b.s..new_e)?;
-        if self.names_construct(new) {
+        let new = self.text.get(b.s..new_e)?.to_string();
+        if self.names_construct(&new) {
             return None;
         }
         // The statement in the edited tree, with its neighbours where they were: the
@@ -300,7 +300,6 @@ impl Session {
         }
         // The statement and its neighbours parsed alone: the same three nodes, or the
         // edit changed how the list is cut.
-        let (lo, hi) = (expect[0], expect[expect.len() - 1]);
         let lo_node = if b.prev.is_some() {
             outer.prev_named_sibling()?
         } else {
@@ -311,26 +310,10 @@ impl Session {
         } else {
             outer
         };
-        let range = tree_sitter::Range {
-            start_byte: lo.1,
-            end_byte: hi.2,
-            start_point: lo_node.start_position(),
-            end_point: hi_node.end_position(),
-        };
-        self.piece_parser.set_included_ranges(&[range]).ok()?;
-        let piece = self.piece_parser.parse(&self.text, None)?;
+        let range = super::recheck::range_of(lo_node, hi_node);
+        let piece =
+            super::recheck::parse_piece(&mut self.piece_parser, &self.text, range, &expect)?;
         let proot = piece.root_node();
-        if proot.has_error() || proot.child_count() != expect.len() {
-            return None;
-        }
-        let mut c = proot.walk();
-        if proot
-            .children(&mut c)
-            .map(|n| part(&n))
-            .ne(expect.iter().copied())
-        {
-            return None;
-        }
         let node = proot.child(usize::from(b.prev.is_some()))?;
         let summary = self.summary_of(&self.text, &piece, node);
         if summary != b.summary {
@@ -338,7 +321,7 @@ impl Session {
         }
         // The bindings of the functions around the statement, innermost last.
         let overlay = self.visible_facts(b.s, new_e)?;
-        let words: std::collections::HashSet<&str> = crate::js::Seed::words(new).collect();
+        let words: std::collections::HashSet<&str> = crate::js::Seed::words(&new).collect();
         if overlay
             .iter()
             .any(|(n, _, _, opaque)| *opaque && words.contains(n.as_str()))

@@ -121,28 +121,9 @@ impl Session {
         if stale.len() != expect.len() || stale.iter().map(part).ne(expect.iter().copied()) {
             return None;
         }
-        let (lo, hi) = (stale[0], stale[stale.len() - 1]);
-        let range = tree_sitter::Range {
-            start_byte: lo.start_byte(),
-            end_byte: hi.end_byte(),
-            start_point: lo.start_position(),
-            end_point: hi.end_position(),
-        };
-        self.piece_parser.set_included_ranges(&[range]).ok()?;
-        let piece = self.piece_parser.parse(&self.text, None)?;
-        let proot = piece.root_node();
-        if proot.has_error() || proot.child_count() != expect.len() {
-            return None;
-        }
-        let mut c = proot.walk();
-        if proot
-            .children(&mut c)
-            .map(|n| part(&n))
-            .ne(expect.iter().copied())
-        {
-            return None;
-        }
-        let node = proot.child(usize::from(b.prev.is_some()))?;
+        let range = range_of(stale[0], stale[stale.len() - 1]);
+        let piece = parse_piece(&mut self.piece_parser, &self.text, range, &expect)?;
+        let node = piece.root_node().child(usize::from(b.prev.is_some()))?;
         let summary = self.summary_of(&self.text, &piece, node);
         self.remember_summary(node, &summary);
         if summary != b.summary {
@@ -466,6 +447,40 @@ impl Session {
         }
         sort_findings(&mut out);
         Some(out)
+    }
+}
+
+/// The bytes of `range` of `text` parsed alone by `parser` (tree-sitter's included
+/// ranges: nodes keep the file's offsets); `None` unless the parse is clean and cuts
+/// exactly the nodes of `expect` (kind and bytes, in order): a statement and its
+/// neighbours, whose bounds the whole file's parse would then cut the same way.
+pub(super) fn parse_piece(
+    parser: &mut tree_sitter::Parser,
+    text: &str,
+    range: tree_sitter::Range,
+    expect: &[(u16, usize, usize)],
+) -> Option<tree_sitter::Tree> {
+    parser.set_included_ranges(&[range]).ok()?;
+    let piece = parser.parse(text, None)?;
+    let root = piece.root_node();
+    let mut c = root.walk();
+    let cut = !root.has_error()
+        && root.child_count() == expect.len()
+        && root
+            .children(&mut c)
+            .map(|n| (n.kind_id(), n.start_byte(), n.end_byte()))
+            .eq(expect.iter().copied());
+    drop(c);
+    cut.then_some(piece)
+}
+
+/// The bytes and points from the start of `lo` to the end of `hi`.
+pub(super) fn range_of(lo: Node, hi: Node) -> tree_sitter::Range {
+    tree_sitter::Range {
+        start_byte: lo.start_byte(),
+        end_byte: hi.end_byte(),
+        start_point: lo.start_position(),
+        end_point: hi.end_position(),
     }
 }
 
