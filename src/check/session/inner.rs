@@ -280,12 +280,7 @@ impl Session {
         if (outer.start_byte(), outer.end_byte(), outer.kind_id()) != (b.s, new_e, b.kind) {
             return None;
         }
-        let expect: Vec<(u16, usize, usize)> = b
-            .prev
-            .into_iter()
-            .chain(Some((b.kind, b.s, new_e)))
-            .chain(b.next.map(|(k, s, e)| (k, shift(s), shift(e))))
-            .collect();
+        let expect = super::recheck::expected_parts(b.prev, (b.kind, b.s, new_e), b.next, delta);
         let part = |n: &Node| (n.kind_id(), n.start_byte(), n.end_byte());
         let stale: Vec<(u16, usize, usize)> = outer
             .prev_named_sibling()

@@ -102,12 +102,7 @@ impl Session {
         let new_e = shift(b.e);
         let constructs =
             self.names_construct(&b.old) || self.names_construct(&self.text[b.s..new_e]);
-        let expect: Vec<(u16, usize, usize)> = b
-            .prev
-            .into_iter()
-            .chain(Some((b.kind, b.s, new_e)))
-            .chain(b.next.map(|(k, s, e)| (k, shift(s), shift(e))))
-            .collect();
+        let expect = expected_parts(b.prev, (b.kind, b.s, new_e), b.next, delta);
         // The edited (stale) tree must agree, or later edits would find wrong bounds.
         let node = top_level_at(&self.tree, b.s)?;
         let stale: Vec<Node> = node
@@ -472,6 +467,22 @@ pub(super) fn parse_piece(
             .eq(expect.iter().copied());
     drop(c);
     cut.then_some(piece)
+}
+
+/// The nodes a statement's piece parse must cut (kind and bytes): its previous
+/// neighbour as it was, the statement `now`, its next neighbour moved by the edit's
+/// `delta`.
+pub(super) fn expected_parts(
+    prev: Option<(u16, usize, usize)>,
+    now: (u16, usize, usize),
+    next: Option<(u16, usize, usize)>,
+    delta: isize,
+) -> Vec<(u16, usize, usize)> {
+    let shift = |x: usize| (x as isize + delta) as usize;
+    prev.into_iter()
+        .chain(Some(now))
+        .chain(next.map(|(k, s, e)| (k, shift(s), shift(e))))
+        .collect()
 }
 
 /// The bytes and points from the start of `lo` to the end of `hi`.
