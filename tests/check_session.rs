@@ -37,6 +37,16 @@ fn shown(f: &[Finding]) -> Vec<String> {
         .collect()
 }
 
+/// A session of `text` as `s.js` against the demo corpus, with no project around it.
+fn demo_session(text: &str) -> Session {
+    Session::new(
+        Arc::new(bundled::demo().unwrap()),
+        Arc::new(ProjectIndex::default()),
+        "s.js",
+        text,
+    )
+}
+
 fn edit_and_compare(session: &mut Session, find: &str, replace: &str) {
     let at = session.text().find(find).expect("present");
     let got = shown(session.edit(at, at + find.len(), replace));
@@ -52,9 +62,7 @@ fn edit_and_compare(session: &mut Session, find: &str, replace: &str) {
 
 #[test]
 fn edits_inside_one_statement_are_rechecked_alone_and_agree_with_a_full_check() {
-    let corpus = Arc::new(bundled::demo().unwrap());
-    let project = Arc::new(ProjectIndex::default());
-    let mut s = Session::new(corpus.clone(), project.clone(), "s.js", SCRIPT);
+    let mut s = demo_session(SCRIPT);
     assert!(s.findings().is_empty());
     edit_and_compare(&mut s, "cellPadding: 3", "cellPading: 3");
     edit_and_compare(
@@ -137,9 +145,7 @@ fn backspace(session: &mut Session, at: usize, n: usize) -> usize {
 
 #[test]
 fn keystrokes_inside_a_statement_skip_the_file_reparse_and_agree_with_a_full_check() {
-    let corpus = Arc::new(bundled::demo().unwrap());
-    let project = Arc::new(ProjectIndex::default());
-    let mut s = Session::new(corpus.clone(), project.clone(), "s.js", SCRIPT);
+    let mut s = demo_session(SCRIPT);
     // Rename `layout.paragraph` to `layout.paragraf`, key by key: every state parses
     // and gives the file nothing new, so no keystroke reparses the file.
     let at = s.text().find("layout.paragraph").unwrap() + "layout.paragraph".len();
@@ -224,10 +230,8 @@ fn a_statement_whose_bounds_depend_on_its_neighbours_is_not_rechecked_alone() {
 
 #[test]
 fn a_directive_typed_or_deleted_key_by_key_is_noticed() {
-    let corpus = Arc::new(bundled::demo().unwrap());
-    let project = Arc::new(ProjectIndex::default());
     let text = "layout.paragraph(\"a\");\n// x\nlayout.paragraph(\"b\");\n";
-    let mut s = Session::new(corpus.clone(), project.clone(), "s.js", text);
+    let mut s = demo_session(text);
     // `// #targe` is a comment; one more key makes the line a directive (not
     // JavaScript), and the statement after it must be judged in a blanked file.
     let at = s.text().find("x\n").unwrap();
@@ -246,9 +250,7 @@ fn a_directive_typed_or_deleted_key_by_key_is_noticed() {
 
 #[test]
 fn random_keystrokes_agree_with_a_full_check_after_each_one() {
-    let corpus = Arc::new(bundled::demo().unwrap());
-    let project = Arc::new(ProjectIndex::default());
-    let mut s = Session::new(corpus.clone(), project.clone(), "s.js", SCRIPT);
+    let mut s = demo_session(SCRIPT);
     // A fixed linear congruential sequence: the same edits on every run.
     let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
     let mut next = |n: usize| {
@@ -435,9 +437,7 @@ fn located_construct_calls_agree_with_the_walk() {
 #[test]
 fn a_statement_rechecked_alone_sees_the_polyfills_globals_and_functions_it_names() {
     let script = "String.prototype.trim = function () { return this; };\nvar far = new Table();\nfunction helper(x) { return x; }\nvar s = \" a \";\nvar out = s.trim() + helper(1);\nfar.columns = 2;\n";
-    let corpus = Arc::new(bundled::demo().unwrap());
-    let project = Arc::new(ProjectIndex::default());
-    let mut s = Session::new(corpus, project, "s.js", script);
+    let mut s = demo_session(script);
     assert!(s.findings().is_empty(), "{:?}", shown(s.findings()));
     // Known-good edits inside one statement: the polyfilled `trim`, the far function.
     edit_and_compare(&mut s, "helper(1)", "helper(2)");
@@ -485,10 +485,8 @@ fn every_keystroke_in_an_unparsable_file_agrees_with_a_fresh_check() {
 /// the kept finding.
 #[test]
 fn a_kept_construct_finding_names_the_line_it_points_to_after_lines_move() {
-    let corpus = Arc::new(bundled::demo().unwrap());
-    let project = Arc::new(ProjectIndex::default());
     let text = "var t = new Table();\nlayout.tableStart(t);\nvar a = 1;\nvar b = 2;\nif (a) {\n    layout.tableEnd();\n    throw a;\n}\n";
-    let mut s = Session::new(corpus.clone(), project.clone(), "s.js", text);
+    let mut s = demo_session(text);
     assert!(
         shown(s.findings())
             .iter()
@@ -583,9 +581,7 @@ fn type_after(s: &mut Session, after: &str, word: &str) -> usize {
 /// of a function declared in the function (its "did you mean" names it).
 #[test]
 fn keystrokes_in_a_function_body_recheck_the_nested_line_alone_and_agree_with_a_full_check() {
-    let corpus = Arc::new(bundled::demo().unwrap());
-    let project = Arc::new(ProjectIndex::default());
-    let mut s = Session::new(corpus.clone(), project.clone(), "s.js", FUNCTIONS);
+    let mut s = demo_session(FUNCTIONS);
     let clean = shown(s.findings());
     assert_eq!(clean.len(), 0, "{clean:#?}");
     // Known-bad: each typo is a finding the full check reports, on the nested line.
@@ -636,9 +632,7 @@ fn keystrokes_in_a_function_body_recheck_the_nested_line_alone_and_agree_with_a_
 /// Start: each goes the whole way, and agrees with a fresh check.
 #[test]
 fn a_nested_line_that_changes_its_function_is_not_rechecked_alone() {
-    let corpus = Arc::new(bundled::demo().unwrap());
-    let project = Arc::new(ProjectIndex::default());
-    let mut s = Session::new(corpus.clone(), project.clone(), "s.js", FUNCTIONS);
+    let mut s = demo_session(FUNCTIONS);
     // `pg` assigned a Block: no longer certain, so `pg.label` is not judged either way.
     let at = s.text().find("pg.label = ").unwrap();
     let inner = s.inner_edits();
@@ -681,8 +675,6 @@ fn a_nested_line_that_changes_its_function_is_not_rechecked_alone() {
 /// typed in next were evicted every time, and its keystroke was a whole check.
 #[test]
 fn typing_in_turn_in_many_functions_keeps_every_keystroke_nested() {
-    let corpus = Arc::new(bundled::demo().unwrap());
-    let project = Arc::new(ProjectIndex::default());
     let text: String = (0..12)
         .map(|k| {
             format!(
@@ -690,7 +682,7 @@ fn typing_in_turn_in_many_functions_keeps_every_keystroke_nested() {
             )
         })
         .collect();
-    let mut s = Session::new(corpus, project, "s.js", &text);
+    let mut s = demo_session(&text);
     let mut keys = 0;
     for round in 0..2 {
         for k in 0..12 {
@@ -748,9 +740,7 @@ fn pairings(s: &Session) -> (usize, usize) {
 /// opens and closes, with the edited function read again alone.
 #[test]
 fn a_typo_that_makes_a_called_function_a_helper_is_paired_from_kept_parts() {
-    let corpus = Arc::new(bundled::demo().unwrap());
-    let project = Arc::new(ProjectIndex::default());
-    let mut s = Session::new(corpus, project, "s.js", &units(3));
+    let mut s = demo_session(&units(3));
     assert!(s.findings().is_empty(), "{:?}", shown(s.findings()));
     let before = pairings(&s);
     for member in ["tableStart", "tableEnd", "blockStart", "blockEnd"] {
@@ -777,13 +767,11 @@ fn a_typo_that_makes_a_called_function_a_helper_is_paired_from_kept_parts() {
 /// its call elsewhere stops standing for a Start, and starts again.
 #[test]
 fn a_helper_unmade_and_made_again_is_paired_from_kept_parts() {
-    let corpus = Arc::new(bundled::demo().unwrap());
-    let project = Arc::new(ProjectIndex::default());
     let text = format!(
         "function openBox(b) {{\n    layout.blockStart(b);\n}}\n{}var b = new Block();\nopenBox(b);\nlayout.paragraph(\"x\");\nlayout.blockEnd();\n",
         units(1)
     );
-    let mut s = Session::new(corpus, project, "s.js", &text);
+    let mut s = demo_session(&text);
     assert!(s.findings().is_empty(), "{:?}", shown(s.findings()));
     let before = pairings(&s);
     let at = s.text().find("layout.blockStart(b);").unwrap() + "layout.blockStart(b);".len();
@@ -806,13 +794,11 @@ fn a_helper_unmade_and_made_again_is_paired_from_kept_parts() {
 /// included.
 #[test]
 fn a_construct_across_top_level_statements_is_paired_from_kept_parts() {
-    let corpus = Arc::new(bundled::demo().unwrap());
-    let project = Arc::new(ProjectIndex::default());
     let text = format!(
         "var t = new Table();\nlayout.tableStart(t);\n{}if (t) {{\n    layout.tableEnd();\n    throw t;\n}}\nlayout.tableEnd();\n",
         units(2)
     );
-    let mut s = Session::new(corpus, project, "s.js", &text);
+    let mut s = demo_session(&text);
     let before = pairings(&s);
     let at = s.text().rfind("tableEnd").unwrap() + "tableEnd".len();
     splice_and_compare(&mut s, at, 0, "Q");
@@ -840,10 +826,8 @@ fn a_construct_across_top_level_statements_is_paired_from_kept_parts() {
 /// time, edit after edit, as a fresh check gives it.
 #[test]
 fn same_named_functions_are_paired_from_kept_parts() {
-    let corpus = Arc::new(bundled::demo().unwrap());
-    let project = Arc::new(ProjectIndex::default());
     let text = "function close() {\n    layout.blockEnd();\n}\nvar b = new Block();\nfunction close() {\n    layout.listEnd();\n}\nfunction use(l) {\n    layout.listStart(l);\n    close();\n}\n";
-    let mut s = Session::new(corpus, project, "s.js", text);
+    let mut s = demo_session(text);
     let before = pairings(&s);
     for member in ["blockEnd", "listEnd", "listStart"] {
         let at = s.text().find(member).unwrap() + member.len();
@@ -857,13 +841,11 @@ fn same_named_functions_are_paired_from_kept_parts() {
 /// its call in another function now stands for that Start.
 #[test]
 fn a_start_typed_into_a_plain_function_makes_its_calls_count() {
-    let corpus = Arc::new(bundled::demo().unwrap());
-    let project = Arc::new(ProjectIndex::default());
     let text = format!(
         "function open(b) {{\n    var x = 1;\n}}\n{}var b = new Block();\nopen(b);\nlayout.paragraph(\"x\");\nlayout.blockEnd();\n",
         units(1)
     );
-    let mut s = Session::new(corpus, project, "s.js", &text);
+    let mut s = demo_session(&text);
     assert!(
         shown(s.findings())
             .iter()
@@ -901,14 +883,12 @@ fn a_start_typed_into_a_plain_function_makes_its_calls_count() {
 /// were paired from the kept parts.
 #[test]
 fn random_construct_edits_agree_with_a_full_check_after_each_one() {
-    let corpus = Arc::new(bundled::demo().unwrap());
-    let project = Arc::new(ProjectIndex::default());
     let script = format!(
         "var t = new Table();\nlayout.tableStart(t);\n{}function open(b) {{\n    layout.blockStart(b);\n}}\nif (t) {{\n    open(new Block());\n    layout.blockEnd();\n    layout.tableEnd();\n    throw t;\n}}\n{}layout.tableEnd();\n",
         units(3),
         units(2).replace("table", "tab").replace("note", "nt")
     );
-    let mut s = Session::new(corpus, project, "s.js", &script);
+    let mut s = demo_session(&script);
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = |n: usize| {
         seed = seed
@@ -987,15 +967,13 @@ fn random_construct_edits_agree_with_a_full_check_after_each_one() {
 /// parts when the full check found the global declared, for corpora with several.)
 #[test]
 fn a_global_declared_among_others_is_seen_by_construct_edits() {
-    let corpus = Arc::new(bundled::demo().unwrap());
-    let project = Arc::new(ProjectIndex::default());
     for decl in ["var x, layout = {};\n", "let layout = {};\n"] {
         // Before and after the units: calls above a `let` may be counted apart.
         for text in [
             format!("{decl}{}", units(2)),
             format!("{}{decl}{}", units(1), units(2).replace("table", "tab")),
         ] {
-            let mut s = Session::new(corpus.clone(), project.clone(), "s.js", &text);
+            let mut s = demo_session(&text);
             for member in ["tableEnd", "tableStart"] {
                 for at in s
                     .text()
@@ -1017,10 +995,8 @@ fn a_global_declared_among_others_is_seen_by_construct_edits() {
 /// edits); a bare call typed in a nested line, then the same typo, agrees too.
 #[test]
 fn nested_edits_move_the_kept_pairing_and_a_later_construct_typo_agrees() {
-    let corpus = Arc::new(bundled::demo().unwrap());
-    let project = Arc::new(ProjectIndex::default());
     let text = "function table0(rows) {\n    var t = new Table();\n    layout.tableStart(t);\n    layout.tableEnd();\n}\nfunction note0(title) {\n    var b = new Block();\n    layout.blockStart(b);\n    for (var i = 0; i < 2; i++) {\n        layout.paragraph(title);\n    }\n    table0([title]);\n    layout.blockEnd();\n}\nnote0(\"x\");\n";
-    let mut s = Session::new(corpus, project, "s.js", text);
+    let mut s = demo_session(text);
     assert!(s.findings().is_empty());
     let inner = s.inner_edits();
     let at = s.text().find("paragraph(title").unwrap() + "paragraph(title".len();
