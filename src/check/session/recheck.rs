@@ -434,7 +434,9 @@ impl Session {
                 }
             }
             ConstructPass::Kept(_) => {
-                let (found, helpers) = kept.unwrap_or_default();
+                // The kept parts could not be read (a stale statement that does not
+                // parse alone): the caller's next path says, not an empty pairing.
+                let (found, helpers) = kept?;
                 out.extend(found);
                 *self.helpers.borrow_mut() = helpers;
                 self.kept_pairings.set(self.kept_pairings.get() + 1);
