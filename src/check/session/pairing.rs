@@ -384,8 +384,9 @@ impl Session {
     ///
     /// The top-level statement's kept parts stand, moved in place, when the edit changed
     /// no line count and the nested statement calls the same bare names at the same
-    /// places (a helper's call there would pair); otherwise nothing is kept until the
-    /// next full check, as after any pass that cannot say.
+    /// places (a helper's call there would pair); otherwise they are marked stale and
+    /// read again, that statement alone, by the next pairing from the kept parts
+    /// ([`Session::refresh_stale`]).
     pub(super) fn pairing_nested(
         &self,
         top: usize,
