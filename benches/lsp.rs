@@ -166,7 +166,7 @@ fn body(name: &str, n: usize) -> Vec<String> {
 
 /// The kinds of edit of the script written as functions (the same as
 /// `benches/lsp_client.py`'s).
-const KINDS: [&str; 9] = [
+const KINDS: [&str; 10] = [
     "start-typo",
     "end-typo",
     "call-10",
@@ -176,6 +176,7 @@ const KINDS: [&str; 9] = [
     "delete-line",
     "paste-20",
     "own-call-typo",
+    "decl-typo",
 ];
 
 /// The script written as functions (as `benches/lsp_client.py` writes it): one function of
@@ -231,6 +232,7 @@ fn functions_script(lines: usize) -> (String, Vec<Vec<(u32, u32)>>) {
         spots[6].push((base + 1, 0));
         spots[7].push((base + 6, 0));
         spots[8].push((base + 14, col(&u[14], &format!("table{i}"))));
+        spots[9].push((base + 1, col(&u[1], "Table")));
         out.extend(u);
         i += 1;
     }

@@ -31,7 +31,9 @@ Kinds of edit (`--kinds`, reported each on its own):
 - `paste-20`: 20 lines pasted into a function body (one of them a call of a member the
   docs lack), then deleted;
 - `own-call-typo`: `Q` typed at the end of a call of the script's own function
-  (`table3(...)` in `note3`), then deleted.
+  (`table3(...)` in `note3`), then deleted;
+- `decl-typo`: `Q` typed at the end of `Table` in a function's `var t = new Table();`
+  (what the line declares changes), then deleted.
 (`flat` has `row-typo` only: `tableRow` -> `tableRw` on a top-level statement.)
 
 Run (release build first):
@@ -129,7 +131,7 @@ def functions_script(lines):
     column where `Q` is typed (or, for the line kinds, the line)."""
     out = []
     spots = {k: [] for k in ("start-typo", "end-typo", "call-10", "call-100", "call-2000",
-                             "option-key", "delete-line", "paste-20", "own-call-typo")}
+                             "option-key", "delete-line", "paste-20", "own-call-typo", "decl-typo")}
 
     def add(ls):
         out.extend(ls)
@@ -152,6 +154,7 @@ def functions_script(lines):
         spots["delete-line"].append((base + 1, 0))
         spots["paste-20"].append((base + 6, 0))
         spots["own-call-typo"].append((base + 14, u[14].index(f"table{i}") + len(f"table{i}")))
+        spots["decl-typo"].append((base + 1, u[1].index("Table") + len("Table")))
         add(u)
         i += 1
     for k in spots:

@@ -293,7 +293,11 @@ impl Session {
             }
         }
         if let Some(b) = before.as_mut().filter(|b| b.deferred) {
-            match self.kept_summary(b.s, b.e) {
+            // The kept facts were moved past the edit with the rest (`shift_inner`);
+            // asked by where they were before it, the lookup missed and every edit
+            // that changed a nested line's summary (`new TableQ()`) paid a whole check.
+            let e = if b.e > end { shift(b.e) } else { b.e };
+            match self.kept_summary(b.s, e) {
                 Some(summary) => {
                     b.summary = summary;
                     b.deferred = false;
