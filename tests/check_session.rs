@@ -1092,3 +1092,44 @@ fn a_declaration_typo_on_a_nested_line_is_rechecked_with_its_function() {
     }
     assert_eq!(s.whole_pairings(), whole, "no whole check");
 }
+
+/// After an edit re-checked with its whole function from a piece (a declaration
+/// typo), the file's tree is stale in that function; a keystroke on another line of it
+/// parses the file again first, and is a nested re-check again. Without that, every
+/// later keystroke in a 2,000-line function re-checked the whole function (~65 ms).
+#[test]
+fn a_keystroke_after_a_function_was_rechecked_from_a_piece_is_nested_again() {
+    let mut text = String::from(
+        "function big(lines) {\n    var b = new Block();\n    layout.blockStart(b, { padding: 4 });\n    for (var i = 0; i < lines.length; i++) {\n",
+    );
+    for k in 0..60 {
+        text.push_str(&format!(
+            "        layout.text(lines[i] + \"{k}\", {{ fontSize: 9 }});\n"
+        ));
+    }
+    text.push_str("    }\n    layout.blockEnd();\n}\n");
+    text.push_str(&units(2));
+    let mut s = demo_session(&text);
+    let decl = s.text().find("new Block").unwrap() + "new Block".len();
+    assert!(
+        splice_and_compare(&mut s, decl, 0, "Q"),
+        "the function from a piece"
+    );
+    // Typing on in the same line stays with the piece.
+    assert!(
+        splice_and_compare(&mut s, decl + 1, 0, "u"),
+        "the function from a piece"
+    );
+    let inner = s.inner_edits();
+    let call = s.text().find("(lines[i] + \"30\"").unwrap();
+    splice_and_compare(&mut s, call, 0, "Q");
+    assert!(
+        shown(s.findings()).iter().any(|f| f.contains("textQ")),
+        "{:#?}",
+        s.findings()
+    );
+    splice_and_compare(&mut s, call, 1, "");
+    assert_eq!(s.inner_edits(), inner + 2, "nested again");
+    splice_and_compare(&mut s, decl, 2, "");
+    assert!(s.findings().is_empty(), "{:#?}", s.findings());
+}
