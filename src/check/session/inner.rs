@@ -306,8 +306,13 @@ impl Session {
             outer
         };
         let range = super::recheck::range_of(lo_node, hi_node);
-        let piece =
-            super::recheck::parse_piece(&mut self.piece_parser, &self.text, range, &expect)?;
+        let piece = super::recheck::parse_piece(
+            &mut self.piece_parser,
+            &self.text,
+            range,
+            &expect,
+            Some(&self.tree),
+        )?;
         let proot = piece.root_node();
         let node = proot.child(usize::from(b.prev.is_some()))?;
         let summary = self.summary_of(&self.text, &piece, node);

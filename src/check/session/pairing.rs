@@ -489,6 +489,7 @@ impl Session {
                 &self.text,
                 super::recheck::range_of(node, node),
                 &[part],
+                Some(&self.tree),
             ) else {
                 return false;
             };
