@@ -48,6 +48,17 @@ pub(super) struct Entry {
 }
 
 impl Entry {
+    /// The entry of the statement starting at `start`, to be read before it is paired
+    /// from.
+    fn stale_at(start: usize) -> Entry {
+        Entry {
+            start,
+            base: start,
+            stale: true,
+            ..Default::default()
+        }
+    }
+
     fn is_empty(&self) -> bool {
         self.calls.is_empty() && self.bare.is_empty() && !self.stale
     }
@@ -270,16 +281,27 @@ impl Session {
         e: usize,
         delta: isize,
     ) -> Option<Entry> {
-        let kept = self.pairing.borrow();
-        let kept = kept.as_ref()?;
-        let new_e = e.saturating_add_signed(delta);
-        if self.declares_global.get()
-            || tree.root_node().has_error()
-            || self.declares_in(self.text.get(s..new_e)?)
-        {
+        if !self.keepable(tree, s, e, delta) {
             return None;
         }
-        Some(kept.statement(&self.corpus, &self.text, tree, node))
+        let kept = self.pairing.borrow();
+        Some(
+            kept.as_ref()?
+                .statement(&self.corpus, &self.text, tree, node),
+        )
+    }
+
+    /// Whether statement `s..e` of `tree` (grown by `delta`) can have kept parts: see
+    /// [`Session::kept_entry`].
+    fn keepable(&self, tree: &tree_sitter::Tree, s: usize, e: usize, delta: isize) -> bool {
+        let new_e = e.saturating_add_signed(delta);
+        self.pairing.borrow().is_some()
+            && !self.declares_global.get()
+            && !tree.root_node().has_error()
+            && self
+                .text
+                .get(s..new_e)
+                .is_some_and(|t| !self.declares_in(t))
     }
 
     /// What a statement's re-check does with construct findings when its old or new
@@ -298,11 +320,21 @@ impl Session {
         b: &Before,
         delta: isize,
     ) -> Option<ConstructPass> {
-        let entry = self.kept_entry(tree, node, b.s, b.e, delta);
         let new_e = b.e.saturating_add_signed(delta);
         match self.local_constructs(tree, node, b.s, new_e, &b.old) {
-            Some((found, helpers)) => Some(ConstructPass::Local(found, helpers, entry)),
-            None => entry.map(ConstructPass::Kept),
+            // Paired within the function: its kept parts are read when a pairing from
+            // them first needs them (`refresh_stale`), not now. Reading them was a
+            // third of a keystroke's re-check in a 2,000-line function that opens a
+            // block, for every keystroke.
+            Some((found, helpers)) => {
+                let entry = self
+                    .keepable(tree, b.s, b.e, delta)
+                    .then(|| Entry::stale_at(node.start_byte()));
+                Some(ConstructPass::Local(found, helpers, entry))
+            }
+            None => self
+                .kept_entry(tree, node, b.s, b.e, delta)
+                .map(ConstructPass::Kept),
         }
     }
 
@@ -441,15 +473,7 @@ impl Session {
             // a plain call (`drawRowQ()`) a moment before.
             match own {
                 Some(i) => kept.entries[i].stale = true,
-                None => kept.entries.insert(
-                    k,
-                    Entry {
-                        start: top,
-                        base: top,
-                        stale: true,
-                        ..Default::default()
-                    },
-                ),
+                None => kept.entries.insert(k, Entry::stale_at(top)),
             }
             return;
         }

@@ -242,7 +242,8 @@ impl Session {
                 end_point: node.end_position(),
             };
             parser.set_included_ranges(&[range]).ok()?;
-            alone = parser.parse(&self.text, None)?;
+            // The file's tree as the old one, as in `parse_piece`.
+            alone = parser.parse(&self.text, Some(&self.tree))?;
             &alone
         };
         if tree.root_node().has_error() || tree.root_node().child_count() != 1 {
