@@ -117,13 +117,7 @@ impl Session {
             return None;
         }
         let range = range_of(stale[0], stale[stale.len() - 1]);
-        let piece = parse_piece(
-            &mut self.piece_parser,
-            &self.text,
-            range,
-            &expect,
-            Some(&self.tree),
-        )?;
+        let piece = self.parse_piece(range, &expect)?;
         let node = piece.root_node().child(usize::from(b.prev.is_some()))?;
         let summary = self.summary_of(&self.text, &piece, node);
         self.remember_summary(node, &summary);
@@ -143,6 +137,22 @@ impl Session {
         self.dirty.retain(|d| d.0 != b.s);
         self.dirty.push((b.s, new_e, summary));
         Some(out)
+    }
+
+    /// [`parse_piece`] with the session's piece parser and the file's tree as the old
+    /// tree.
+    pub(super) fn parse_piece(
+        &mut self,
+        range: tree_sitter::Range,
+        expect: &[(u16, usize, usize)],
+    ) -> Option<tree_sitter::Tree> {
+        parse_piece(
+            &mut self.piece_parser,
+            &self.text,
+            range,
+            expect,
+            Some(&self.tree),
+        )
     }
 
     /// The path after an incremental reparse; `None` when the edit reaches beyond the
