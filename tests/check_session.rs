@@ -1010,7 +1010,7 @@ fn a_global_declared_among_others_is_seen_by_construct_edits() {
 /// Nested lines typed in before a helper's call, then a Start typo elsewhere that makes
 /// the called function a helper: the construct findings, paired from the parts kept per
 /// statement, stand where a fresh check puts them (the kept call moved with the nested
-/// edits); a bare call typed in a nested line, then the same typo, agrees too.
+/// edits). A bare call typed in a nested line: see the next test.
 #[test]
 fn nested_edits_move_the_kept_pairing_and_a_later_construct_typo_agrees() {
     let text = "function table0(rows) {\n    var t = new Table();\n    layout.tableStart(t);\n    layout.tableEnd();\n}\nfunction note0(title) {\n    var b = new Block();\n    layout.blockStart(b);\n    for (var i = 0; i < 2; i++) {\n        layout.paragraph(title);\n    }\n    table0([title]);\n    layout.blockEnd();\n}\nnote0(\"x\");\n";
@@ -1029,11 +1029,6 @@ fn nested_edits_move_the_kept_pairing_and_a_later_construct_typo_agrees() {
         s.findings()
     );
     assert!(s.kept_pairings() > kept, "paired from the kept parts");
-    splice_and_compare(&mut s, start, 1, "");
-    // A bare call typed on a nested line: a helper's call there would pair.
-    let at = s.text().find("paragraph(title").unwrap() + "paragraph(title".len();
-    splice_and_compare(&mut s, at, 0, " + table0([1])");
-    splice_and_compare(&mut s, start, 0, "Q");
     splice_and_compare(&mut s, start, 1, "");
 }
 
