@@ -256,10 +256,8 @@ impl Session {
         while !self.text.is_char_boundary(end) {
             end += 1;
         }
-        if self.plain() {
-            self.catch_up(start, end);
-        }
         let (inner, mut before) = if self.plain() {
+            self.catch_up(start, end);
             let inner = self.inner_before(start, end);
             let before = self.statement_before(start, end, inner.is_some());
             (inner, before)
