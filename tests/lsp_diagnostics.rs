@@ -339,7 +339,7 @@ fn a_burst_of_edits_is_checked_once_for_the_last_version() {
     let text = long_statement(3_000);
     let dir = project(&demo_corpus(), &[("dé bounce.js", text.as_bytes())]);
     // The server logs each check it computes, with its version.
-    let mut lsp = Lsp::start(&[], &[("GROUNDED_LOG", "grounded::lsp::diagnostics=debug")]);
+    let mut lsp = Lsp::start(&[], &[("GROUNDED_LOG", "grounded_lsp::diagnostics=debug")]);
     lsp.initialize(dir.path(), json!({"debounceMs": 5000, "dryRun": false}));
     let uri = uri(&dir.path().join("dé bounce.js"));
     assert!(uri.contains("d%C3%A9%20bounce.js"), "{uri}");

@@ -311,7 +311,7 @@ impl World {
     /// A server with default settings but the dry run (the command line's check has
     /// none), every buffer open and its first publish in.
     fn start(&self) -> Lsp {
-        // `GROUNDED_DIFF_LOG=grounded::lsp=debug` (with `GROUNDED_TEST_LOG=1`) shows
+        // `GROUNDED_DIFF_LOG=grounded_lsp=debug` (with `GROUNDED_TEST_LOG=1`) shows
         // the server's log while a run is investigated.
         let log = std::env::var("GROUNDED_DIFF_LOG").unwrap_or_default();
         let env: Vec<(&str, &str)> = if log.is_empty() {

@@ -1,5 +1,7 @@
-//! The module graph of `src/agent`, `src/dryrun` and `src/lsp`, read from the source:
-//! no two modules of one area may import each other, directly or through others.
+//! The module graph inside the crates `grounded-agent`, `grounded-dryrun` and
+//! `grounded-lsp`, read from the source: no two modules of one crate may import each
+//! other, directly or through others. The arrows between layers are the crates'
+//! `Cargo.toml`s, which the compiler holds; a circle inside a crate it allows.
 //!
 //! Why a test and not a habit: three groups of modules grew into circles (`edits` ↔
 //! `gates`, `blame` ↔ `report`, `server` ↔ its handlers) one small import at a time,
@@ -7,9 +9,9 @@
 //!
 //! What counts as an import: every path into a sibling module, in a `use` line or
 //! inline (`super::report::byte_at(…)` is as much a dependency as a `use`), written
-//! `super::…` from the module's own depth or `crate::<area>::…`; a name the area's
-//! `mod.rs` re-exports (`super::Backend`) counts as an import of the module that defines
-//! it. The area's `mod.rs` is the parent, which declares every child: it is no node.
+//! `super::…` from the module's own depth or `crate::…`; a name the crate's `lib.rs`
+//! re-exports (`super::Backend`) counts as an import of the module that defines it. The
+//! crate's `lib.rs` is the parent, which declares every child: it is no node.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -94,7 +96,7 @@ fn heads(rest: &str) -> Vec<String> {
     }
 }
 
-/// The names the area's `mod.rs` imports or re-exports, each with the module it comes
+/// The names the crate's `lib.rs` imports or re-exports, each with the module it comes
 /// from (`pub use server::Backend;` maps `Backend` to `server`); names from outside the
 /// area map to modules that are no node, and are dropped by the caller.
 fn reexports(mod_rs: &str) -> BTreeMap<String, String> {
@@ -128,22 +130,21 @@ fn reexports(mod_rs: &str) -> BTreeMap<String, String> {
     out
 }
 
-/// Which sibling modules each module of the area `dir` (named `area` under `crate::`)
-/// imports.
-fn area_graph(dir: &Path, area: &str) -> Graph {
+/// Which sibling modules each module of the crate whose source folder is `dir` imports.
+fn area_graph(dir: &Path) -> Graph {
     let mut files = Vec::new();
     rust_files(dir, &mut files);
     let module_of = |p: &Path| -> Option<String> {
         let rel = p.strip_prefix(dir).expect("under the area");
         let first = rel.components().next()?.as_os_str().to_str()?.to_string();
-        if first == "mod.rs" {
+        if first == "lib.rs" {
             None
         } else {
             Some(first.trim_end_matches(".rs").to_string())
         }
     };
     let modules: BTreeSet<String> = files.iter().filter_map(|p| module_of(p)).collect();
-    let parent = std::fs::read_to_string(dir.join("mod.rs")).unwrap_or_default();
+    let parent = std::fs::read_to_string(dir.join("lib.rs")).unwrap_or_default();
     let reexported = reexports(&parent);
     let mut graph: Graph = modules
         .iter()
@@ -162,12 +163,12 @@ fn area_graph(dir: &Path, area: &str) -> Graph {
             depth
         };
         let code = code_of(&std::fs::read_to_string(p).expect("readable source"));
-        let to_area = format!("crate::{area}::");
+        let to_area = "crate::";
         let mut found = Vec::new();
         let mut i = 0;
         while i < code.len() {
             let rest = &code[i..];
-            if let Some(after) = rest.strip_prefix(to_area.as_str()) {
+            if let Some(after) = rest.strip_prefix(to_area) {
                 found.extend(heads(after));
                 i += to_area.len();
                 continue;
@@ -269,11 +270,11 @@ fn circle_through(g: &Graph, start: &str) -> String {
 
 #[test]
 fn the_agent_dryrun_and_lsp_modules_import_one_way() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
     let mut problems = Vec::new();
     let mut seen_known = BTreeSet::new();
     for area in ["agent", "dryrun", "lsp"] {
-        for (group, circle) in circles(&area_graph(&src.join(area), area)) {
+        for (group, circle) in circles(&area_graph(&crates.join(format!("grounded-{area}/src")))) {
             let known = KNOWN_CIRCLES
                 .iter()
                 .any(|(a, g)| *a == area && g.iter().copied().eq(group.iter().map(String::as_str)));
@@ -281,7 +282,7 @@ fn the_agent_dryrun_and_lsp_modules_import_one_way() {
                 seen_known.insert((area, group.join(",")));
             } else {
                 problems.push(format!(
-                    "src/{area}: {circle} (group: {})",
+                    "grounded-{area}: {circle} (group: {})",
                     group.join(", ")
                 ));
             }
@@ -290,7 +291,7 @@ fn the_agent_dryrun_and_lsp_modules_import_one_way() {
     for (area, group) in KNOWN_CIRCLES {
         if !seen_known.contains(&(*area, group.join(","))) {
             problems.push(format!(
-                "src/{area}: the known circle {} is cut: remove it from KNOWN_CIRCLES",
+                "grounded-{area}: the known circle {} is cut: remove it from KNOWN_CIRCLES",
                 group.join(", ")
             ));
         }
@@ -302,7 +303,7 @@ fn the_agent_dryrun_and_lsp_modules_import_one_way() {
     );
 }
 
-/// Writes `files` (path under the area, text) into a fresh area folder.
+/// Writes `files` (path under the crate's source folder, text) into a fresh folder.
 fn area(files: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     for (path, text) in files {
@@ -317,23 +318,23 @@ fn area(files: &[(&str, &str)]) -> tempfile::TempDir {
 fn a_circle_is_found_through_use_groups_inline_paths_and_reexports() {
     // Direct, through a `use` group: a ↔ b.
     let d = area(&[
-        ("mod.rs", "mod a;\nmod b;\n"),
+        ("lib.rs", "mod a;\nmod b;\n"),
         ("a.rs", "use super::{b::{self, X}, Y};\n"),
         ("b.rs", "fn f() { super::a::g(); }\n"),
     ]);
-    let c = circles(&area_graph(d.path(), "x"));
+    let c = circles(&area_graph(d.path()));
     assert_eq!(c.len(), 1, "{c:?}");
     assert_eq!(c[0].0, ["a", "b"]);
     assert!(c[0].1 == "a → b → a", "{}", c[0].1);
 
     // Through a name the parent re-exports, and from a file one folder down.
     let d = area(&[
-        ("mod.rs", "mod a;\nmod c;\npub use c::Backend;\n"),
+        ("lib.rs", "mod a;\nmod c;\npub use c::Backend;\n"),
         ("a/mod.rs", "mod inner;\n"),
         ("a/inner.rs", "use super::super::Backend;\n"),
-        ("c.rs", "use crate::x::a::Thing;\n"),
+        ("c.rs", "use crate::a::Thing;\n"),
     ]);
-    let c = circles(&area_graph(d.path(), "x"));
+    let c = circles(&area_graph(d.path()));
     assert_eq!(c.len(), 1, "{c:?}");
     assert_eq!(c[0].0, ["a", "c"]);
 
@@ -343,7 +344,7 @@ fn a_circle_is_found_through_use_groups_inline_paths_and_reexports() {
         ("b.rs", "use super::c::C;\n"),
         ("c.rs", "use super::a::A;\n"),
     ]);
-    let c = circles(&area_graph(d.path(), "x"));
+    let c = circles(&area_graph(d.path()));
     assert_eq!(c.len(), 1, "{c:?}");
     assert_eq!(c[0].0, ["a", "b", "c"]);
     assert_eq!(c[0].1, "a → b → c → a");
@@ -352,17 +353,17 @@ fn a_circle_is_found_through_use_groups_inline_paths_and_reexports() {
 #[test]
 fn one_way_imports_comments_and_own_children_are_no_circle() {
     let d = area(&[
-        ("mod.rs", "mod a;\nmod b;\npub use b::B;\n"),
+        ("lib.rs", "mod a;\nmod b;\npub use b::B;\n"),
         // A comment naming the other way is prose, not an import.
         (
             "a.rs",
-            "use super::b::B;\n// see super::a::f and crate::x::a\n",
+            "use super::b::B;\n// see super::a::f and crate::a\n",
         ),
         ("b.rs", "//! Read by `super::a`.\nmod kid;\nfn f() {}\n"),
         // A child's `super::` is its own module, not the area.
         ("b/kid.rs", "use super::f;\nuse super::a::Nothing;\n"),
     ]);
-    let g = area_graph(d.path(), "x");
+    let g = area_graph(d.path());
     assert_eq!(g["a"], BTreeSet::from(["b".to_string()]));
     assert!(g["b"].is_empty(), "{g:?}");
     assert!(circles(&g).is_empty());
