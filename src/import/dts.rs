@@ -140,6 +140,8 @@ pub struct Decl {
     /// Members (interface, class, enum, object alias), or the function's one overload
     /// as a `Method` member.
     pub members: Vec<MemberDecl>,
+    /// `abstract class`: TypeScript gives it no constructor a script may call.
+    pub is_abstract: bool,
 }
 
 /// A declaration the reader saw and did not take, with why.
@@ -357,6 +359,11 @@ impl<'a> Reader<'a> {
                 };
                 if let Some(name) = name {
                     self.push(kind, name, ns, n, doc, parents, members);
+                    if n.kind() == "abstract_class_declaration" {
+                        if let Some(d) = self.out.decls.last_mut() {
+                            d.is_abstract = true;
+                        }
+                    }
                 }
             }
             "enum_declaration" => {
@@ -461,6 +468,7 @@ impl<'a> Reader<'a> {
             doc,
             parents,
             members,
+            is_abstract: false,
         });
     }
 
@@ -469,7 +477,19 @@ impl<'a> Reader<'a> {
         for k in n.named_children(&mut c) {
             match k.kind() {
                 "extends_clause" | "implements_clause" => self.heritage(k, out, depth),
-                "type_arguments" => {}
+                // A class's `extends Array<Layer>`: the arguments follow the value.
+                "type_arguments" => {
+                    let mut c2 = k.walk();
+                    let args: Vec<Ty> = k
+                        .named_children(&mut c2)
+                        .map(|a| self.ty(a, depth + 1))
+                        .collect();
+                    if let Some(Ty::Ref(_, slot)) = out.last_mut() {
+                        if slot.is_empty() {
+                            *slot = args;
+                        }
+                    }
+                }
                 _ => {
                     let t = match k.kind() {
                         // A class's `extends` is a value expression: `A` or `A.B`.
