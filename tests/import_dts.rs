@@ -876,7 +876,7 @@ fn a_sloppy_global_assigned_once_in_the_project_is_typed_like_a_var() {
         &[
             (
                 "six/good.js",
-                "doc = app.activeDocument;\ndoc.resizeImage(3);\nif (app.name) {\n    cond = app.activeDocument;\n}\ncond.bogusA();\ntwice = app.activeDocument;\ntwice = 1;\ntwice.bogusB();\nshared = app.activeDocument;\nshared.bogusC();\n",
+                "doc = app.activeDocument;\ndoc.resizeImage(3);\nif (app.name) {\n    cond = app.activeDocument;\n}\ncond.bogusA();\ntwice = app.activeDocument;\ntwice = 1;\ntwice.bogusB();\nshared = app.activeDocument;\nshared.bogusC();\nLayer.prototype.glow = function () {};\nlayer1 = new Layer();\nlayer1.glow();\n",
             ),
             ("six/other.js", "shared = 2;\n"),
             (
