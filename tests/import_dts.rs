@@ -710,7 +710,9 @@ interface Document {
   resizeImage(w: number): void;
   readonly layers: Layers;
   readonly symbol: Symbol;
+  justification: Justification;
 }
+declare enum Justification { LEFT = 1, RIGHT = 2 }
 interface Application { activeDocument: Document; name: string }
 declare var app: Application;
 interface XMLConstructor { new (text: string): XML }
@@ -1011,4 +1013,30 @@ fn a_host_class_named_like_a_later_built_in_is_the_hosts_at_a_level_without_it()
         "{err}"
     );
     assert!(!chunks(&dir.path().join("es6")).contains_key("Symbol"));
+}
+
+#[test]
+fn a_member_typed_by_an_enum_is_shown_with_the_enum_whose_values_stay_its_members() {
+    let (dir, c, _) = host(
+        &[
+            (
+                "five/good.js",
+                "var d = app.activeDocument;\nif (d.justification == Justification.LEFT) {\n    d.justification = Justification.RIGHT;\n}\n",
+            ),
+            ("five/bad.js", "var j = Justification.LEFTT;\n"),
+        ],
+        &[],
+    );
+    assert_eq!(
+        first_line(&c["Document-justification"]),
+        "justification: Justification | number"
+    );
+    let o = grounded(&["doc", "--docs", "out", "Document.justification"], dir.path());
+    let shown = String::from_utf8_lossy(&o.stdout);
+    assert!(shown.contains("justification: Justification | number"), "{shown}{}", stderr(&o));
+    assert_eq!(check_codes(dir.path(), "out", "five/good.js"), want(&[]));
+    assert_eq!(
+        check_codes(dir.path(), "out", "five/bad.js"),
+        want(&[("member", 1)])
+    );
 }

@@ -782,8 +782,11 @@ impl Model {
                     Some(Target::Entity(i)) => {
                         let e = &self.entities[i];
                         match e.enum_prim {
-                            // An enum as a type is one of its values.
-                            Some(p) => M::Named(p.into()),
+                            // An enum as a type is one of its values: shown with the
+                            // enum (hover, completion and `doc` said `number`, and the
+                            // values a member takes were lost), and a union, so the
+                            // value is never judged as the enum's object.
+                            Some(p) => M::Union(vec![M::Named(e.name.clone()), M::Named(p.into())]),
                             None => M::Named(e.name.clone()),
                         }
                     }
