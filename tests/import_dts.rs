@@ -1031,9 +1031,16 @@ fn a_member_typed_by_an_enum_is_shown_with_the_enum_whose_values_stay_its_member
         first_line(&c["Document-justification"]),
         "justification: Justification | number"
     );
-    let o = grounded(&["doc", "--docs", "out", "Document.justification"], dir.path());
+    let o = grounded(
+        &["doc", "--docs", "out", "Document.justification"],
+        dir.path(),
+    );
     let shown = String::from_utf8_lossy(&o.stdout);
-    assert!(shown.contains("justification: Justification | number"), "{shown}{}", stderr(&o));
+    assert!(
+        shown.contains("justification: Justification | number"),
+        "{shown}{}",
+        stderr(&o)
+    );
     assert_eq!(check_codes(dir.path(), "out", "five/good.js"), want(&[]));
     assert_eq!(
         check_codes(dir.path(), "out", "five/bad.js"),
