@@ -7,7 +7,7 @@
 use tree_sitter::{Node, Parser};
 
 pub use super::text::Doc;
-use super::text::{doc_before, reference_path, work_around};
+use super::text::{doc_before, first_error, reference_path, work_around};
 use super::ImportError;
 
 /// How deeply types and namespaces may nest before the reader gives up on the part
@@ -200,37 +200,6 @@ pub fn read(text: &str, file: usize, shown: &str) -> Result<FileDecls, ImportErr
     };
     r.statements(root, &[], 0)?;
     Ok(r.out)
-}
-
-/// The line and a short account of the first error: the innermost error node on the
-/// path of the first child that has one (tree-sitter may wrap a whole file in an
-/// `ERROR` that starts on line 1 for a mistake on line 3,000).
-fn first_error(root: Node, src: &str) -> (usize, String) {
-    let mut n = root;
-    'down: loop {
-        if n.is_missing() {
-            return (
-                n.start_position().row + 1,
-                format!("`{}` expected", n.kind()),
-            );
-        }
-        let mut c = n.walk();
-        for k in n.children(&mut c) {
-            if k.has_error() || k.is_missing() {
-                n = k;
-                continue 'down;
-            }
-        }
-        break;
-    }
-    let t: String = src
-        .get(n.byte_range())
-        .unwrap_or("")
-        .chars()
-        .take(40)
-        .collect();
-    let t = t.lines().next().unwrap_or("").trim().to_string();
-    (n.start_position().row + 1, format!("unexpected `{t}`"))
 }
 
 struct Reader<'a> {

@@ -11,7 +11,7 @@
 //! Imports the parent `import` (its options), `map` (the model) and `dts`.
 
 use super::dts::{Doc, MemberDecl, MemberKind, ParamDecl, Ty};
-use super::map::Model;
+use super::map::{Entity, Model};
 use super::Settings;
 
 /// Whether an option entry names a declaration file rather than a corpus name.
@@ -25,6 +25,30 @@ pub fn file_matches(entry: &str, shown: &str) -> bool {
     let entry = entry.replace('\\', "/");
     let entry = entry.trim_start_matches("./");
     shown == entry || shown.ends_with(&format!("/{entry}"))
+}
+
+/// Every entry of the options' `no_constructor` names something read: a corpus name
+/// that a declaration becomes, or one of the files (a silent no-op would hide a typo).
+pub fn check_no_constructor(
+    entities: &[Entity],
+    files: &[String],
+    settings: &Settings,
+) -> Result<(), String> {
+    for n in &settings.no_constructor {
+        if names_file(n) {
+            if !files.iter().any(|f| file_matches(n, f)) {
+                return Err(format!(
+                    "the options' no_constructor names `{n}`, which is none of the files read ({})",
+                    files.join(", ")
+                ));
+            }
+        } else if !entities.iter().any(|e| !e.dropped && &e.name == n) {
+            return Err(format!(
+                "the options' no_constructor names `{n}`, which no declaration read becomes"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether the options say the engine never builds entity `i`'s objects with `new`:

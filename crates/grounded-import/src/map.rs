@@ -586,20 +586,7 @@ impl Model {
                     .push((e.qualified(), e.name.clone(), f, l, format!("{note}{own}")));
             }
         }
-        for n in &settings.no_constructor {
-            if super::implied::names_file(n) {
-                if !files.iter().any(|f| super::implied::file_matches(n, f)) {
-                    return Err(format!(
-                        "the options' no_constructor names `{n}`, which is none of the files read ({})",
-                        files.join(", ")
-                    ));
-                }
-            } else if !self.entities.iter().any(|e| !e.dropped && &e.name == n) {
-                return Err(format!(
-                    "the options' no_constructor names `{n}`, which no declaration read becomes"
-                ));
-            }
-        }
+        super::implied::check_no_constructor(&self.entities, files, settings)?;
         for (opt, list) in [
             ("extensible", &settings.extensible),
             ("global_members", &settings.global_members),
