@@ -76,6 +76,37 @@ pub fn run(cmd: ImportCmd) -> Result<i32, Fail> {
         c.constructors,
         plural(c.constructors)
     );
+    eprintln!(
+        "implicit constructors: {} class{} declared without `constructor` got TypeScript's (the base class's parameters); {} class{} left without by the options' no_constructor",
+        c.implicit_constructors,
+        if c.implicit_constructors == 1 { "" } else { "es" },
+        c.withheld_constructors,
+        if c.withheld_constructors == 1 { "" } else { "es" },
+    );
+    if c.array_collections.is_empty() {
+        eprintln!("collections extending Array<T>: none");
+    } else {
+        eprintln!(
+            "collections extending Array<T>: {} (indexable as T, with the language's Array members of {}): {}",
+            c.array_collections.len(),
+            crate::es::edition_name(r.level),
+            c.array_collections.join(", ")
+        );
+    }
+    if r.kept_builtins.is_empty() {
+        eprintln!("host objects named like a later edition's built-ins: none");
+    } else {
+        let list: Vec<String> = r
+            .kept_builtins
+            .iter()
+            .map(|(n, y)| format!("{n} ({})", crate::es::edition_name(*y)))
+            .collect();
+        eprintln!(
+            "host objects named like a later edition's built-ins, kept as the host's at {}: {}",
+            crate::es::edition_name(r.level),
+            list.join(", ")
+        );
+    }
     if r.renames.is_empty() {
         eprintln!("renamed for collisions: none");
     } else {

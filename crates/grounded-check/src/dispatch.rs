@@ -203,6 +203,19 @@ pub(super) fn check_script_full(
     let mut polyfills = reach.polyfills;
     polyfills.extend(own.polyfills.iter().cloned());
     a.set_project_names(reach.names);
+    let elsewhere: Vec<String> = a
+        .implicit_names()
+        .filter(|n| {
+            project
+                .files
+                .iter()
+                .any(|(k, f)| k.as_str() != rel && f.decls.contains(*n))
+        })
+        .map(str::to_string)
+        .collect();
+    if !elsewhere.is_empty() {
+        a.set_written_elsewhere(elsewhere);
+    }
     let mut cx = Ctx::new(
         corpus,
         project,

@@ -170,10 +170,24 @@ fn operator<'t>(text: &'t str, bin: Node) -> &'t str {
         .unwrap_or("")
 }
 
+/// Whether `o` is `null` or `undefined`: the values a comparison that tests a member's
+/// existence compares it with.
+fn is_absent(text: &str, o: Node) -> bool {
+    let mut o = o;
+    while o.kind() == "parenthesized_expression" {
+        match o.named_child(0) {
+            Some(i) => o = i,
+            None => return false,
+        }
+    }
+    matches!(o.kind(), "null" | "undefined") || text.get(o.byte_range()) == Some("undefined")
+}
+
 /// Whether the value `e` is only tested: an operand of `!`, `&&`, `||`, `typeof`, or
 /// a comparison, or a whole condition. `member`: a comparison tests it only against
-/// `null`, `undefined` or a string (`app.key !== null`), not a value it may hold
-/// (`doc.pagse == 3` is a use, and a misspelt one).
+/// `null` or `undefined` (`app.key !== null`), not a value it may hold: `doc.pagse ==
+/// 3` and `doc.nameX == "a"` read the member and compare what it holds, a use and a
+/// misspelt one (a string here kept 11 real misspellings from ever being judged).
 fn is_test(text: &str, e: Node, member: bool) -> bool {
     let mut cur = e;
     let mut tested = false;
@@ -209,13 +223,7 @@ fn is_test(text: &str, e: Node, member: bool) -> bool {
                     } else {
                         p.child_by_field_name("left")
                     };
-                    let absent = other.is_some_and(|o| {
-                        o.kind() == "null"
-                            || o.kind() == "string"
-                            || (o.kind() == "undefined"
-                                || text.get(o.byte_range()) == Some("undefined"))
-                    });
-                    if !absent && !tested {
+                    if !other.is_some_and(|o| is_absent(text, o)) && !tested {
                         return false;
                     }
                 }
@@ -262,7 +270,22 @@ fn tests(text: &str, c: Node, key: &str, member: bool) -> bool {
                 ) else {
                     continue;
                 };
-                if operator(text, n) == "in" && l.kind() == "string" {
+                let op = operator(text, n);
+                if member && matches!(op, "==" | "!=" | "===" | "!==") {
+                    // `app.key != null` tests `key`; `doc.name == "a"` uses it (see
+                    // [`is_test`]): only an operand compared with an absent value, or
+                    // under `typeof`, is a test.
+                    for (x, other) in [(l, r), (r, l)] {
+                        let typed = x.kind() == "unary_expression"
+                            && x.child(0)
+                                .is_some_and(|o| matches!(o.kind(), "typeof" | "!"));
+                        if is_absent(text, other) || typed {
+                            stack.push(x);
+                        }
+                    }
+                    continue;
+                }
+                if op == "in" && l.kind() == "string" {
                     let name = text
                         .get(l.byte_range())
                         .unwrap_or("")

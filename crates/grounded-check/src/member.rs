@@ -176,6 +176,16 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>, node: Node<'a>, iface: &'a str, prop: 
     if cx.corpus.open_keys(iface) {
         return;
     }
+    // `Page.prototype.freezePageNumbering = function () {...}`: the script gives every
+    // object of the interface (or of a parent's) the member. A sloppy global typed by
+    // its one write (`myOldDoc.pages[0].freezePageNumbering()`) was accused on a real
+    // InDesign script that did so.
+    let supplied = std::iter::once(iface)
+        .chain(cx.corpus.ancestors(iface).iter().map(String::as_str))
+        .any(|i| cx.polyfills.contains(&format!("{i}.prototype.{name}")));
+    if supplied {
+        return;
+    }
     // The receiver may be of a documented sub-interface (`docs::family`), unless the
     // script constructed it (`new Block()` is a `Block`, exactly).
     if cx.corpus.descendant_member(iface, name).is_some() && !constructed(cx, node) {

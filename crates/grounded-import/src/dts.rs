@@ -7,7 +7,7 @@
 use tree_sitter::{Node, Parser};
 
 pub use super::text::Doc;
-use super::text::{doc_before, reference_path, work_around};
+use super::text::{doc_before, first_error, reference_path, work_around};
 use super::ImportError;
 
 /// How deeply types and namespaces may nest before the reader gives up on the part
@@ -140,6 +140,8 @@ pub struct Decl {
     /// Members (interface, class, enum, object alias), or the function's one overload
     /// as a `Method` member.
     pub members: Vec<MemberDecl>,
+    /// `abstract class`: TypeScript gives it no constructor a script may call.
+    pub is_abstract: bool,
 }
 
 /// A declaration the reader saw and did not take, with why.
@@ -198,37 +200,6 @@ pub fn read(text: &str, file: usize, shown: &str) -> Result<FileDecls, ImportErr
     };
     r.statements(root, &[], 0)?;
     Ok(r.out)
-}
-
-/// The line and a short account of the first error: the innermost error node on the
-/// path of the first child that has one (tree-sitter may wrap a whole file in an
-/// `ERROR` that starts on line 1 for a mistake on line 3,000).
-fn first_error(root: Node, src: &str) -> (usize, String) {
-    let mut n = root;
-    'down: loop {
-        if n.is_missing() {
-            return (
-                n.start_position().row + 1,
-                format!("`{}` expected", n.kind()),
-            );
-        }
-        let mut c = n.walk();
-        for k in n.children(&mut c) {
-            if k.has_error() || k.is_missing() {
-                n = k;
-                continue 'down;
-            }
-        }
-        break;
-    }
-    let t: String = src
-        .get(n.byte_range())
-        .unwrap_or("")
-        .chars()
-        .take(40)
-        .collect();
-    let t = t.lines().next().unwrap_or("").trim().to_string();
-    (n.start_position().row + 1, format!("unexpected `{t}`"))
 }
 
 struct Reader<'a> {
@@ -357,6 +328,11 @@ impl<'a> Reader<'a> {
                 };
                 if let Some(name) = name {
                     self.push(kind, name, ns, n, doc, parents, members);
+                    if n.kind() == "abstract_class_declaration" {
+                        if let Some(d) = self.out.decls.last_mut() {
+                            d.is_abstract = true;
+                        }
+                    }
                 }
             }
             "enum_declaration" => {
@@ -461,6 +437,7 @@ impl<'a> Reader<'a> {
             doc,
             parents,
             members,
+            is_abstract: false,
         });
     }
 
@@ -469,7 +446,19 @@ impl<'a> Reader<'a> {
         for k in n.named_children(&mut c) {
             match k.kind() {
                 "extends_clause" | "implements_clause" => self.heritage(k, out, depth),
-                "type_arguments" => {}
+                // A class's `extends Array<Layer>`: the arguments follow the value.
+                "type_arguments" => {
+                    let mut c2 = k.walk();
+                    let args: Vec<Ty> = k
+                        .named_children(&mut c2)
+                        .map(|a| self.ty(a, depth + 1))
+                        .collect();
+                    if let Some(Ty::Ref(_, slot)) = out.last_mut() {
+                        if slot.is_empty() {
+                            *slot = args;
+                        }
+                    }
+                }
                 _ => {
                     let t = match k.kind() {
                         // A class's `extends` is a value expression: `A` or `A.B`.

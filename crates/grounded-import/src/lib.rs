@@ -22,6 +22,7 @@
 #![warn(missing_docs)]
 
 pub mod dts;
+pub mod implied;
 pub mod map;
 pub mod render;
 pub mod text;
@@ -102,6 +103,12 @@ pub struct Settings {
     /// A `facts.toml` to copy to the corpus root (relative to the options file).
     #[serde(default)]
     pub facts: Option<PathBuf>,
+    /// Classes the engine never builds with `new` (its objects come from collections
+    /// and factories): a corpus name, or a declaration file (`.d.ts`, as the summary
+    /// names it) for every class declared in it. They get no `Constructor:` line,
+    /// neither TypeScript's implicit one nor a declared one.
+    #[serde(default)]
+    pub no_constructor: Vec<String>,
 }
 
 fn default_es() -> String {
@@ -122,6 +129,7 @@ impl Default for Settings {
             loose_enums: false,
             prefer: BTreeMap::new(),
             facts: None,
+            no_constructor: Vec::new(),
         }
     }
 }
@@ -160,6 +168,11 @@ pub struct Report {
     pub anys: BTreeMap<String, usize>,
     /// `where: what: why`.
     pub skipped: Vec<String>,
+    /// Host declarations named like a built-in of a later edition, kept as the
+    /// host's: `(name, the edition year that has it)`.
+    pub kept_builtins: Vec<(String, u16)>,
+    /// The level's edition year.
+    pub level: u16,
     /// What the loader said of the written corpus (each one a bug of the importer or
     /// something the declarations themselves leave open).
     pub load_diagnostics: Vec<String>,
@@ -288,6 +301,12 @@ pub fn import_dts(req: &Request) -> Result<Report, ImportError> {
         skipped,
         load_diagnostics,
         files,
+        kept_builtins: model
+            .kept_builtins
+            .iter()
+            .map(|(n, y)| (n.clone(), *y))
+            .collect(),
+        level: model.level,
     })
 }
 

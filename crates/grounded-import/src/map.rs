@@ -48,6 +48,11 @@ pub struct Entity {
     pub renamed: Option<String>,
     /// Not written (a language built-in).
     pub dropped: bool,
+    /// `abstract class`: no constructor, declared or implied.
+    pub is_abstract: bool,
+    /// Its `Constructor:` lines are TypeScript's implicit constructor (a class
+    /// declared without one), not a declared one.
+    pub implicit_ctor: bool,
 }
 
 impl Entity {
@@ -170,6 +175,13 @@ pub struct Model {
     pub skipped: Vec<(usize, usize, String, String)>,
     /// `(old, new, file, line, note)` of each rename.
     pub renames: Vec<(String, String, usize, usize, String)>,
+    /// The ECMAScript level's year (`--es 3` is 1999).
+    pub level: u16,
+    /// Built-ins the options' `also_has` gives the engine beyond its level.
+    also_has: Vec<String>,
+    /// Host declarations named like a built-in of a later edition than the level's,
+    /// kept as the host's: `(name, the edition that has it)`.
+    pub kept_builtins: BTreeMap<String, u16>,
 }
 
 /// Names the corpus gives a meaning by title: an interface of that name would be read
@@ -215,6 +227,9 @@ impl Model {
             anys: AnyCount::default(),
             skipped: Vec::new(),
             renames: Vec::new(),
+            level: grounded_docs::model::es_year(settings.es.parse().unwrap_or(3)),
+            also_has: settings.also_has.clone(),
+            kept_builtins: BTreeMap::new(),
         };
         let mut ns_values: Vec<Decl> = Vec::new();
         for d in decls {
@@ -290,6 +305,7 @@ impl Model {
         if matches!(d.kind, DeclKind::Class) {
             e.is_class = true;
         }
+        e.is_abstract |= d.is_abstract;
         if matches!(d.kind, DeclKind::Enum) {
             let string = d
                 .members
@@ -371,15 +387,33 @@ impl Model {
     /// `XConstructor` interfaces of their globals) are the language's, known by its
     /// edition: a corpus that documents them turns every script's `[].push` into a
     /// question about the engine's docs.
+    ///
+    /// Only at a level that has them: a host's own `class Symbol` at ES3 is the host's,
+    /// and dropping it made every value of that type `any`.
     fn drop_builtins(&mut self) {
         let mut drop: BTreeSet<usize> = BTreeSet::new();
+        let mut kept = BTreeMap::new();
         for (i, e) in self.entities.iter().enumerate() {
-            if e.ns.is_empty() && grounded_es::global(&e.short).is_some() {
+            if !e.ns.is_empty() {
+                continue;
+            }
+            if self.is_language_global(&e.short) {
                 drop.insert(i);
+            } else if let Some(g) = grounded_es::global(&e.short) {
+                kept.insert(e.short.clone(), g.since);
             }
         }
+        for v in self.vars.iter().chain(&self.functions) {
+            if self.is_language_global(&v.name) {
+                continue;
+            }
+            if let Some(g) = grounded_es::global(&v.name) {
+                kept.insert(v.name.clone(), g.since);
+            }
+        }
+        self.kept_builtins = kept;
         for v in &self.vars {
-            if grounded_es::global(&v.name).is_none() {
+            if !self.is_language_global(&v.name) {
                 continue;
             }
             if let DeclKind::Var(Some(ty)) = &v.kind {
@@ -552,6 +586,7 @@ impl Model {
                     .push((e.qualified(), e.name.clone(), f, l, format!("{note}{own}")));
             }
         }
+        super::implied::check_no_constructor(&self.entities, files, settings)?;
         for (opt, list) in [
             ("extensible", &settings.extensible),
             ("global_members", &settings.global_members),
@@ -734,8 +769,11 @@ impl Model {
                     Some(Target::Entity(i)) => {
                         let e = &self.entities[i];
                         match e.enum_prim {
-                            // An enum as a type is one of its values.
-                            Some(p) => M::Named(p.into()),
+                            // An enum as a type is one of its values: shown with the
+                            // enum (hover, completion and `doc` said `number`, and the
+                            // values a member takes were lost), and a union, so the
+                            // value is never judged as the enum's object.
+                            Some(p) => M::Union(vec![M::Named(e.name.clone()), M::Named(p.into())]),
                             None => M::Named(e.name.clone()),
                         }
                     }
@@ -803,6 +841,13 @@ impl Model {
                 M::Any
             }
         }
+    }
+
+    /// Whether `name` is a global of the language at the import's level (or one the
+    /// options' `also_has` gives the engine): the language's own, not the host's.
+    pub fn is_language_global(&self, name: &str) -> bool {
+        grounded_es::global(name)
+            .is_some_and(|g| g.since <= self.level || self.also_has.iter().any(|h| h == name))
     }
 
     /// Records a declaration not written.

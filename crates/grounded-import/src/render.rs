@@ -35,6 +35,13 @@ pub struct Counts {
     pub globals: usize,
     /// `Constructor:` lines.
     pub constructors: usize,
+    /// Classes given TypeScript's implicit constructor (declared without one).
+    pub implicit_constructors: usize,
+    /// Classes whose constructors the options' `no_constructor` left out.
+    pub withheld_constructors: usize,
+    /// Interfaces declared `extends Array<T>`, by corpus name: indexable as `T`, with
+    /// the language's `Array` members.
+    pub array_collections: Vec<String>,
 }
 
 /// The name of the global functions' interface.
@@ -49,7 +56,7 @@ pub fn chunks(model: &mut Model, files: &[String], settings: &Settings) -> (Vec<
     let vars = std::mem::take(&mut model.vars);
     for v in &vars {
         let DeclKind::Var(ty) = &v.kind else { continue };
-        if grounded_es::global(&v.name).is_some() {
+        if model.is_language_global(&v.name) {
             model.skip(
                 v.file,
                 v.line,
@@ -125,6 +132,7 @@ pub fn chunks(model: &mut Model, files: &[String], settings: &Settings) -> (Vec<
                 .collect();
             let (short, ns, name) = (e.short.clone(), e.ns.clone(), e.name.clone());
             let obj = e.class_object;
+            let ctors_declared = ctors.len();
             for (c, f) in ctors {
                 if c.hidden {
                     model.skip(
@@ -151,6 +159,19 @@ pub fn chunks(model: &mut Model, files: &[String], settings: &Settings) -> (Vec<
                     );
                 }
             }
+            let abstract_ = model.entities[i].is_abstract;
+            if ctors_declared == 0 && top && !abstract_ {
+                if let Some(list) = super::implied::implicit_constructors(model, i) {
+                    for c in list {
+                        let params = params_text(model, &c.params, c.file, &c.ns, Some(&c.this));
+                        let line = format!("Constructor: new {short}({params})");
+                        if !model.entities[i].constructors.contains(&line) {
+                            model.entities[i].constructors.push(line);
+                        }
+                    }
+                    model.entities[i].implicit_ctor = true;
+                }
+            }
             if let (Some(o), true) = (obj, top) {
                 model.entities[o].globals.insert(short);
             }
@@ -160,7 +181,7 @@ pub fn chunks(model: &mut Model, files: &[String], settings: &Settings) -> (Vec<
         }
     }
     for f in std::mem::take(&mut model.functions) {
-        if grounded_es::global(&f.name).is_some() {
+        if model.is_language_global(&f.name) {
             model.skip(
                 f.file,
                 f.line,
@@ -301,7 +322,26 @@ fn entity_chunks(
     // Relation lines.
     let parents = model.entities[i].parents.clone();
     let mut seen = BTreeSet::new();
+    let mut array_members = Vec::new();
     for (p, f) in parents {
+        if let Some(elem) = super::implied::array_parent(&p) {
+            // `class Documents extends Array<Document>`: indexable as `T`, with the
+            // language's `Array` members (said in the summary).
+            if array_members.is_empty() && !is_global {
+                let any = Ty::Prim("any".into());
+                let t = model.map(elem.unwrap_or(&any), f, &ns, Some(&name));
+                let own_index = model.entities[i].members.iter().any(|(m, _)| {
+                    m.kind == MemberKind::Index && m.name.as_deref() == Some("number")
+                });
+                if !own_index {
+                    text.push_str(&format!("Index: [index: number]: {t}\n"));
+                }
+                let line = model.entities[i].places.first().map(|x| x.1).unwrap_or(0);
+                array_members = super::implied::array_members(model.level, line);
+                counts.array_collections.push(name.clone());
+            }
+            continue;
+        }
         let target = model.entity_of(&p, f, &ns);
         match target {
             Some(t) if t != i && !model.entities[t].dropped => {
@@ -326,13 +366,28 @@ fn entity_chunks(
         text.push_str(&format!("accessed using the global property \"{g}\"\n"));
         counts.globals += 1;
     }
-    for c in &e.constructors {
-        text.push_str(c);
-        text.push('\n');
-        counts.constructors += 1;
+    if !e.constructors.is_empty() && super::implied::withheld(model, i, files, settings) {
+        // The options say the engine builds none of these with `new`.
+        counts.withheld_constructors += 1;
+    } else {
+        for c in &e.constructors {
+            text.push_str(c);
+            text.push('\n');
+            counts.constructors += 1;
+        }
+        if e.implicit_ctor && !e.constructors.is_empty() {
+            counts.implicit_constructors += 1;
+        }
     }
     let mut groups: BTreeMap<String, Vec<(MemberDecl, usize)>> = BTreeMap::new();
-    let members = model.entities[i].members.clone();
+    let mut members = model.entities[i].members.clone();
+    // The inherited `Array` members, where the class declares none of that name.
+    let file = model.entities[i].places.first().map(|x| x.0).unwrap_or(0);
+    for m in array_members {
+        if !members.iter().any(|(own, _)| own.name == m.name) {
+            members.push((m, file));
+        }
+    }
     for (m, f) in members {
         let what = format!("{name}.{}", if m.raw.is_empty() { "?" } else { &m.raw });
         match m.kind {

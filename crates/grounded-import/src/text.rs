@@ -220,3 +220,34 @@ pub fn parse_doc(c: &str) -> Doc {
     doc.text = prose.join("\n");
     doc
 }
+
+/// The line and a short account of the first error: the innermost error node on the
+/// path of the first child that has one (tree-sitter may wrap a whole file in an
+/// `ERROR` that starts on line 1 for a mistake on line 3,000).
+pub(crate) fn first_error(root: Node, src: &str) -> (usize, String) {
+    let mut n = root;
+    'down: loop {
+        if n.is_missing() {
+            return (
+                n.start_position().row + 1,
+                format!("`{}` expected", n.kind()),
+            );
+        }
+        let mut c = n.walk();
+        for k in n.children(&mut c) {
+            if k.has_error() || k.is_missing() {
+                n = k;
+                continue 'down;
+            }
+        }
+        break;
+    }
+    let t: String = src
+        .get(n.byte_range())
+        .unwrap_or("")
+        .chars()
+        .take(40)
+        .collect();
+    let t = t.lines().next().unwrap_or("").trim().to_string();
+    (n.start_position().row + 1, format!("unexpected `{t}`"))
+}

@@ -264,6 +264,9 @@ pub struct Analysis<'a> {
     narrowed_globals: HashSet<&'a str, NameHash>,
     polyfills: HashSet<String>,
     project_names: HashSet<String, NameHash>,
+    /// Implicit globals of this script that another project file also declares or
+    /// assigns ([`Analysis::set_written_elsewhere`]): never typed by this file's write.
+    written_elsewhere: HashSet<String, NameHash>,
     sites: Vec<(CaptureKind, Node<'a>, ScopeId)>,
     lexical_until: usize,
     /// The two fields of every site node, read off the cursor during the walk
@@ -475,6 +478,7 @@ impl<'a> Analysis<'a> {
             narrowed_globals: HashSet::default(),
             polyfills: HashSet::new(),
             project_names: HashSet::default(),
+            written_elsewhere: HashSet::default(),
             sites: Vec::new(),
             lexical_until: 0,
             parts: Vec::new(),
@@ -680,6 +684,26 @@ impl<'a> Analysis<'a> {
     pub fn set_project_names(&mut self, names: impl IntoIterator<Item = String>) {
         self.project_names = names.into_iter().collect();
         // A type settled before may have read one of these names as a documented global.
+        for b in &self.bindings {
+            if !b.seeded {
+                b.settled.set(0);
+            }
+        }
+    }
+
+    /// The names this script assigns without declaring them (implicit globals).
+    pub fn implicit_names(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.bindings
+            .iter()
+            .filter(|b| b.kind == BindingKind::Implicit && b.scope == 0)
+            .map(|b| b.name)
+    }
+
+    /// Implicit globals of this script that another file of the project (reachable or
+    /// not: scripts of one engine share its global scope) declares or assigns too. An
+    /// implicit global is typed by its one write only when no other file writes it.
+    pub fn set_written_elsewhere(&mut self, names: impl IntoIterator<Item = String>) {
+        self.written_elsewhere = names.into_iter().collect();
         for b in &self.bindings {
             if !b.seeded {
                 b.settled.set(0);
