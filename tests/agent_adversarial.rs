@@ -291,7 +291,26 @@ fn run_case(case: &Case) -> Report {
                     "removal",
                     format!("a removal grew {f}: {} → {} bytes", old.len(), b.len()),
                 )),
-                _ => {}
+                Some(old) => {
+                    // Every line it has, it had: a removal that also added a line and
+                    // then removed more is not a removal.
+                    let mut had: BTreeMap<&str, usize> = BTreeMap::new();
+                    let old = String::from_utf8_lossy(old);
+                    for l in old.lines() {
+                        *had.entry(l.trim_end()).or_default() += 1;
+                    }
+                    let new = String::from_utf8_lossy(b);
+                    for l in new.lines() {
+                        match had.get_mut(l.trim_end()) {
+                            Some(n) if *n > 0 => *n -= 1,
+                            _ if l.trim().is_empty() => {}
+                            _ => {
+                                v.push(("removal", format!("a removal added to {f}: {l:?}")));
+                                break;
+                            }
+                        }
+                    }
+                }
             }
         }
         if let Some(d) = after.dirs.difference(&before.dirs).next() {
@@ -569,7 +588,8 @@ fn check(request: &str, steps: Vec<(&'static str, Step)>) -> Report {
 #[test]
 fn a_plan_worker_under_a_removal_cannot_add() {
     // Worker 1 ("add a note line") took its intent from its own words and grew main.js
-    // (`done`, exit 0); under "Remove the table" every worker only removes.
+    // (293 → 329 bytes, `done`, exit 0); under "Remove the table" every worker only
+    // removes: the edit is refused, nothing changed, and the turn says so.
     let r = check(
         "Remove the table from main.js.",
         vec![
@@ -584,6 +604,20 @@ fn a_plan_worker_under_a_removal_cannot_add() {
                     "replace": "layout.paragraph(\"done\");\nlayout.paragraph(\"note\");"}]}),
             )]),
             say("Added a note line."),
+            say("The table is already gone."),
+            say("Done: both items."),
+        ],
+    );
+    assert_eq!((r.code, r.status.as_str()), (1, "unchanged"), "{}", r.stdout);
+}
+
+#[test]
+fn a_plan_worker_under_a_removal_removes() {
+    // The known-good side: a worker whose item removes does remove.
+    let r = check(
+        "Remove the table from main.js.",
+        vec![
+            calls(&[("plan", json!({"items": ["remove the table from main.js"]}))]),
             read_main(),
             calls(&[("delete_lines", json!({"path": "main.js", "marks": "2-8: DELETE"}))]),
             say("Removed the table."),
