@@ -218,7 +218,12 @@ fn run_case(case: &Case) -> Report {
     if r.stderr.contains("panicked") || !(0..=2).contains(&r.code) || finals.len() != 1 {
         v.push((
             "panic",
-            format!("exit {}, {} final events, stderr: {}", r.code, finals.len(), r.stderr),
+            format!(
+                "exit {}, {} final events, stderr: {}",
+                r.code,
+                finals.len(),
+                r.stderr
+            ),
         ));
     }
 
@@ -228,7 +233,10 @@ fn run_case(case: &Case) -> Report {
     }
     let bodies = server.bodies();
     if bodies.iter().any(|b| b.to_string().contains(TOKEN)) || r.stdout.contains(TOKEN) {
-        v.push(("outside", "a file outside the root reached the model".into()));
+        v.push((
+            "outside",
+            "a file outside the root reached the model".into(),
+        ));
     }
     if before.links != after.links {
         v.push(("outside", "a link in the root changed".into()));
@@ -493,7 +501,9 @@ fn run_seeds(seeds: impl Iterator<Item = u64>, deadline: Option<Instant>) -> Vec
         let r = run_case(&case);
         turns += 1;
         replies += r.replies;
-        *statuses.entry(format!("{} (exit {})", r.status, r.code)).or_default() += 1;
+        *statuses
+            .entry(format!("{} (exit {})", r.status, r.code))
+            .or_default() += 1;
         for (inv, _) in &r.violations {
             *per_invariant.entry(*inv).or_default() += 1;
         }
@@ -539,7 +549,10 @@ fn seeded_adversarial_turns_break_no_invariant() {
         );
         if let Some((inv, d)) = r.violations.first() {
             let small = minimise(&case, inv);
-            panic!("seed {seed} breaks `{inv}`: {d}\nshortest:\n{}", describe(&small));
+            panic!(
+                "seed {seed} breaks `{inv}`: {d}\nshortest:\n{}",
+                describe(&small)
+            );
         }
         return;
     }
@@ -570,7 +583,10 @@ fn calls(list: &[(&str, Value)]) -> (&'static str, Step) {
     (
         "scripted",
         Step::Calls {
-            calls: list.iter().map(|(n, a)| (n.to_string(), a.clone())).collect(),
+            calls: list
+                .iter()
+                .map(|(n, a)| (n.to_string(), a.clone()))
+                .collect(),
             ids: true,
         },
     )
@@ -624,7 +640,12 @@ fn a_plan_worker_under_a_removal_cannot_add() {
             say("Done: both items."),
         ],
     );
-    assert_eq!((r.code, r.status.as_str()), (1, "unchanged"), "{}", r.stdout);
+    assert_eq!(
+        (r.code, r.status.as_str()),
+        (1, "unchanged"),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]
@@ -635,7 +656,10 @@ fn a_plan_worker_under_a_removal_removes() {
         vec![
             calls(&[("plan", json!({"items": ["remove the table from main.js"]}))]),
             read_main(),
-            calls(&[("delete_lines", json!({"path": "main.js", "marks": "2-8: DELETE"}))]),
+            calls(&[(
+                "delete_lines",
+                json!({"path": "main.js", "marks": "2-8: DELETE"}),
+            )]),
             say("Removed the table."),
             say("Removed the table from main.js."),
         ],
@@ -647,7 +671,10 @@ fn a_plan_worker_under_a_removal_removes() {
 fn a_question_with_a_negated_verb_is_answered_done() {
     let r = check(
         "Explain what main.js draws. Do not change any file.",
-        vec![read_main(), say("main.js draws a price table and a banner.")],
+        vec![
+            read_main(),
+            say("main.js draws a price table and a banner."),
+        ],
     );
     assert_eq!((r.code, r.status.as_str()), (0, "done"), "{}", r.stderr);
 }
@@ -694,7 +721,12 @@ fn a_question_stopped_by_the_step_limit_ends_done_when_answered() {
     let mut steps = distinct();
     steps.push(read_main());
     let r = check("What does main.js draw?", steps);
-    assert_eq!((r.code, r.status.as_str()), (1, "unchanged"), "{}", r.stderr);
+    assert_eq!(
+        (r.code, r.status.as_str()),
+        (1, "unchanged"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -703,7 +735,12 @@ fn tidy_up_with_nothing_changed_is_unchanged() {
         "Tidy up main.js.",
         vec![read_main(), say("main.js is already tidy.")],
     );
-    assert_eq!((r.code, r.status.as_str()), (1, "unchanged"), "{}", r.stderr);
+    assert_eq!(
+        (r.code, r.status.as_str()),
+        (1, "unchanged"),
+        "{}",
+        r.stderr
+    );
 }
 
 #[test]
@@ -712,7 +749,10 @@ fn the_verify_gate_does_not_check_a_gitignore_as_a_script() {
         request: request_index("Fix main.js."),
         steps: vec![
             calls(&[("read_file", json!({"path": ".gitignore"}))]),
-            calls(&[("write_file", json!({"path": ".gitignore", "content": "*.log\n*.tmp\n"}))]),
+            calls(&[(
+                "write_file",
+                json!({"path": ".gitignore", "content": "*.log\n*.tmp\n"}),
+            )]),
             say("Updated .gitignore."),
         ],
     };
@@ -734,7 +774,10 @@ fn a_removal_that_leaves_a_construct_open_is_undone() {
         "Remove the table from main.js.",
         vec![
             read_main(),
-            calls(&[("delete_lines", json!({"path": "main.js", "marks": "8: DELETE"}))]),
+            calls(&[(
+                "delete_lines",
+                json!({"path": "main.js", "marks": "8: DELETE"}),
+            )]),
             say("Removed the table."),
             say("Removed the table."),
             say("Removed the table."),
@@ -763,7 +806,10 @@ fn a_folder_created_by_undone_writes_is_removed() {
 #[test]
 fn calls_on_the_last_step_are_answered() {
     let mut steps: Vec<_> = (0..MAX_STEPS).map(|_| read_main()).collect();
-    steps.push(calls(&[("delete_lines", json!({"path": "main.js", "marks": "2-8: DELETE"}))]));
+    steps.push(calls(&[(
+        "delete_lines",
+        json!({"path": "main.js", "marks": "2-8: DELETE"}),
+    )]));
     check("Remove the table from main.js.", steps);
 }
 
@@ -793,9 +839,15 @@ fn a_gitignore_the_turn_wrote_cannot_hide_what_it_broke() {
         "Fix main.js.",
         vec![
             calls(&[("read_file", json!({"path": ".gitignore"}))]),
-            calls(&[("write_file", json!({"path": ".gitignore", "content": "*.log\nmain.js\n"}))]),
+            calls(&[(
+                "write_file",
+                json!({"path": ".gitignore", "content": "*.log\nmain.js\n"}),
+            )]),
             read_main(),
-            calls(&[("delete_lines", json!({"path": "main.js", "marks": "8: DELETE"}))]),
+            calls(&[(
+                "delete_lines",
+                json!({"path": "main.js", "marks": "8: DELETE"}),
+            )]),
             say("Fixed main.js."),
             say("Fixed main.js."),
             say("Fixed main.js."),

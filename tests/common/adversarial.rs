@@ -22,7 +22,8 @@ pub const MAIN: &str = "loadJS(\"lib/util.js\");\nvar prices = new Table();\npri
 /// The helper `main.js` loads.
 pub const UTIL: &str = "function banner(title) {\n    layout.heading(title, 1);\n}\n";
 /// A Markdown file with a script block (the checker checks it).
-pub const README: &str = "# Report\n\nThe report's script:\n\n```js\nlayout.paragraph(\"hi\");\n```\n";
+pub const README: &str =
+    "# Report\n\nThe report's script:\n\n```js\nlayout.paragraph(\"hi\");\n```\n";
 /// A file outside the root; its token must never reach the model.
 pub const SECRET: &str = "var token = \"OUTSIDE-SECRET-4d1f\";\n";
 /// The token of [`SECRET`].
@@ -62,7 +63,10 @@ pub const REQUESTS: &[(&str, Asked)] = &[
 #[derive(Debug, Clone, PartialEq)]
 pub enum Step {
     /// Native tool calls: `(name, arguments)`; `ids` false sends calls without ids.
-    Calls { calls: Vec<(String, Value)>, ids: bool },
+    Calls {
+        calls: Vec<(String, Value)>,
+        ids: bool,
+    },
     /// A call whose arguments are not JSON.
     BadArguments { name: String, text: String },
     /// A tool call written as JSON in the text.
@@ -147,9 +151,9 @@ impl Rng {
     }
 }
 
-fn call(name: &str, args: Value) -> Step {
+fn call(name: impl Into<String>, args: Value) -> Step {
     Step::Calls {
-        calls: vec![(name.to_string(), args)],
+        calls: vec![(name.into(), args)],
         ids: true,
     }
 }
@@ -221,9 +225,19 @@ pub fn draw(rng: &mut Rng, prev: Option<&Step>) -> (&'static str, Step) {
     }
     let step = match name {
         "read" => {
-            let path = *rng.pick(&["main.js", "main.js", "lib/util.js", "README.md", "notes.txt", ".gitignore"]);
+            let path = *rng.pick(&[
+                "main.js",
+                "main.js",
+                "lib/util.js",
+                "README.md",
+                "notes.txt",
+                ".gitignore",
+            ]);
             if rng.below(4) == 0 {
-                call("read_file", json!({"path": path, "start_line": 2, "end_line": 8}))
+                call(
+                    "read_file",
+                    json!({"path": path, "start_line": 2, "end_line": 8}),
+                )
             } else {
                 call("read_file", json!({"path": path}))
             }
@@ -256,8 +270,14 @@ pub fn draw(rng: &mut Rng, prev: Option<&Step>) -> (&'static str, Step) {
             let (path, content) = *rng.pick(&[
                 ("lib/extra.js", "layout.paragraph(\"extra\");\n"),
                 ("out/new/deep.js", "layout.paragraph(\"deep\");\n"),
-                ("out/new/open.js", "var t = new Table();\nlayout.tableStart(t);\n"),
-                ("docs/NOTE.md", "# Note\n\n```js\nlayout.paragraph(\"n\");\n```\n"),
+                (
+                    "out/new/open.js",
+                    "var t = new Table();\nlayout.tableStart(t);\n",
+                ),
+                (
+                    "docs/NOTE.md",
+                    "# Note\n\n```js\nlayout.paragraph(\"n\");\n```\n",
+                ),
             ]);
             call("write_file", json!({"path": path, "content": content}))
         }
@@ -274,20 +294,35 @@ pub fn draw(rng: &mut Rng, prev: Option<&Step>) -> (&'static str, Step) {
             ]);
             call("write_file", json!({"path": path, "content": content}))
         }
-        "delete_table" => call("delete_lines", json!({"path": "main.js", "marks": "2-8: DELETE"})),
-        "delete_end" => call("delete_lines", json!({"path": "main.js", "marks": "8: DELETE"})),
-        "delete_start" => call("delete_lines", json!({"path": "main.js", "marks": "4: DELETE"})),
+        "delete_table" => call(
+            "delete_lines",
+            json!({"path": "main.js", "marks": "2-8: DELETE"}),
+        ),
+        "delete_end" => call(
+            "delete_lines",
+            json!({"path": "main.js", "marks": "8: DELETE"}),
+        ),
+        "delete_start" => call(
+            "delete_lines",
+            json!({"path": "main.js", "marks": "4: DELETE"}),
+        ),
         "delete_random" => {
             let path = *rng.pick(&["main.js", "lib/util.js", "README.md"]);
             let a = 1 + rng.below(12);
             let b = a + rng.below(3);
-            call("delete_lines", json!({"path": path, "marks": format!("{a}-{b}: DELETE")}))
+            call(
+                "delete_lines",
+                json!({"path": path, "marks": format!("{a}-{b}: DELETE")}),
+            )
         }
         "escape" => {
             let path = *rng.pick(ESCAPES);
             match rng.below(4) {
                 0 => call("read_file", json!({"path": path})),
-                1 => call("write_file", json!({"path": path, "content": "var x = 1;\n"})),
+                1 => call(
+                    "write_file",
+                    json!({"path": path, "content": "var x = 1;\n"}),
+                ),
                 2 => call("delete_lines", json!({"path": path, "marks": "1: DELETE"})),
                 _ => call("list_files", json!({"path": path})),
             }
@@ -297,7 +332,10 @@ pub fn draw(rng: &mut Rng, prev: Option<&Step>) -> (&'static str, Step) {
             let lines = if rng.below(4) == 0 { 40_000 } else { 3_000 };
             let big = "// padding padding padding\n".repeat(lines);
             match rng.below(3) {
-                0 => call("write_file", json!({"path": "main.js", "content": format!("{MAIN}{big}")})),
+                0 => call(
+                    "write_file",
+                    json!({"path": "main.js", "content": format!("{MAIN}{big}")}),
+                ),
                 1 => call("write_file", json!({"path": "big.js", "content": big})),
                 _ => call(
                     "edit_file",
@@ -307,7 +345,9 @@ pub fn draw(rng: &mut Rng, prev: Option<&Step>) -> (&'static str, Step) {
             }
         }
         "bad_arguments" => Step::BadArguments {
-            name: rng.pick(&["read_file", "edit_file", "delete_lines"]).to_string(),
+            name: rng
+                .pick(&["read_file", "edit_file", "delete_lines"])
+                .to_string(),
             text: rng
                 .pick(&[
                     "{\"path\": \"main.js\"",
@@ -319,11 +359,16 @@ pub fn draw(rng: &mut Rng, prev: Option<&Step>) -> (&'static str, Step) {
                 .to_string(),
         },
         "bad_body" => Step::BadBody(
-            rng.pick(&["<html>busy</html>", "{\"choices\": [", "{\"error\": {\"message\": \"x\"}}"])
-                .to_string(),
+            rng.pick(&[
+                "<html>busy</html>",
+                "{\"choices\": [",
+                "{\"error\": {\"message\": \"x\"}}",
+            ])
+            .to_string(),
         ),
         "unknown_tool" => call(
-            *rng.pick(&["run_shell", "apply_patch", "browser"]),
+            rng.pick(&["run_shell", "apply_patch", "browser"])
+                .to_owned(),
             json!({"cmd": "rm -rf /"}),
         ),
         "repeat" => match prev {
@@ -385,7 +430,10 @@ pub fn draw(rng: &mut Rng, prev: Option<&Step>) -> (&'static str, Step) {
         "batch" => Step::Calls {
             calls: vec![
                 ("read_file".into(), json!({"path": "main.js"})),
-                ("delete_lines".into(), json!({"path": "main.js", "marks": "8: DELETE"})),
+                (
+                    "delete_lines".into(),
+                    json!({"path": "main.js", "marks": "8: DELETE"}),
+                ),
                 (
                     "edit_file".into(),
                     json!({"path": "main.js", "edits": [{"find": "layout.paragraph(\"done\");",
@@ -430,7 +478,11 @@ pub fn case(seed: u64) -> (usize, Vec<(&'static str, Step)>) {
 fn fill(v: &Value, outside: &Path) -> Value {
     match v {
         Value::String(s) => Value::String(s.replace("{OUTSIDE}", &outside.to_string_lossy())),
-        Value::Object(m) => Value::Object(m.iter().map(|(k, x)| (k.clone(), fill(x, outside))).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, x)| (k.clone(), fill(x, outside)))
+                .collect(),
+        ),
         Value::Array(a) => Value::Array(a.iter().map(|x| fill(x, outside)).collect()),
         _ => v.clone(),
     }

@@ -8,9 +8,21 @@
 //! bytes) while the turn reported a removal; an earlier agent grew a 1,527-byte file to
 //! 1,653 the same way. With the model marking lines and code dropping them the file can
 //! only shrink. So in a removal turn the write tools refuse any edit that adds a line,
-//! and point to `delete_lines` (delete-scan), the one tool that only drops lines.
+//! and point to `delete_lines` (delete-scan), the one tool that only drops lines. The
+//! rule is enforced where every write lands (`landing`), and asked of the file system at
+//! the turn's end (a file grown or created undoes the turn), so no path that writes —
+//! a plan's workers included, who run under the turn's intent — escapes it.
 //!
-//! The rule, as a demanding user reads their own request:
+//! Question or change ([`decide`], [`Ask`]): a request is a question only when it reads
+//! as one (a question form, or a sentence opening with "explain", "list", "show"...) and
+//! no sentence asks for a change (opens with a change verb, a polite opening and one,
+//! or a statement with one no negation governs). "Do not change any file" asks for
+//! nothing. Anything else is a change: "Tidy up main.js." that changed nothing is
+//! `unchanged`. A question is `done` once the model answered, whatever it tried to write
+//! and even when a guard or the step limit stopped it (the reason says so); a question
+//! with no answer of the model's own ends `unchanged`.
+//!
+//! The removal rule, as a demanding user reads their own request:
 //!
 //! - **Removal only** — every change verb is a removal word ([`REMOVE_WORDS`]: remove,
 //!   delete, drop, strip, erase, eliminate, "get rid of", "take out"). Nothing may be
@@ -58,35 +70,163 @@ const REMOVE_PHRASES: &[&str] = &["get rid of", "take out"];
 /// reads as one ([`decide`]); these words find the change inside a question form ("can
 /// you tidy main.js?") and the kind of each clause.
 const ADD_WORDS: &[&str] = &[
-    "add", "append", "insert", "create", "write", "make", "put", "implement", "include",
-    "build", "generate", "fix", "change", "modify", "update", "edit", "rename", "move",
-    "convert", "refactor", "split", "set", "use", "correct", "repair", "tidy",
-    "clean", "format", "reformat", "simplify", "rewrite", "improve", "optimize",
-    "optimise", "restructure", "reorganize", "reorganise", "polish", "shorten", "extend",
-    "translate", "sort", "merge", "wrap", "extract", "inline", "swap", "fill", "complete",
-    "finish", "adjust", "tweak", "rework", "redo", "undo", "revert", "restore", "apply",
-    "migrate", "upgrade", "port", "bump", "enable", "disable", "declare", "define",
-    "introduce", "indent", "center", "centre", "align", "resize", "style", "restyle",
-    "shift", "turn", "comment", "uncomment", "annotate", "document", "prepend", "patch",
-    "connect", "wire", "hook", "attach", "cut", "trim", "shrink", "enlarge", "increase",
-    "decrease", "raise", "lower", "reduce", "paginate", "place",
+    "add",
+    "append",
+    "insert",
+    "create",
+    "write",
+    "make",
+    "put",
+    "implement",
+    "include",
+    "build",
+    "generate",
+    "fix",
+    "change",
+    "modify",
+    "update",
+    "edit",
+    "rename",
+    "move",
+    "convert",
+    "refactor",
+    "split",
+    "set",
+    "use",
+    "correct",
+    "repair",
+    "tidy",
+    "clean",
+    "format",
+    "reformat",
+    "simplify",
+    "rewrite",
+    "improve",
+    "optimize",
+    "optimise",
+    "restructure",
+    "reorganize",
+    "reorganise",
+    "polish",
+    "shorten",
+    "extend",
+    "translate",
+    "sort",
+    "merge",
+    "wrap",
+    "extract",
+    "inline",
+    "swap",
+    "fill",
+    "complete",
+    "finish",
+    "adjust",
+    "tweak",
+    "rework",
+    "redo",
+    "undo",
+    "revert",
+    "restore",
+    "apply",
+    "migrate",
+    "upgrade",
+    "port",
+    "bump",
+    "enable",
+    "disable",
+    "declare",
+    "define",
+    "introduce",
+    "indent",
+    "center",
+    "centre",
+    "align",
+    "resize",
+    "style",
+    "restyle",
+    "shift",
+    "turn",
+    "comment",
+    "uncomment",
+    "annotate",
+    "document",
+    "prepend",
+    "patch",
+    "connect",
+    "wire",
+    "hook",
+    "attach",
+    "cut",
+    "trim",
+    "shrink",
+    "enlarge",
+    "increase",
+    "decrease",
+    "raise",
+    "lower",
+    "reduce",
+    "paginate",
+    "place",
 ];
 
 /// Words after which a verb-shaped word is a noun: "the comment", "a set", "its use".
 const DETERMINERS: &[&str] = &[
-    "the", "a", "an", "this", "that", "these", "those", "its", "their", "each", "every",
-    "some", "any", "my", "your", "our", "of", "his", "her",
+    "the", "a", "an", "this", "that", "these", "those", "its", "their", "each", "every", "some",
+    "any", "my", "your", "our", "of", "his", "her",
 ];
 
 /// Words that open a question or a request to be told something: "What does main.js
 /// draw?", "Explain what main.js draws.", "List the files that call banner."
 const ASK_WORDS: &[&str] = &[
-    "what", "which", "where", "why", "how", "who", "whom", "whose", "when", "is", "are",
-    "does", "do", "did", "was", "were", "has", "have", "had", "should", "explain",
-    "describe", "show", "list", "tell", "summarize", "summarise", "find", "search", "look",
-    "check", "count", "compare", "review", "read", "identify", "locate", "outline",
-    "walk", "say", "give", "report", "name", "verify", "audit", "inspect", "analyse",
-    "analyze", "diagnose",
+    "what",
+    "which",
+    "where",
+    "why",
+    "how",
+    "who",
+    "whom",
+    "whose",
+    "when",
+    "is",
+    "are",
+    "does",
+    "do",
+    "did",
+    "was",
+    "were",
+    "has",
+    "have",
+    "had",
+    "should",
+    "explain",
+    "describe",
+    "show",
+    "list",
+    "tell",
+    "summarize",
+    "summarise",
+    "find",
+    "search",
+    "look",
+    "check",
+    "count",
+    "compare",
+    "review",
+    "read",
+    "identify",
+    "locate",
+    "outline",
+    "walk",
+    "say",
+    "give",
+    "report",
+    "name",
+    "verify",
+    "audit",
+    "inspect",
+    "analyse",
+    "analyze",
+    "diagnose",
 ];
 
 /// Polite openings that put a change verb right after them: "can you tidy main.js?" is
@@ -605,7 +745,10 @@ mod tests {
         assert_eq!(r.scope, Scope::Removal);
         assert_eq!(r.ask, Ask::Change);
         assert_eq!(scope("Remove the table and the comment"), Scope::Removal);
-        assert_eq!(scope("Remove the table, but keep the heading"), Scope::Removal);
+        assert_eq!(
+            scope("Remove the table, but keep the heading"),
+            Scope::Removal
+        );
     }
 
     #[test]

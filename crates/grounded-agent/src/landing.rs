@@ -214,7 +214,9 @@ impl Edits {
         for d in dirs {
             let abs = ctx.root.join(&d);
             if abs.is_dir() && std::fs::remove_dir(&abs).is_err() {
-                failed.push(format!("{d}/: a folder the turn created is not empty; left"));
+                failed.push(format!(
+                    "{d}/: a folder the turn created is not empty; left"
+                ));
             }
         }
         failed

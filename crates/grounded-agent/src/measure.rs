@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::edits::{counts_in_measure, finding_key};
 pub use super::edits::Measurement;
+use super::edits::{counts_in_measure, finding_key};
 use super::tools::ToolCtx;
 use grounded_check::{self as check, Finding, ProjectIndex};
 
@@ -38,12 +38,9 @@ fn contents(ctx: &ToolCtx) -> BTreeMap<String, String> {
         rels.push(rel.to_string_lossy().replace('\\', "/"));
     }
     rels.extend(ctx.edits.lock().measured_files.iter().cloned());
-    rels.extend(
-        ctx.edits
-            .written()
-            .into_iter()
-            .filter(|r| check::project::is_script(ctx.corpus, Path::new(r)) || grounded_js::is_markdown(r)),
-    );
+    rels.extend(ctx.edits.written().into_iter().filter(|r| {
+        check::project::is_script(ctx.corpus, Path::new(r)) || grounded_js::is_markdown(r)
+    }));
     rels.sort();
     rels.dedup();
     let mut out = BTreeMap::new();

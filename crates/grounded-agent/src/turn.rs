@@ -654,7 +654,9 @@ fn facts(ctx: &ToolCtx, request: &str, intent: &intent::Intent, steps: usize) ->
         // A construct the turn left open is outstanding too (its warning was not
         // there before): the measure would undo the turn for it.
         let before: Vec<check::Finding> = match snaps.get(rel) {
-            Some(Some(b)) => check::check_text(ctx.corpus, &index, rel, &String::from_utf8_lossy(b)),
+            Some(Some(b)) => {
+                check::check_text(ctx.corpus, &index, rel, &String::from_utf8_lossy(b))
+            }
             _ => Vec::new(),
         };
         let mut had: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
