@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod agent_adversarial;
 mod agent_cli;
 mod agent_finish;
 mod agent_guard;

@@ -6,6 +6,7 @@
 
 #![allow(dead_code)]
 
+pub mod adversarial;
 pub mod agent;
 pub mod atlas;
 pub mod model_server;

@@ -358,8 +358,15 @@ pub(super) struct EditState {
     pub(super) refused: usize,
     /// The plan's items and what their workers landed (the checklist gate reads them).
     pub(super) plan: Vec<PlanItem>,
-    /// What the request asks as far as removing goes ([`super::intent`]).
-    pub(super) scope: super::intent::Scope,
+    /// What the request asks, decided once ([`super::intent`]).
+    pub(super) intent: super::intent::Intent,
+    /// Folders the turn's writes created (relative, outermost first): an undo removes
+    /// them once empty. A rollback that removed a created `out/new/deep.js` left
+    /// `out/new/` behind, and the tree was not as before.
+    pub(super) created_dirs: Vec<String>,
+    /// The measured files of the measurement before the first write: the one after
+    /// measures them too, whatever a `.gitignore` the turn wrote now hides.
+    pub(super) measured_files: Vec<String>,
 }
 
 /// One item of a plan and what its worker landed.
@@ -433,21 +440,41 @@ impl Edits {
         }
     }
 
-    /// Sets what the request asks as far as removing goes (once, when the turn begins).
-    pub fn set_scope(&self, scope: super::intent::Scope) {
-        self.lock().scope = scope;
+    /// Sets what the request asks (once, when the turn begins).
+    pub fn set_intent(&self, intent: super::intent::Intent) {
+        self.lock().intent = intent;
+    }
+
+    /// What the request asks.
+    pub fn intent(&self) -> super::intent::Intent {
+        self.lock().intent.clone()
     }
 
     /// What the request asks as far as removing goes.
     pub fn scope(&self) -> super::intent::Scope {
-        self.lock().scope.clone()
+        self.lock().intent.scope.clone()
+    }
+
+    /// Folders the turn's writes created (relative, outermost first).
+    pub fn created_dirs(&self) -> Vec<String> {
+        self.lock().created_dirs.clone()
+    }
+
+    /// Takes over a plan worker's created folders, as [`Edits::adopt`] its snapshots.
+    pub fn adopt_dirs(&self, dirs: Vec<String>) {
+        let mut s = self.lock();
+        for d in dirs {
+            if !s.created_dirs.contains(&d) {
+                s.created_dirs.push(d);
+            }
+        }
     }
 
     /// In a removal turn, why `new` may not replace `old` (`None`: a new file), as the
     /// refusal the model reads, pointing to `delete_lines`; `Ok` in any other turn, and
     /// for an edit that only drops lines.
     pub fn removal_check(&self, old: Option<&str>, new: &str) -> Result<(), String> {
-        if self.lock().scope != super::intent::Scope::Removal {
+        if self.lock().intent.scope != super::intent::Scope::Removal {
             return Ok(());
         }
         super::intent::must_shrink(old, new)
@@ -498,7 +525,22 @@ impl Edits {
 /// The key a finding is compared by across versions of a file: its family and message,
 /// not its position (an edit above it moves it).
 pub fn finding_key(f: &Finding) -> String {
-    format!("{} {}", f.code.as_str(), f.message)
+    // A `construct` message names the line its End is on ("closed on line 12 only on
+    // the path..."): an edit above moves it, so the key drops the number.
+    static LINE: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let line = LINE.get_or_init(|| regex::Regex::new(r"\bline \d+").expect("valid"));
+    format!(
+        "{} {}",
+        f.code.as_str(),
+        line.replace_all(&f.message, "line _")
+    )
+}
+
+/// Whether a finding counts when a turn is measured: every error, and a `construct`
+/// warning — a construct the turn left open. A removal that deleted only
+/// `layout.tableEnd();` of a table added no error, only that warning, and was kept.
+pub fn counts_in_measure(f: &Finding) -> bool {
+    f.severity == Severity::Error || f.code == grounded_check::Code::Construct
 }
 
 /// The error findings of `after` that `before` does not have (as a multiset).

@@ -111,11 +111,13 @@ impl Edits {
         new: &[u8],
         label: &str,
     ) -> Result<String, String> {
-        let first = self.lock().before.is_none();
-        if first {
-            let m = super::measure::measure(ctx, "before");
-            self.lock().before = Some(m);
+        // The removal rule at the one place every write passes: a tool that forgot to
+        // ask, or a plan's worker, cannot grow a file in a removal turn.
+        let old_text = old.map(String::from_utf8_lossy);
+        if let Err(why) = self.removal_check(old_text.as_deref(), &String::from_utf8_lossy(new)) {
+            return Err(self.refuse(ctx, rel, old.map_or(0, <[u8]>::len), &why));
         }
+        self.ensure_before(ctx);
         {
             let mut s = self.lock();
             s.attempted += 1;
@@ -124,6 +126,10 @@ impl Edits {
                 .or_insert_with(|| old.map(<[u8]>::to_vec));
         }
         let bytes_before = old.map_or(0, <[u8]>::len);
+        if old.is_none() {
+            let made = missing_dirs(ctx.root, rel);
+            self.adopt_dirs(made);
+        }
         ctx.progress.say(&format!("editing {rel}"));
         match ctx.workspace.write(abs, new, label) {
             Ok(()) => {
@@ -167,6 +173,14 @@ impl Edits {
         }
     }
 
+    /// Measures the project before the turn's first write, once.
+    pub fn ensure_before(&self, ctx: &ToolCtx) {
+        if self.lock().before.is_none() {
+            let m = super::measure::measure(ctx, "before");
+            self.lock().before = Some(m);
+        }
+    }
+
     /// Restores every file the turn wrote to its bytes before the turn (created files
     /// removed). Returns one line per file that could not be restored.
     pub fn undo_all(&self, ctx: &ToolCtx, why: &str) -> Vec<String> {
@@ -193,8 +207,34 @@ impl Edits {
                 Err(e) => failed.push(format!("{rel}: could not be restored: {e}")),
             }
         }
+        // Folders the turn created go too, innermost first, each only once empty: the
+        // tree is as it was, and nothing the turn did not make is touched.
+        let mut dirs = self.created_dirs();
+        dirs.sort_by_key(|d| std::cmp::Reverse(d.matches('/').count()));
+        for d in dirs {
+            let abs = ctx.root.join(&d);
+            if abs.is_dir() && std::fs::remove_dir(&abs).is_err() {
+                failed.push(format!(
+                    "{d}/: a folder the turn created is not empty; left"
+                ));
+            }
+        }
         failed
     }
+}
+
+/// The folders of `rel` under `root` that do not exist yet (relative, outermost first):
+/// the ones a write of `rel` creates.
+fn missing_dirs(root: &Path, rel: &str) -> Vec<String> {
+    let parts: Vec<&str> = rel.split('/').collect();
+    let mut out = Vec::new();
+    for i in 1..parts.len() {
+        let d = parts[..i].join("/");
+        if !root.join(&d).exists() {
+            out.push(d);
+        }
+    }
+    out
 }
 
 fn refusal_text(ctx: &ToolCtx, rel: &str, added: &[Finding]) -> String {

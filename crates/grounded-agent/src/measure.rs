@@ -17,14 +17,17 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::edits::finding_key;
 pub use super::edits::Measurement;
+use super::edits::{counts_in_measure, finding_key};
 use super::tools::ToolCtx;
-use grounded_check::{self as check, Finding, ProjectIndex, Severity};
+use grounded_check::{self as check, Finding, ProjectIndex};
 
-/// The measured files' contents: relative path → text.
+/// The measured files' contents: relative path → text. The project's scripts and
+/// Markdown as the walk finds them, and also every such file measured before the
+/// turn's first write and every one the turn wrote: a `.gitignore` the turn wrote
+/// (`main.js`) hid a file from the walk, and its new findings from the measurement.
 fn contents(ctx: &ToolCtx) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
+    let mut rels: Vec<String> = Vec::new();
     for file in check::project::script_files(ctx.corpus, ctx.root, true).files {
         if ctx.exclude.iter().any(|e| file.starts_with(e)) {
             continue;
@@ -32,8 +35,17 @@ fn contents(ctx: &ToolCtx) -> BTreeMap<String, String> {
         let Ok(rel) = file.strip_prefix(ctx.root) else {
             continue;
         };
-        let rel = rel.to_string_lossy().replace('\\', "/");
-        if let Ok(bytes) = ctx.workspace.read(&file) {
+        rels.push(rel.to_string_lossy().replace('\\', "/"));
+    }
+    rels.extend(ctx.edits.lock().measured_files.iter().cloned());
+    rels.extend(ctx.edits.written().into_iter().filter(|r| {
+        check::project::is_script(ctx.corpus, Path::new(r)) || grounded_js::is_markdown(r)
+    }));
+    rels.sort();
+    rels.dedup();
+    let mut out = BTreeMap::new();
+    for rel in rels {
+        if let Ok(bytes) = ctx.workspace.read(&ctx.root.join(&rel)) {
             if let Ok(text) = String::from_utf8(bytes) {
                 out.insert(rel, text);
             }
@@ -62,6 +74,12 @@ fn stamp(ctx: &ToolCtx, files: &BTreeMap<String, String>) -> u64 {
 /// Measures the project as the workspace shows it now, and writes a `measure` event.
 pub fn measure(ctx: &ToolCtx, when: &str) -> Measurement {
     let files = contents(ctx);
+    {
+        let mut s = ctx.edits.lock();
+        if s.measured_files.is_empty() {
+            s.measured_files = files.keys().cloned().collect();
+        }
+    }
     let key = stamp(ctx, &files);
     let m = ctx.edits.measurement(key, || measure_contents(ctx, &files));
     ctx.transcript.event(
@@ -89,7 +107,7 @@ fn measure_contents(ctx: &ToolCtx, files: &BTreeMap<String, String>) -> Measurem
     for (rel, text) in files {
         let found: Vec<Finding> = check::check_text(corpus, &index, rel, text)
             .into_iter()
-            .filter(|f| f.severity == Severity::Error)
+            .filter(counts_in_measure)
             .collect();
         if found.is_empty() {
             continue;

@@ -21,7 +21,7 @@ use grounded_docs::Corpus;
 
 use super::gates::PlanItem;
 use super::tools::{Registry, Tool, ToolCtx, ToolOutput};
-use super::turn::{asks_change, run_turn, Status, Turn, TurnRequest};
+use super::turn::{run_turn_as, Status, Turn, TurnRequest};
 
 /// The tool's name.
 pub const TOOL: &str = "plan";
@@ -203,6 +203,10 @@ impl Tool for PlanTool {
         };
         let mut cfg = ctx.config.clone();
         cfg.max_steps = cfg.worker_max_steps;
+        // The composer's measure covers its workers' writes: taken before the first
+        // worker, so the turn's end compares against the project before any of them.
+        ctx.edits.ensure_before(ctx);
+        let parent = ctx.edits.intent();
         let mut reports = Vec::new();
         for (i, item) in items.iter().enumerate() {
             // The user's cancel: no further worker starts (the running one ends at its
@@ -229,14 +233,21 @@ impl Tool for PlanTool {
                 guards,
                 gates,
             };
-            let out = run_turn(
+            // The worker runs under the turn's intent, not its item's words alone: under
+            // "Remove the table from main.js", an item "add a note line to main.js" took
+            // its intent from its own words and grew the file (293 → 329 bytes, `done`).
+            let intent = parent.for_worker(item);
+            let asks_change = intent.asks_change();
+            let out = run_turn_as(
                 worker,
                 &TurnRequest {
                     text: item.clone(),
                     context: None,
                 },
+                Some(intent),
             );
             ctx.edits.adopt(out.snapshots.clone());
+            ctx.edits.adopt_dirs(out.created_dirs.clone());
             // What each landed file exposes, read from the file: the worker's words are
             // a claim, the file is a fact.
             let files: Vec<Exposes> = out
@@ -256,7 +267,7 @@ impl Tool for PlanTool {
             let mut pi = report.plan_item();
             // A question item answered without a change is addressed.
             pi.landed = out.changed.clone();
-            pi.answered = out.status == Status::Done && !asks_change(item);
+            pi.answered = out.status == Status::Done && !asks_change;
             ctx.edits.add_plan_item(pi);
             reports.push(report);
         }

@@ -122,6 +122,8 @@ pub struct Outcome {
     /// The bytes of each written file before the turn wrote it (`None`: created), for a
     /// plan's composer to take over from its worker.
     pub snapshots: std::collections::BTreeMap<String, Option<Vec<u8>>>,
+    /// Folders the turn's writes created (relative), for a plan's composer to undo.
+    pub created_dirs: Vec<String>,
 }
 
 /// A model request's wait as the turn sees it: the user's cancel, and a progress line
@@ -154,11 +156,28 @@ impl Watch for StepWatch<'_> {
     }
 }
 
-/// Whether the request asks for a change to files.
+/// Whether the request asks for a change to files ([`intent::decide`]).
 pub fn asks_change(request: &str) -> bool {
-    request
-        .split(|c: char| !c.is_alphanumeric())
-        .any(|w| wording::CHANGE_VERBS.contains(&w.to_lowercase().as_str()))
+    intent::decide(request).asks_change()
+}
+
+/// The calls of `reply` with ids unique across the turn's history: a server that sends
+/// no id got `call_0`, `call_1` made up for every response, so ids repeated across the
+/// conversation, and a server that pairs results with calls by id could pair them
+/// wrong. A missing or repeated id is replaced by `call_<step>_<n>`.
+fn unique_ids(reply: &mut Reply, seen: &mut std::collections::HashSet<String>, step: usize) {
+    for (n, c) in reply.tool_calls.iter_mut().enumerate() {
+        if c.id.trim().is_empty() || seen.contains(&c.id) {
+            let mut id = format!("call_{step}_{n}");
+            let mut k = 0;
+            while seen.contains(&id) {
+                k += 1;
+                id = format!("call_{step}_{n}_{k}");
+            }
+            c.id = id;
+        }
+        seen.insert(c.id.clone());
+    }
 }
 
 fn assistant_message(reply: &Reply) -> Value {
@@ -182,6 +201,13 @@ fn assistant_message(reply: &Reply) -> Value {
 /// Runs one turn to its end. Never panics on what the model sends; an endpoint
 /// failure ends the turn `failed` with the error in [`Outcome::error`].
 pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
+    run_turn_as(turn, request, None)
+}
+
+/// [`run_turn`] under an intent decided elsewhere (`None`: from the request's words):
+/// a plan's worker runs under the one its composer's request decided
+/// ([`intent::Intent::for_worker`]).
+pub fn run_turn_as(turn: Turn, request: &TurnRequest, given: Option<intent::Intent>) -> Outcome {
     let root = std::fs::canonicalize(&turn.root).unwrap_or(turn.root.clone());
     let edits = Edits::default();
     let ctx = ToolCtx {
@@ -213,9 +239,11 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
         user.push_str("\n\n");
         user.push_str(c);
     }
-    // Which part of the request removes, decided in one place (`intent`): the write
-    // tools read it from the turn's edit state, the model is told it with the request.
-    let scope = intent::scope(&request.text);
+    // What the request asks, decided in one place (`intent`): the write tools read it
+    // from the turn's edit state, the model is told the removal part with the request,
+    // and the status follows from it and the file system.
+    let intent = given.unwrap_or_else(|| intent::decide(&request.text));
+    let scope = intent.scope.clone();
     // What the agent itself told the model (notes, pushes, steers): a final answer that
     // only repeats it is no answer ([`honest`]).
     let mut injected: Vec<String> = Vec::new();
@@ -242,12 +270,16 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
             Some(wording::fill(wording::SCOPE_MIXED_ANSWER, &v))
         }
     };
-    edits.set_scope(scope);
+    edits.set_intent(intent.clone());
     let mut messages = vec![
         json!({"role": "system", "content": system_prompt(turn.corpus)}),
         json!({"role": "user", "content": user}),
     ];
     let mut answer: Option<String> = None;
+    // The model's own words of the final answer, before the turn appends what still
+    // holds against it: those appended lines quote the agent's pushes, and read as an
+    // echo they made a question answered twice word for word count as unanswered.
+    let mut own = String::new();
     let mut error = None;
     let mut cancelled = false;
     let mut step = 0;
@@ -257,6 +289,7 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
     let mut forced_by: Option<String> = None;
     // The forced `search_queries` step: the first request offers it and asks for it.
     let mut ask_queries = turn.config.search_queries != 0 && names.contains(&"rag_lookup");
+    let mut ids: std::collections::HashSet<String> = std::collections::HashSet::new();
     loop {
         if turn.cancel.load(Ordering::SeqCst) {
             cancelled = true;
@@ -299,7 +332,7 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
         let sent = turn
             .model
             .chat_watched(&messages, &offered_now, force, &watch);
-        let reply = match sent {
+        let mut reply = match sent {
             Ok(r) => r,
             // A cancel during the wait drops the request; the turn ends as cancelled,
             // not as an endpoint failure.
@@ -312,6 +345,7 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
                 break;
             }
         };
+        unique_ids(&mut reply, &mut ids, step);
         turn.transcript.event(
             "response",
             json!({"step": step, "content": reply.content,
@@ -329,10 +363,19 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
             });
         }
         if forced || reply.tool_calls.is_empty() {
+            // Calls made on a step with tools withheld are answered too (1,479 turns of
+            // a seeded run left them without a result): not run, and why.
+            for c in &reply.tool_calls {
+                turn.transcript.event(
+                    "tool_result",
+                    json!({"id": c.id, "name": c.name, "served": Served::Refused.as_str(),
+                           "content": wording::TOOLS_WITHHELD}),
+                );
+            }
             let mut content = reply.content.clone();
             // The facts cost a check of every changed file: only gates read them.
             if !forced && !gates.is_empty() {
-                let facts = facts(&ctx, &request.text, step);
+                let facts = facts(&ctx, &request.text, &intent, step);
                 match gates.judge(&reply.content, &facts) {
                     Decision::Push { gate, text } => {
                         turn.transcript
@@ -353,6 +396,7 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
                     Decision::Send => {}
                 }
             }
+            own = reply.content.trim().to_string();
             answer = Some(content);
             break;
         }
@@ -396,39 +440,52 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
 
     let mut notes = Vec::new();
     let mut undone = false;
-    if !cancelled {
+    if !cancelled && !edits.changed(&ctx).is_empty() {
+        // A removal turn's rule, asked of the file system at the end: whatever path
+        // wrote (a tool, a plan's worker), no file may have grown or been created.
+        let mut regs = if intent.scope == intent::Scope::Removal {
+            removal_breaches(&ctx, &edits)
+        } else {
+            Vec::new()
+        };
         if let Some(before) = edits.before() {
-            if !edits.changed(&ctx).is_empty() {
-                let after = measure::measure(&ctx, "after");
-                let regs = measure::regressions(&before, &after);
-                if !regs.is_empty() {
-                    turn.progress
-                        .say("undoing the turn's writes: they made the project worse");
-                    let failed = edits.undo_all(&ctx, &regs.join("; "));
-                    notes.push(wording::UNDONE.to_string());
-                    notes.extend(regs.into_iter().map(|r| format!("- {r}")));
-                    notes.extend(failed.into_iter().map(|f| format!("- {f}")));
-                    undone = true;
-                }
-            }
+            let after = measure::measure(&ctx, "after");
+            regs.extend(measure::regressions(&before, &after));
+        }
+        if !regs.is_empty() {
+            turn.progress
+                .say("undoing the turn's writes: they made the project worse");
+            let failed = edits.undo_all(&ctx, &regs.join("; "));
+            notes.push(wording::UNDONE.to_string());
+            notes.extend(regs.into_iter().map(|r| format!("- {r}")));
+            notes.extend(failed.into_iter().map(|f| format!("- {f}")));
+            undone = true;
         }
     }
     let changed = edits.changed(&ctx);
     let writes = edits.counts();
-    let asked = writes.attempted > 0 || asks_change(&request.text);
+    // The answer, as the user would read it: empty, or only the agent's own words
+    // echoed back ([`honest`]), is no answer.
+    let raw = answer.as_deref().unwrap_or_default().trim().to_string();
+    let answered = !own.is_empty() && !honest::echoes_injected(&own, &injected);
     // A stopped turn whose only changes are files the request never named did not do
     // what was asked, whatever it wrote.
     let strays = match (&forced_by, error.is_some() || cancelled || undone) {
-        (Some(_), false) => honest::strays(&request.text, &changed),
+        (Some(_), false) if intent.asks_change() => honest::strays(&request.text, &changed),
         _ => None,
     };
+    // The status follows from what was asked and what the file system shows: a change
+    // asked and none made is `unchanged`; a question is `done` once answered, whatever
+    // the model tried to write and whether or not a guard or the step limit stopped it
+    // (the reason says so), and `unchanged` when no answer came.
+    let unanswered = !intent.asks_change() && changed.is_empty() && !answered;
     let status = if error.is_some() {
         Status::Failed
     } else if cancelled {
         Status::Cancelled
     } else if undone {
         Status::Failed
-    } else if (changed.is_empty() && asked) || strays.is_some() {
+    } else if (changed.is_empty() && intent.asks_change()) || strays.is_some() || unanswered {
         Status::Unchanged
     } else {
         Status::Done
@@ -445,6 +502,10 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
             forced_by.as_deref().unwrap_or_default(),
             changed.join(", ")
         ),
+        Status::Unchanged if unanswered => match &forced_by {
+            Some(f) => format!("a question, not answered: {f}"),
+            None => "a question, not answered: the model's final answer was empty".into(),
+        },
         Status::Unchanged => match &forced_by {
             Some(f) => format!("asked to change files, none changed: {f}"),
             None => "asked to change files, none changed: the model answered without tools".into(),
@@ -460,8 +521,8 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
     };
     // One line, whatever the endpoint's error said.
     let reason = reason.lines().next().unwrap_or_default().to_string();
-    let mut text = answer.unwrap_or_default().trim().to_string();
-    if !text.is_empty() && honest::echoes_injected(&text, &injected) {
+    let mut text = raw;
+    if !text.is_empty() && (!answered || honest::echoes_injected(&text, &injected)) {
         text = honest::summary(&reason, &changed);
     }
     if let Some(e) = &error {
@@ -487,6 +548,7 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
             text.push('\n');
         }
         match &strays {
+            _ if unanswered => text.push_str(wording::UNANSWERED),
             Some(files) => text.push_str(&wording::fill(
                 wording::STRAYS,
                 &[
@@ -517,7 +579,29 @@ pub fn run_turn(turn: Turn, request: &TurnRequest) -> Outcome {
         steps: step,
         reason,
         snapshots: edits.snapshots(),
+        created_dirs: edits.created_dirs(),
     }
+}
+
+/// In a removal turn, every file the turn changed that it created, grew, or gave a line
+/// it did not have ([`intent::must_shrink`]), as the reasons its writes are undone.
+fn removal_breaches(ctx: &ToolCtx, edits: &Edits) -> Vec<String> {
+    let snaps = edits.snapshots();
+    let mut out = Vec::new();
+    for rel in edits.changed(ctx) {
+        let Some(before) = snaps.get(&rel) else {
+            continue;
+        };
+        let Ok(now) = ctx.workspace.read(&ctx.root.join(&rel)) else {
+            // Removed: a removal may remove a whole file.
+            continue;
+        };
+        let old = before.as_deref().map(String::from_utf8_lossy);
+        if let Err(why) = intent::must_shrink(old.as_deref(), &String::from_utf8_lossy(&now)) {
+            out.push(format!("a removal only shrinks files, but {rel}: {why}"));
+        }
+    }
+    out
 }
 
 /// Answers the forced `search_queries` call: the planned queries as guidance (each
@@ -549,17 +633,51 @@ fn answer_queries(ctx: &ToolCtx, call: &ToolCall, request: &str) -> ToolResult {
 }
 
 /// The facts the finish gates see, asked of the workspace.
-fn facts(ctx: &ToolCtx, request: &str, steps: usize) -> TurnFacts {
+fn facts(ctx: &ToolCtx, request: &str, intent: &intent::Intent, steps: usize) -> TurnFacts {
     let changed = ctx.edits.changed(ctx);
+    let snaps = ctx.edits.snapshots();
     let mut outstanding = Vec::new();
     let index = super::tools::project_index(ctx);
     for rel in &changed {
+        // Only what the checker checks: `.gitignore`, `notes.txt` or `CHANGES` read as
+        // a script gave a phantom syntax finding that `grounded check` never reports.
+        if !(check::project::is_script(ctx.corpus, std::path::Path::new(rel))
+            || grounded_js::is_markdown(rel))
+        {
+            continue;
+        }
         let Ok(bytes) = ctx.workspace.read(&ctx.root.join(rel)) else {
             continue;
         };
         let text = String::from_utf8_lossy(&bytes);
-        for f in check::check_text(ctx.corpus, &index, rel, &text) {
-            if f.severity == check::Severity::Error {
+        let found = check::check_text(ctx.corpus, &index, rel, &text);
+        // A construct the turn left open is outstanding too (its warning was not
+        // there before): the measure would undo the turn for it.
+        let before: Vec<check::Finding> = match snaps.get(rel) {
+            Some(Some(b)) => {
+                check::check_text(ctx.corpus, &index, rel, &String::from_utf8_lossy(b))
+            }
+            _ => Vec::new(),
+        };
+        let mut had: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        for f in before.iter().filter(|f| f.code == check::Code::Construct) {
+            *had.entry(super::edits::finding_key(f)).or_default() += 1;
+        }
+        for f in found {
+            let counts = if f.severity == check::Severity::Error {
+                true
+            } else if f.code == check::Code::Construct {
+                match had.get_mut(&super::edits::finding_key(&f)) {
+                    Some(n) if *n > 0 => {
+                        *n -= 1;
+                        false
+                    }
+                    _ => true,
+                }
+            } else {
+                false
+            };
+            if counts {
                 outstanding.push(format!(
                     "{rel}:{}:{} {}: {}",
                     f.line,
@@ -573,7 +691,7 @@ fn facts(ctx: &ToolCtx, request: &str, steps: usize) -> TurnFacts {
     let writes = ctx.edits.counts();
     TurnFacts {
         request: request.to_string(),
-        asks_change: writes.attempted > 0 || asks_change(request),
+        asks_change: intent.asks_change(),
         names: file_names(ctx, &index),
         changed,
         writes,

@@ -80,35 +80,13 @@ pub const SCOPE_MIXED: &str = "[automated note from the agent, not the user] Thi
 /// part the agent took for which.
 pub const SCOPE_MIXED_ANSWER: &str = "This request both removes and adds: the removal part was {removes} (done with delete_lines only); the adding part was {adds}.";
 
-/// Words of a request that asks for a change (English requests; engine-neutral).
-pub const CHANGE_VERBS: &[&str] = &[
-    "add",
-    "append",
-    "insert",
-    "create",
-    "write",
-    "make",
-    "remove",
-    "delete",
-    "drop",
-    "fix",
-    "change",
-    "modify",
-    "replace",
-    "rename",
-    "update",
-    "edit",
-    "refactor",
-    "move",
-    "split",
-    "implement",
-    "put",
-    "set",
-    "use",
-    "convert",
-    "correct",
-    "repair",
-];
+/// The result of a call the model made on a step with tools withheld (the step limit,
+/// or a guard's steer): every call is answered, this one by saying it did not run.
+pub const TOOLS_WITHHELD: &str = "not run: tools were withheld on this step (the turn's last); the turn ends with the model's text.";
+
+/// Appended to the answer of a question the model did not answer (an empty final
+/// answer, or one that only echoed the agent's own words).
+pub const UNANSWERED: &str = "The question was not answered: the model gave no answer of its own.";
 
 /// The instruction given to the composing step of `rag_lookup`.
 pub const RAG_COMPOSE: &str = "Answer the question from the documentation excerpts below and nothing else. Name only members, constructors and option keys that appear in the excerpts, exactly as written. If the excerpts do not answer, say so in one line.";
