@@ -502,7 +502,12 @@ fn config(f: &mut Finding, rules: &FileRules) {
 
 /// The `ignore` warnings of one comment, given which of its codes silenced something.
 fn judge(d: &Directive, used: &[bool], shown: &str, text: &str) -> Vec<Finding> {
+    // The removal of an ignore that silences nothing loses nothing: the sure fix
+    // (`Fix::Delete` with a detail is what editors mark preferred and `--fix` applies).
     let remove = |title: &str| {
+        let detail = title
+            .contains("unused")
+            .then(|| "it silences nothing".to_string());
         if d.removal.start < d.removal.end && text.get(d.removal.start..d.removal.end).is_some() {
             let alone =
                 d.removal.start == 0 || text.as_bytes().get(d.removal.start - 1) == Some(&b'\n');
@@ -512,7 +517,7 @@ fn judge(d: &Directive, used: &[bool], shown: &str, text: &str) -> Vec<Finding> 
             if whole {
                 vec![Fix::Delete {
                     title: title.to_string(),
-                    detail: None,
+                    detail,
                     span: d.removal,
                 }]
             } else {

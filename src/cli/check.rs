@@ -161,12 +161,6 @@ pub fn run(
         } else {
             findings.into_iter().partition(|f| f.ignored.is_none())
         };
-    if !silenced.is_empty() && format == Format::Human {
-        eprintln!(
-            "grounded: {} finding(s) silenced by ignore comments or grounded.toml (--show-ignored lists them)",
-            silenced.len()
-        );
-    }
     match format {
         Format::Json => {
             let out: Vec<_> = findings
@@ -179,7 +173,7 @@ pub fn run(
             "{}",
             serde_json::to_string_pretty(&sarif(&findings, &mut texts, &corpus))?
         ),
-        Format::Human => human(&findings, &mut texts, &corpus)?,
+        Format::Human => human(&findings, silenced.len(), &mut texts, &corpus)?,
     }
     let failed = findings
         .iter()
@@ -410,6 +404,7 @@ fn too_long(f: &Finding, text: &str, width: usize) -> bool {
 
 fn human(
     findings: &[Finding],
+    hidden: usize,
     texts: &mut Texts,
     corpus: &crate::docs::Corpus,
 ) -> Result<(), Fail> {
@@ -479,8 +474,10 @@ fn human(
         .filter(|f| f.severity == Severity::Error)
         .count();
     let warnings = shown.len() - errors;
-    let ignored = findings.len() - shown.len();
-    let ignored = if ignored > 0 {
+    let ignored = findings.len() - shown.len() + hidden;
+    let ignored = if hidden > 0 {
+        format!(", {ignored} ignored (--show-ignored lists them)")
+    } else if ignored > 0 {
         format!(", {ignored} ignored")
     } else {
         String::new()
