@@ -402,3 +402,18 @@ fn human_output_counts_what_was_silenced() {
         "{text}"
     );
 }
+
+#[test]
+fn the_dry_runs_findings_are_silenced_the_same_way() {
+    let bad = "function close(l) {\n    l.tableCellEnd();\n}\nclose(layout);\n";
+    let good = "function close(l) {\n    // grounded-ignore dry-run: Folio 3 has it\n    l.tableCellEnd();\n}\nclose(layout);\n";
+    let dir = with_toml("", &[("bad.js", bad), ("good.js", good)]);
+    let (v, out) = json(&["--dry-run", "bad.js"], dir.path());
+    assert_eq!(codes(&v), ["dry-run@2"], "{}", stderr(&out));
+    let (v, out) = json(&["--dry-run", "good.js"], dir.path());
+    assert!(v.is_empty(), "{v:#?}\n{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(0));
+    // Without `--dry-run` the comment is not said unused: that run did not happen.
+    let (v, _) = json(&["good.js"], dir.path());
+    assert!(v.is_empty(), "{v:#?}");
+}

@@ -212,6 +212,34 @@ impl Backend {
         findings
     }
 
+    /// The dry run's findings of a buffer less what its ignore comments and `[check]`
+    /// silence, as `check --dry-run` leaves them out (an ignore is never said unused for
+    /// a run that may not have happened).
+    fn silenced_dry(&self, rel: &str, text: &str, mut found: Vec<Finding>) -> Vec<Finding> {
+        use crate::check::suppress;
+        if found.is_empty() {
+            return found;
+        }
+        let rules = read(&self.state.rules);
+        let inside = self.inside_root(rel);
+        if inside && rules.excluded(rel) {
+            return Vec::new();
+        }
+        let file_rules = if inside {
+            rules.for_file(rel)
+        } else {
+            suppress::FileRules::default()
+        };
+        if file_rules.is_default() && !text.contains(suppress::DIRECTIVE) {
+            return found;
+        }
+        let script = crate::js::script_text(rel, text, &self.corpus().engine.directives);
+        let dirs = suppress::directives(rel, text, &script);
+        suppress::mark(&mut found, &dirs, &file_rules);
+        found.retain(|f| f.ignored.is_none());
+        found
+    }
+
     /// A finding as the protocol's diagnostic: placed by its byte span (`by_span`) when
     /// it was computed on the buffer's current text, else by its line and column.
     pub(super) fn diagnostic_of(
@@ -325,6 +353,7 @@ impl Backend {
                         Some((_, fs, None)) => (fs.clone(), false),
                         None => (Vec::new(), true),
                     };
+                    let dry_now = self.silenced_dry(&e.rel, text, dry_now);
                     let standing = super::dry_run::fold_into_static(&mut statics, dry_now, by_span);
                     let mut d: Vec<Diagnostic> = statics
                         .iter()
