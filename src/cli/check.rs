@@ -16,13 +16,28 @@ use codespan_reporting::term::{self, termcolor};
 use super::{project_and_corpus, Fail, Format};
 use crate::check::{self, Finding, Fix, Severity, CODES};
 
-/// `grounded check [--docs P] [--format F] [--dry-run] PATHS...`
+/// The flags of `grounded check` beside `--docs`, `--format` and the paths.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// `--dry-run`.
+    pub dry_run: bool,
+    /// `--select`.
+    pub select: Option<Vec<String>>,
+    /// `--ignore`.
+    pub ignore: Option<Vec<String>>,
+    /// `--show-ignored`.
+    pub show_ignored: bool,
+}
+
+/// `grounded check [--docs P] [--format F] [--dry-run] [--select C] [--ignore C]
+/// [--show-ignored] PATHS...`
 pub fn run(
     docs: Option<&Path>,
     format: Format,
-    dry_run: bool,
+    opts: &Options,
     paths: &[PathBuf],
 ) -> Result<i32, Fail> {
+    let dry_run = opts.dry_run;
     let paths: Vec<PathBuf> = if paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
@@ -37,8 +52,26 @@ pub fn run(
     if let Some(c) = corpus.load_caveat() {
         eprintln!("grounded: warning: {c}");
     }
-    let checked = check::check_paths_with(&corpus, &project.root, &paths, &project.config.globals);
+    let rules = check::Rules::new(
+        &project.config.check,
+        &project.root,
+        opts.select.as_deref(),
+        opts.ignore.as_deref(),
+    )
+    .map_err(Fail)?;
+    let checked = check::check_paths_opts(
+        &corpus,
+        &project.root,
+        &paths,
+        check::PathsOptions {
+            globals: &project.config.globals,
+            rules: Some(&rules),
+        },
+    );
     project_globals_said(&checked);
+    for g in &checked.unmatched_globs {
+        eprintln!("grounded: warning: {g}");
+    }
     for u in &checked.unreadable {
         eprintln!("grounded: {}: {}", u.path, u.reason);
     }
@@ -53,7 +86,10 @@ pub fn run(
     }
     // "no findings" after checking nothing once read as a clean project: a folder of
     // `.jsx` files under an engine whose docs did not list `.jsx` looked perfect.
-    if !checked.checked.iter().any(|c| c.script) && checked.unreadable.is_empty() {
+    if !checked.checked.iter().any(|c| c.script)
+        && checked.unreadable.is_empty()
+        && checked.excluded.is_empty()
+    {
         return Err(Fail(no_script(&paths, &checked.checked, &corpus)));
     }
     let mut texts = Texts::default();
@@ -104,7 +140,8 @@ pub fn run(
                 f
             })
             .collect();
-        let fresh = dedupe_dry_run(&findings, dynamic);
+        let mut fresh = dedupe_dry_run(&findings, dynamic);
+        dry_run_rules(&mut fresh, &rules, &project.root, &mut texts, &corpus);
         findings.extend(fresh);
         for l in report.limits {
             eprintln!("grounded: dry run: {l}");
@@ -117,6 +154,13 @@ pub fn run(
     findings.sort_by(|a, b| {
         (a.path.as_str(), a.span.start, a.code).cmp(&(b.path.as_str(), b.span.start, b.code))
     });
+    // SARIF keeps what was silenced, as suppressions; the others list it only when asked.
+    let (findings, silenced): (Vec<Finding>, Vec<Finding>) =
+        if format == Format::Sarif || opts.show_ignored {
+            (findings, Vec::new())
+        } else {
+            findings.into_iter().partition(|f| f.ignored.is_none())
+        };
     match format {
         Format::Json => {
             let out: Vec<_> = findings
@@ -129,9 +173,11 @@ pub fn run(
             "{}",
             serde_json::to_string_pretty(&sarif(&findings, &mut texts, &corpus))?
         ),
-        Format::Human => human(&findings, &mut texts, &corpus)?,
+        Format::Human => human(&findings, silenced.len(), &mut texts, &corpus)?,
     }
-    let failed = findings.iter().any(|f| f.severity == Severity::Error);
+    let failed = findings
+        .iter()
+        .any(|f| f.severity == Severity::Error && f.ignored.is_none());
     // The process ends after this command: freeing a 20,000-chunk corpus one
     // allocation at a time was a tenth of a warm `check`'s instructions, for memory
     // the system takes back whole at exit.
@@ -358,6 +404,7 @@ fn too_long(f: &Finding, text: &str, width: usize) -> bool {
 
 fn human(
     findings: &[Finding],
+    hidden: usize,
     texts: &mut Texts,
     corpus: &crate::docs::Corpus,
 ) -> Result<(), Fail> {
@@ -390,6 +437,9 @@ fn human(
                 p.path, p.line, p.column, p.message
             ));
         }
+        if let Some(ig) = &f.ignored {
+            notes.push(ignored_note(ig));
+        }
         let text = texts.get(&f.path).unwrap_or_default();
         if too_long(f, text, width) {
             let mut lock = stdout.lock();
@@ -403,6 +453,8 @@ fn human(
         let mut diag = match f.severity {
             Severity::Error => Diagnostic::error(),
             Severity::Warning => Diagnostic::warning(),
+            Severity::Info => Diagnostic::note(),
+            Severity::Hint => Diagnostic::help(),
         }
         .with_code(f.code.as_str())
         .with_message(&f.message);
@@ -416,15 +468,24 @@ fn human(
         term::emit_to_write_style(&mut lock, &config, &files, &diag)
             .map_err(|e| Fail(e.to_string()))?;
     }
-    let errors = findings
+    let shown: Vec<&Finding> = findings.iter().filter(|f| f.ignored.is_none()).collect();
+    let errors = shown
         .iter()
         .filter(|f| f.severity == Severity::Error)
         .count();
-    let warnings = findings.len() - errors;
-    if findings.is_empty() {
-        println!("no findings");
+    let warnings = shown.len() - errors;
+    let ignored = findings.len() - shown.len() + hidden;
+    let ignored = if hidden > 0 {
+        format!(", {ignored} ignored (--show-ignored lists them)")
+    } else if ignored > 0 {
+        format!(", {ignored} ignored")
     } else {
-        println!("{errors} error(s), {warnings} warning(s)");
+        String::new()
+    };
+    if shown.is_empty() {
+        println!("no findings{ignored}");
+    } else {
+        println!("{errors} error(s), {warnings} warning(s){ignored}");
     }
     Ok(())
 }
@@ -438,10 +499,7 @@ fn long_line(
     width: usize,
     notes: &[String],
 ) -> std::io::Result<()> {
-    let sev = match f.severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    };
+    let sev = f.severity.as_str();
     let line = text.lines().nth(f.line.saturating_sub(1)).unwrap_or("");
     let end = if f.end_line == f.line {
         f.end_column.saturating_sub(1)
@@ -514,10 +572,7 @@ fn sarif(
             json!({
                 "id": c.name,
                 "shortDescription": {"text": c.sarif},
-                "defaultConfiguration": {"level": match c.severity {
-                    Severity::Error => "error",
-                    Severity::Warning => "warning",
-                }},
+                "defaultConfiguration": {"level": c.severity.sarif_level()},
             })
         })
         .collect();
@@ -527,10 +582,7 @@ fn sarif(
             let mut r = json!({
                 "ruleId": f.code.as_str(),
                 "ruleIndex": f.code.index(),
-                "level": match f.severity {
-                    Severity::Error => "error",
-                    Severity::Warning => "warning",
-                },
+                "level": f.severity.sarif_level(),
                 "message": {"text": f.message},
                 "locations": [{
                     "physicalLocation": {
@@ -568,6 +620,9 @@ fn sarif(
             }
             if !related.is_empty() {
                 r["relatedLocations"] = json!(related);
+            }
+            if let Some(ig) = &f.ignored {
+                r["suppressions"] = json!([sarif_suppression(ig)]);
             }
             if let (false, Some(text)) = (f.fixes.is_empty(), texts.get(&f.path)) {
                 let idx = crate::js::LineIndex::new(text);
@@ -628,6 +683,65 @@ fn sarif(
             "results": results,
         }]
     })
+}
+
+/// A silenced finding's note in human output.
+fn ignored_note(ig: &check::Ignored) -> String {
+    let by = match ig.by {
+        check::IgnoredBy::Comment => "an ignore comment",
+        check::IgnoredBy::Config => "grounded.toml",
+        check::IgnoredBy::Baseline => "the baseline",
+    };
+    match &ig.reason {
+        Some(r) => format!("ignored by {by}: {r}"),
+        None => format!("ignored by {by}"),
+    }
+}
+
+/// A SARIF suppression: `inSource` for an ignore comment, `external` for the
+/// configuration and the baseline (SARIF 2.1.0, 3.35), with the justification.
+fn sarif_suppression(ig: &check::Ignored) -> serde_json::Value {
+    let kind = match ig.by {
+        check::IgnoredBy::Comment => "inSource",
+        check::IgnoredBy::Config | check::IgnoredBy::Baseline => "external",
+    };
+    let mut s = serde_json::json!({"kind": kind, "status": "accepted"});
+    let by = match ig.by {
+        check::IgnoredBy::Comment => "ignore comment",
+        check::IgnoredBy::Config => "grounded.toml",
+        check::IgnoredBy::Baseline => "baseline",
+    };
+    s["justification"] = serde_json::json!(match &ig.reason {
+        Some(r) => format!("{by}: {r}"),
+        None => by.to_string(),
+    });
+    s
+}
+
+/// The `[check]` rules and ignore comments applied to the dry run's findings (their
+/// files' comments silence them; an ignore is never said unused for a run that may not
+/// have happened).
+fn dry_run_rules(
+    found: &mut [Finding],
+    rules: &check::Rules,
+    root: &Path,
+    texts: &mut Texts,
+    corpus: &crate::docs::Corpus,
+) {
+    for f in found.iter_mut() {
+        let file = texts
+            .files
+            .get(&f.path)
+            .cloned()
+            .unwrap_or_else(|| PathBuf::from(&f.path));
+        let rel = check::project::relative(root, &file);
+        let Some(text) = texts.get(&f.path) else {
+            continue;
+        };
+        let script = crate::js::script_text(&f.path, text, &corpus.engine.directives);
+        let dirs = check::suppress::directives(&f.path, text, &script);
+        check::suppress::mark(std::slice::from_mut(f), &dirs, &rules.for_file(&rel));
+    }
 }
 
 /// Says on stderr which project globals (`grounded.toml`'s `globals`) the check read,

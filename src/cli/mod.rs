@@ -87,6 +87,15 @@ enum Command {
         /// Also run the project against the fake engine.
         #[arg(long)]
         dry_run: bool,
+        /// Report only these codes (comma-separated; replaces grounded.toml's `select`).
+        #[arg(long, value_delimiter = ',', value_name = "CODES")]
+        select: Option<Vec<String>>,
+        /// Do not report these codes (comma-separated; replaces grounded.toml's `ignore`).
+        #[arg(long, value_delimiter = ',', value_name = "CODES")]
+        ignore: Option<Vec<String>>,
+        /// Also list what ignore comments and grounded.toml silenced, with what silenced it.
+        #[arg(long)]
+        show_ignored: bool,
         /// Files and folders (default: the current folder).
         paths: Vec<PathBuf>,
     },
@@ -346,8 +355,21 @@ fn run() -> i32 {
             docs,
             format,
             dry_run,
+            select,
+            ignore,
+            show_ignored,
             paths,
-        } => check::run(docs.as_deref(), format, dry_run, &paths),
+        } => check::run(
+            docs.as_deref(),
+            format,
+            &check::Options {
+                dry_run,
+                select,
+                ignore,
+                show_ignored,
+            },
+            &paths,
+        ),
         Command::DryRun {
             docs,
             format,

@@ -10,6 +10,7 @@ mod agent_adversarial;
 mod agent_cli;
 mod agent_finish;
 mod agent_guard;
+mod agent_ignore;
 mod agent_real_model;
 mod agent_seen;
 mod agent_wait;

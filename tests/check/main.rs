@@ -12,6 +12,7 @@ mod check_cli;
 mod check_demo;
 mod check_dry_run;
 mod check_families;
+mod check_ignore;
 mod check_real_scripts;
 mod check_robust;
 mod check_rules;

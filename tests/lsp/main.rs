@@ -15,6 +15,7 @@ mod lsp_dry_run_merge;
 mod lsp_editor;
 mod lsp_features;
 mod lsp_fixes;
+mod lsp_ignore;
 mod lsp_reliability;
 mod lsp_robust;
 mod lsp_transport;

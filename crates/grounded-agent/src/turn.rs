@@ -638,6 +638,7 @@ fn facts(ctx: &ToolCtx, request: &str, intent: &intent::Intent, steps: usize) ->
     let snaps = ctx.edits.snapshots();
     let mut outstanding = Vec::new();
     let index = super::tools::project_index(ctx);
+    let rules = super::tools::turn_rules(ctx);
     for rel in &changed {
         // Only what the checker checks: `.gitignore`, `notes.txt` or `CHANGES` read as
         // a script gave a phantom syntax finding that `grounded check` never reports.
@@ -650,13 +651,21 @@ fn facts(ctx: &ToolCtx, request: &str, intent: &intent::Intent, steps: usize) ->
             continue;
         };
         let text = String::from_utf8_lossy(&bytes);
-        let found = check::check_text(ctx.corpus, &index, rel, &text);
+        // Judged as the turn's gates judge (the `[check]` rules, and only the ignore
+        // comments that were there when the turn began).
+        let start = super::tools::turn_start(ctx, rel, None);
+        let found = super::tools::check_as_turn(ctx, &index, &rules, rel, &text, start.as_deref());
         // A construct the turn left open is outstanding too (its warning was not
         // there before): the measure would undo the turn for it.
         let before: Vec<check::Finding> = match snaps.get(rel) {
-            Some(Some(b)) => {
-                check::check_text(ctx.corpus, &index, rel, &String::from_utf8_lossy(b))
-            }
+            Some(Some(b)) => super::tools::check_as_turn(
+                ctx,
+                &index,
+                &rules,
+                rel,
+                &String::from_utf8_lossy(b),
+                start.as_deref(),
+            ),
             _ => Vec::new(),
         };
         let mut had: std::collections::HashMap<String, usize> = std::collections::HashMap::new();

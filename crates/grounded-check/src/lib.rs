@@ -42,6 +42,7 @@ mod option;
 pub mod project;
 mod session;
 pub mod suggest;
+pub mod suppress;
 mod syntax;
 mod unplaced;
 
@@ -56,6 +57,7 @@ pub use finding::{Code, CodeInfo, Finding, Fix, Place, Related, Severity, Span, 
 pub use guard::member_guarded;
 pub use project::{FileFacts, ProjectIndex};
 pub use session::Session;
+pub use suppress::{Ignored, IgnoredBy, Rules};
 pub use syntax::{rule_name, RULE_NAMES};
 
 // The families reach the shared state through `super::{Ctx, statement_lines}`.
@@ -134,6 +136,19 @@ pub struct PathsReport {
     pub project_globals: Vec<String>,
     /// Project globals that the docs document: the docs' meaning is kept.
     pub documented_globals: Vec<String>,
+    /// Files that `[check] exclude` left out (shown paths).
+    pub excluded: Vec<String>,
+    /// One line for each `[check]` glob that matches no file of the project.
+    pub unmatched_globs: Vec<String>,
+}
+
+/// What a [`check_paths_opts`] run reads beside the paths.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PathsOptions<'a> {
+    /// `grounded.toml`'s `globals`.
+    pub globals: &'a [String],
+    /// `[check]` with `--select`/`--ignore`; `None`: every code, no exclusion.
+    pub rules: Option<&'a Rules>,
 }
 
 /// Checks files and folders (folders: every script by the engine's script extensions,
@@ -155,6 +170,29 @@ pub fn check_paths_with(
     paths: &[PathBuf],
     globals: &[String],
 ) -> PathsReport {
+    check_paths_opts(
+        corpus,
+        root,
+        paths,
+        PathsOptions {
+            globals,
+            rules: None,
+        },
+    )
+}
+
+/// [`check_paths_with`] with the `[check]` rules: excluded files are not checked (they
+/// still declare the project's names), and each file's findings are marked by its
+/// ignore comments and the rules ([`suppress::apply`]).
+pub fn check_paths_opts(
+    corpus: &Corpus,
+    root: &Path,
+    paths: &[PathBuf],
+    opts: PathsOptions<'_>,
+) -> PathsReport {
+    let globals = opts.globals;
+    let default_rules = Rules::default();
+    let rules = opts.rules.unwrap_or(&default_rules);
     let mut project = ProjectIndex::scan(corpus, root);
     let mut report = PathsReport {
         documented_globals: project.set_globals(corpus, globals),
@@ -189,6 +227,7 @@ pub fn check_paths_with(
         }
     }
     let mut seen = HashSet::new();
+    let mut checked_rel: Vec<String> = Vec::new();
     for (shown, file) in files {
         let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
         if !seen.insert(key) {
@@ -225,13 +264,18 @@ pub fn check_paths_with(
             }
         };
         let rel = project::relative(root, &file);
+        if rules.excluded(&rel) {
+            report.excluded.push(shown);
+            continue;
+        }
         let script = js::script_text(&shown, &text, &corpus.engine.directives);
         let is_script =
             !js::is_markdown(&shown) || script.bytes().any(|b| !b.is_ascii_whitespace());
         let tree = js::parse(&script);
-        report.findings.extend(check_script(
-            corpus, &project, &shown, &rel, &text, &script, &tree,
-        ));
+        let mut found = check_script(corpus, &project, &shown, &rel, &text, &script, &tree);
+        suppress::apply_file(&mut found, &shown, &text, &script, &rules.for_file(&rel));
+        report.findings.extend(found);
+        checked_rel.push(rel);
         report.checked.push(Checked {
             shown,
             file,
@@ -245,5 +289,11 @@ pub fn check_paths_with(
             report.scanned.push(n.clone());
         }
     }
+    let known = project
+        .files
+        .keys()
+        .map(String::as_str)
+        .chain(checked_rel.iter().map(String::as_str));
+    report.unmatched_globs = rules.unmatched(known);
     report
 }

@@ -42,6 +42,8 @@ fn severity(s: Severity) -> DiagnosticSeverity {
     match s {
         Severity::Error => DiagnosticSeverity::ERROR,
         Severity::Warning => DiagnosticSeverity::WARNING,
+        Severity::Info => DiagnosticSeverity::INFORMATION,
+        Severity::Hint => DiagnosticSeverity::HINT,
     }
 }
 
@@ -175,6 +177,69 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
 }
 
 impl Backend {
+    /// The findings the editor shows of a buffer: its ignore comments and `[check]`
+    /// applied ([`grounded_check::suppress::apply`]) and what they silenced left out, as
+    /// `grounded check` prints them. An excluded file shows nothing.
+    pub(super) fn unsilenced(
+        &self,
+        rel: &str,
+        text: &str,
+        mut findings: Vec<Finding>,
+        directives: &[String],
+    ) -> Vec<Finding> {
+        use grounded_check::suppress;
+        let rules = read(&self.state.rules);
+        let inside = self.inside_root(rel);
+        if inside && rules.excluded(rel) {
+            return Vec::new();
+        }
+        let file_rules = if inside {
+            rules.for_file(rel)
+        } else {
+            suppress::FileRules::default()
+        };
+        let comments = text.contains(suppress::DIRECTIVE);
+        if !comments && file_rules.is_default() {
+            return findings;
+        }
+        let script = grounded_js::script_text(rel, text, directives);
+        let before = findings.len();
+        suppress::apply_file(&mut findings, rel, text, &script, &file_rules);
+        findings.retain(|f| f.ignored.is_none());
+        if findings.len() != before || comments {
+            findings.sort_by_key(|f| (f.span.start, f.code));
+        }
+        findings
+    }
+
+    /// The dry run's findings of a buffer less what its ignore comments and `[check]`
+    /// silence, as `check --dry-run` leaves them out (an ignore is never said unused for
+    /// a run that may not have happened).
+    fn silenced_dry(&self, rel: &str, text: &str, mut found: Vec<Finding>) -> Vec<Finding> {
+        use grounded_check::suppress;
+        if found.is_empty() {
+            return found;
+        }
+        let rules = read(&self.state.rules);
+        let inside = self.inside_root(rel);
+        if inside && rules.excluded(rel) {
+            return Vec::new();
+        }
+        let file_rules = if inside {
+            rules.for_file(rel)
+        } else {
+            suppress::FileRules::default()
+        };
+        if file_rules.is_default() && !text.contains(suppress::DIRECTIVE) {
+            return found;
+        }
+        let script = grounded_js::script_text(rel, text, &self.corpus().engine.directives);
+        let dirs = suppress::directives(rel, text, &script);
+        suppress::mark(&mut found, &dirs, &file_rules);
+        found.retain(|f| f.ignored.is_none());
+        found
+    }
+
     /// A finding as the protocol's diagnostic: placed by its byte span (`by_span`) when
     /// it was computed on the buffer's current text, else by its line and column.
     pub(super) fn diagnostic_of(
@@ -288,6 +353,7 @@ impl Backend {
                         Some((_, fs, None)) => (fs.clone(), false),
                         None => (Vec::new(), true),
                     };
+                    let dry_now = self.silenced_dry(&e.rel, text, dry_now);
                     let standing = super::dry_run::fold_into_static(&mut statics, dry_now, by_span);
                     let mut d: Vec<Diagnostic> = statics
                         .iter()
@@ -449,12 +515,13 @@ impl Backend {
                         (f, !same_text && s.incremental_edits() == before)
                     }
                     None => {
-                        let s = Session::new(corpus, index.clone(), &rel, &text);
+                        let s = Session::new(corpus.clone(), index.clone(), &rel, &text);
                         let f = s.findings().to_vec();
                         *slot = Some(s);
                         (f, !index_read_this(&index, &rel, path.as_deref(), &text))
                     }
                 };
+                let findings = this.unsilenced(&rel, &text, findings, &corpus.engine.directives);
                 tracing::debug!(
                     "checked {rel} v{version} in {:?}{}: {} findings",
                     t0.elapsed(),

@@ -390,6 +390,14 @@ impl Backend {
             let mut out = actions::quick_fixes(&uri, &text, &findings, start, end, |f| {
                 self.diagnostic_of(Some(&uri), &idx, &text, f, true)
             });
+            out.extend(actions::ignore_actions(
+                &uri,
+                &text,
+                &findings,
+                start,
+                end,
+                |f| self.diagnostic_of(Some(&uri), &idx, &text, f, true),
+            ));
             if let Some(tree) = &tree {
                 out.extend(actions::remove_construct(
                     &corpus,
