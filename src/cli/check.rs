@@ -16,13 +16,40 @@ use codespan_reporting::term::{self, termcolor};
 use super::{project_and_corpus, Fail, Format};
 use crate::check::{self, Finding, Fix, Severity, CODES};
 
-/// `grounded check [--docs P] [--format F] [--dry-run] PATHS...`
-pub fn run(
-    docs: Option<&Path>,
-    format: Format,
-    dry_run: bool,
-    paths: &[PathBuf],
-) -> Result<i32, Fail> {
+/// `--fix` / `--diff` / neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FixMode {
+    /// Report only.
+    Off,
+    /// Write the sure fixes, then report what is left.
+    Write,
+    /// Print the diff of the sure fixes; write nothing.
+    Diff,
+}
+
+/// The arguments of `grounded check`.
+pub struct Args<'a> {
+    pub docs: Option<&'a Path>,
+    pub format: Format,
+    pub dry_run: bool,
+    pub fix: FixMode,
+    pub baseline: Option<&'a Path>,
+    pub write_baseline: Option<&'a Path>,
+    pub paths: &'a [PathBuf],
+}
+
+/// `grounded check [--docs P] [--format F] [--dry-run] [--fix|--diff] [--baseline F |
+/// --write-baseline F] PATHS...`
+pub fn run(args: Args<'_>) -> Result<i32, Fail> {
+    let Args {
+        docs,
+        format,
+        dry_run,
+        fix,
+        baseline,
+        write_baseline,
+        paths,
+    } = args;
     let paths: Vec<PathBuf> = if paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
@@ -36,6 +63,31 @@ pub fn run(
     let (project, corpus) = project_and_corpus(&paths[0], docs)?;
     if let Some(c) = corpus.load_caveat() {
         eprintln!("grounded: warning: {c}");
+    }
+    // Read before anything is fixed or printed: a broken baseline is a configuration
+    // error, and saying it after a page of findings hid it.
+    let known = match baseline {
+        Some(b) => Some((b.to_path_buf(), read_baseline(b)?)),
+        None => None,
+    };
+    let mut fix_failed = false;
+    if fix != FixMode::Off {
+        let fixed = super::fix::run(&corpus, &project, &paths, fix == FixMode::Write)?;
+        fix_failed = fixed.failed;
+        if fix == FixMode::Diff {
+            // The diff is the output: what is left only sets the exit status.
+            let mut texts = Texts::default();
+            for (shown, text) in fixed.texts {
+                texts.read.insert(shown, Some(text));
+            }
+            let rels = rels_of(&project.root, &paths, &corpus);
+            let mut left = fixed.left;
+            if let Some((file, b)) = &known {
+                left = without_baselined(left, file, b, &rels, &mut texts);
+            }
+            std::mem::forget(corpus);
+            return Ok(exit_status(&left, fix_failed));
+        }
     }
     let checked = check::check_paths_with(&corpus, &project.root, &paths, &project.config.globals);
     project_globals_said(&checked);
@@ -117,6 +169,38 @@ pub fn run(
     findings.sort_by(|a, b| {
         (a.path.as_str(), a.span.start, a.code).cmp(&(b.path.as_str(), b.span.start, b.code))
     });
+    let rels: HashMap<String, String> = checked
+        .checked
+        .iter()
+        .map(|c| {
+            (
+                c.shown.clone(),
+                crate::check::project::relative(&project.root, &c.file),
+            )
+        })
+        .collect();
+    if let Some(file) = write_baseline {
+        let keys = findings
+            .iter()
+            .map(|f| key_of(f, &rels, &mut texts))
+            .collect::<Vec<_>>();
+        let b = crate::check::baseline::Baseline::record(keys);
+        crate::textfile::write_atomic(file, b.to_json().as_bytes())
+            .map_err(|e| Fail(format!("baseline {e}")))?;
+        eprintln!(
+            "grounded: wrote {} ({} entr{}, {} finding{})",
+            file.display(),
+            b.len(),
+            if b.len() == 1 { "y" } else { "ies" },
+            b.findings(),
+            if b.findings() == 1 { "" } else { "s" }
+        );
+        std::mem::forget(corpus);
+        return Ok(if fix_failed { 2 } else { 0 });
+    }
+    if let Some((file, b)) = &known {
+        findings = without_baselined(findings, file, b, &rels, &mut texts);
+    }
     match format {
         Format::Json => {
             let out: Vec<_> = findings
@@ -131,12 +215,103 @@ pub fn run(
         ),
         Format::Human => human(&findings, &mut texts, &corpus)?,
     }
-    let failed = findings.iter().any(|f| f.severity == Severity::Error);
     // The process ends after this command: freeing a 20,000-chunk corpus one
     // allocation at a time was a tenth of a warm `check`'s instructions, for memory
     // the system takes back whole at exit.
     std::mem::forget(corpus);
-    Ok(if failed { 1 } else { 0 })
+    Ok(exit_status(&findings, fix_failed))
+}
+
+/// 1 when a finding left is at error severity, else 0; 2 when a fix could not be
+/// written (the report of what is left still went out).
+fn exit_status(left: &[Finding], fix_failed: bool) -> i32 {
+    if fix_failed {
+        2
+    } else if left.iter().any(|f| f.severity == Severity::Error) {
+        1
+    } else {
+        0
+    }
+}
+
+/// Reads a baseline file; a missing, unreadable or hand-broken one is exit 2 with one
+/// line naming it (the file itself is left as it is).
+fn read_baseline(file: &Path) -> Result<crate::check::baseline::Baseline, Fail> {
+    let bytes = std::fs::read(file).map_err(|e| {
+        let hint = if e.kind() == std::io::ErrorKind::NotFound {
+            " (record one with `grounded check --write-baseline FILE`)"
+        } else {
+            ""
+        };
+        Fail(format!("baseline {}: {e}{hint}", file.display()))
+    })?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Fail(format!("baseline {}: not valid UTF-8", file.display())))?;
+    crate::check::baseline::Baseline::parse(&text)
+        .map_err(|e| Fail(format!("baseline {}: {e}", file.display())))
+}
+
+/// The project-relative file of each shown path the check reads (for `--diff`, which
+/// does not run the report's check).
+fn rels_of(root: &Path, paths: &[PathBuf], corpus: &crate::docs::Corpus) -> HashMap<String, String> {
+    check::files_of(corpus, paths)
+        .0
+        .into_iter()
+        .map(|(shown, file)| (shown, crate::check::project::relative(root, &file)))
+        .collect()
+}
+
+/// The baseline key of a finding: its file relative to the project root (the report's
+/// shown path when the check did not read it, a dry run's load), code, name, line.
+fn key_of(
+    f: &Finding,
+    rels: &HashMap<String, String>,
+    texts: &mut Texts,
+) -> crate::check::baseline::Key {
+    let rel = rels.get(&f.path).cloned().unwrap_or_else(|| f.path.clone());
+    crate::check::baseline::key_of(f, &rel, texts.get(&f.path))
+}
+
+/// The findings the baseline does not record; says on stderr how many it silenced and
+/// each entry that matched nothing any more.
+fn without_baselined(
+    findings: Vec<Finding>,
+    file: &Path,
+    b: &crate::check::baseline::Baseline,
+    rels: &HashMap<String, String>,
+    texts: &mut Texts,
+) -> Vec<Finding> {
+    let keys: Vec<_> = findings.iter().map(|f| key_of(f, rels, texts)).collect();
+    let checked: std::collections::HashSet<&str> = rels.values().map(String::as_str).collect();
+    let m = b.apply(&keys, &checked);
+    let silenced = m.silenced.iter().filter(|&&s| s).count();
+    if silenced > 0 {
+        eprintln!(
+            "grounded: baseline {}: {silenced} known finding{} not shown",
+            file.display(),
+            if silenced == 1 { "" } else { "s" }
+        );
+    }
+    for (e, unmatched) in &m.stale {
+        let of = if e.count > 1 {
+            format!(" ({unmatched} of {})", e.count)
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "grounded: baseline {}: stale entry{of}, matches nothing any more: {} {} `{}` in `{}` (the next --write-baseline drops it)",
+            file.display(),
+            e.file,
+            e.code,
+            e.name,
+            e.line
+        );
+    }
+    findings
+        .into_iter()
+        .zip(m.silenced)
+        .filter_map(|(f, s)| (!s).then_some(f))
+        .collect()
 }
 
 /// Why a run checked no script. Markdown files named one by one, all prose, are said
@@ -247,7 +422,8 @@ fn dedupe_dry_run(statics: &[Finding], dynamic: Vec<Finding>) -> Vec<Finding> {
 pub(super) struct Texts {
     /// Where to read each shown path from (else the shown path itself).
     pub(super) files: HashMap<String, PathBuf>,
-    read: HashMap<String, Option<String>>,
+    /// Texts read (or given: `--diff`'s fixed texts, never on disk).
+    pub(super) read: HashMap<String, Option<String>>,
 }
 
 impl Texts {

@@ -17,6 +17,7 @@ mod docs_cmds;
 mod dryrun;
 mod excerpt;
 mod find;
+mod fix;
 mod import;
 mod serve;
 
@@ -85,8 +86,21 @@ enum Command {
         #[arg(long, value_enum, default_value = "human")]
         format: Format,
         /// Also run the project against the fake engine.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "diff")]
         dry_run: bool,
+        /// Apply each finding's one sure fix (never a choice between near names), re-check,
+        /// repeat until none is left; then report what is left.
+        #[arg(long, conflicts_with = "diff")]
+        fix: bool,
+        /// Print the unified diff `--fix` would make, and write nothing.
+        #[arg(long, conflicts_with = "format")]
+        diff: bool,
+        /// Report only the findings this baseline file does not record.
+        #[arg(long, value_name = "FILE")]
+        baseline: Option<PathBuf>,
+        /// Record today's findings in this baseline file (sorted JSON, one entry a line).
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["baseline", "diff"])]
+        write_baseline: Option<PathBuf>,
         /// Files and folders (default: the current folder).
         paths: Vec<PathBuf>,
     },
@@ -346,8 +360,24 @@ fn run() -> i32 {
             docs,
             format,
             dry_run,
+            fix,
+            diff,
+            baseline,
+            write_baseline,
             paths,
-        } => check::run(docs.as_deref(), format, dry_run, &paths),
+        } => check::run(check::Args {
+            docs: docs.as_deref(),
+            format,
+            dry_run,
+            fix: match (fix, diff) {
+                (_, true) => check::FixMode::Diff,
+                (true, _) => check::FixMode::Write,
+                _ => check::FixMode::Off,
+            },
+            baseline: baseline.as_deref(),
+            write_baseline: write_baseline.as_deref(),
+            paths: &paths,
+        }),
         Command::DryRun {
             docs,
             format,
