@@ -32,6 +32,71 @@ pub struct Config {
     /// ESLint's `globals`: defined, of no known interface (see
     /// [`crate::check::ProjectIndex::set_globals`]).
     pub globals: Vec<String>,
+    /// What `grounded check`, the server and the agent report (`[check]`).
+    pub check: CheckSection,
+}
+
+/// A string of `grounded.toml` with where it was written (for "grounded.toml:7: ...").
+pub type Spanned = toml::Spanned<String>;
+
+/// `[check]` of `grounded.toml`: which codes are reported, how loudly, and where. Kept
+/// raw (names and spans) here; `check::suppress::Rules` validates the codes and globs,
+/// so that a typo is an error naming its line. Unknown keys are errors, not warnings:
+/// a misspelt `ignor = ["syntax"]` would otherwise leave CI failing on what the team
+/// believed it had turned off.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CheckSection {
+    /// The codes reported (default: every code).
+    pub select: Option<Vec<Spanned>>,
+    /// The codes not reported.
+    pub ignore: Vec<Spanned>,
+    /// A code's severity: `error`, `warning`, `info`, `hint` or `off`.
+    pub severity: std::collections::BTreeMap<Spanned, Spanned>,
+    /// Globs of files (relative to the project root) not reported, on top of
+    /// `.gitignore`.
+    pub exclude: Vec<Spanned>,
+    /// The baseline file (relative to the project root): its findings are not reported.
+    pub baseline: Option<Spanned>,
+    /// Per-file-glob `select`, `ignore` and `severity`.
+    pub overrides: Vec<CheckOverride>,
+    /// The file it was read from (for the lines of errors), when there was one.
+    #[serde(skip)]
+    pub file: Option<PathBuf>,
+    /// The file's text (spans index it).
+    #[serde(skip)]
+    pub text: String,
+}
+
+/// One `[[check.overrides]]`: rules for the files its globs match.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CheckOverride {
+    /// Globs of files, relative to the project root.
+    pub files: Vec<Spanned>,
+    /// The codes reported in those files.
+    pub select: Option<Vec<Spanned>>,
+    /// The codes not reported in those files.
+    pub ignore: Vec<Spanned>,
+    /// Severities in those files.
+    pub severity: std::collections::BTreeMap<Spanned, Spanned>,
+}
+
+impl CheckSection {
+    /// `grounded.toml:LINE` for a span of the file (the file's name alone without one).
+    pub fn at(&self, span: std::ops::Range<usize>) -> String {
+        let name = self
+            .file
+            .as_ref()
+            .map(|f| f.display().to_string())
+            .unwrap_or_else(|| CONFIG_FILE.to_string());
+        let line = self
+            .text
+            .get(..span.start.min(self.text.len()))
+            .map(|t| t.matches('\n').count() + 1)
+            .unwrap_or(1);
+        format!("{name}:{line}")
+    }
 }
 
 /// `[agent]` of `grounded.toml`.
@@ -79,7 +144,7 @@ pub struct Project {
 /// as well: `entri = "main.js"` once passed without a word and the dry run silently
 /// ran every script instead of the entry.
 pub const KNOWN_KEYS: &[(&str, &[&str])] = &[
-    ("", &["docs", "entry", "globals", "model", "agent"]),
+    ("", &["docs", "entry", "globals", "model", "agent", "check"]),
     ("model", &["base_url", "name", "api_key_env"]),
     (
         "agent",
@@ -173,7 +238,7 @@ impl Project {
                     .map_err(|e| format!("{}: {e}", path.display()))?;
                 // With the line: "extra '=', expected nothing" alone left a newcomer
                 // reading every line of the file.
-                let config: Config = toml::from_str(&text).map_err(|e| {
+                let mut config: Config = toml::from_str(&text).map_err(|e| {
                     let line = e
                         .span()
                         .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
@@ -182,6 +247,8 @@ impl Project {
                         None => format!("{}: {}", path.display(), e.message()),
                     }
                 })?;
+                config.check.file = Some(path.clone());
+                config.check.text = text.clone();
                 let warnings = unknown_keys(&text)
                     .into_iter()
                     .map(|w| format!("{}: {w}", path.display()))

@@ -144,6 +144,17 @@ const TYPED: &[&str] = &[
     " */",
 ];
 
+/// Ignore comments typed a character at a time (issue 41): well-formed, misspelt,
+/// without a code, for the whole file.
+const IGNORES: &[&str] = &[
+    "// grounded-ignore member\n",
+    " // grounded-ignore function: not yet",
+    "// grounded-ignore membr\n",
+    "// grounded-ignore\n",
+    "/* grounded-ignore all */ ",
+    "// grounded-ignore-file option\n",
+];
+
 /// splitmix64: a seeded generator whose sequence never changes with a crate's version.
 struct Rng(u64);
 
@@ -269,6 +280,9 @@ struct World {
     project: tempfile::TempDir,
     mirror: tempfile::TempDir,
     bufs: Vec<Buf>,
+    /// Whether bursts also type and paste ignore comments (issue 41): off for the
+    /// original seeds, whose edit sequences stay what they were.
+    ignores: bool,
 }
 
 fn crlf(s: &str) -> String {
@@ -277,12 +291,18 @@ fn crlf(s: &str) -> String {
 
 impl World {
     fn new(files: &[(&str, String)]) -> World {
+        World::with_config(files, "")
+    }
+
+    /// A world whose `grounded.toml` also holds `config` (a `[check]` table), in the
+    /// project and the mirror alike.
+    fn with_config(files: &[(&str, String)], config: &str) -> World {
         let project = tempfile::tempdir().unwrap();
         let mirror = tempfile::tempdir().unwrap();
         for dir in [project.path(), mirror.path()] {
             std::fs::write(
                 dir.join("grounded.toml"),
-                format!("docs = {:?}\n", demo_corpus()),
+                format!("docs = {:?}\n{config}", demo_corpus()),
             )
             .unwrap();
             for (rel, text) in files {
@@ -305,6 +325,7 @@ impl World {
             project,
             mirror,
             bufs,
+            ignores: !config.is_empty(),
         }
     }
 
@@ -454,7 +475,9 @@ fn shown_cli(text: &str, f: &Value) -> String {
     );
     let sev = match f["severity"].as_str() {
         Some("error") => 1,
-        _ => 2,
+        Some("warning") => 2,
+        Some("info") => 3,
+        _ => 4,
     };
     let (msg, rest) = grounded::lsp::features::split_message(f["message"].as_str().unwrap());
     format!(
@@ -516,7 +539,7 @@ fn burst(
         1 => Duration::from_millis(rng.below(15) as u64),
         _ => Duration::from_millis(30 + rng.below(60) as u64),
     };
-    let kind = rng.below(11);
+    let kind = rng.below(if w.ignores { 13 } else { 11 });
     if std::env::var_os("GROUNDED_DIFF_TRACE").is_some() {
         eprintln!(
             "burst: kind {kind} on {} v{}",
@@ -619,6 +642,38 @@ fn burst(
                 b.edit(lsp, s, s, "var s = \"é😀中\"; missingHelper();\n");
             }
         }
+        // An ignore comment typed a character at a time, anywhere.
+        11 => {
+            let b = &mut w.bufs[i];
+            let at = b.random_offset(rng);
+            b.type_at(lsp, at, IGNORES[rng.below(IGNORES.len())], pause);
+        }
+        // An ignore comment pasted above a line with a finding, at its indentation, or at
+        // its end.
+        12 => {
+            let b = &mut w.bufs[i];
+            let at = ["layout.tableCellEnd", "missingHelper", "paddng", "colour"]
+                .iter()
+                .find_map(|n| b.text.find(n));
+            if let Some(at) = at {
+                let ls = b.text[..at].rfind('\n').map_or(0, |n| n + 1);
+                let indent: String = b.text[ls..].chars().take_while(|c| *c == ' ').collect();
+                let code = *rng.pick(&["member", "function", "option", "all", "object"]);
+                if rng.below(2) == 0 {
+                    b.edit(
+                        lsp,
+                        ls,
+                        ls,
+                        &format!("{indent}// grounded-ignore {code}: pasted\n"),
+                    );
+                } else {
+                    let le = b.text[at..]
+                        .find(['\r', '\n'])
+                        .map_or(b.text.len(), |n| at + n);
+                    b.edit(lsp, le, le, &format!(" // grounded-ignore {code}"));
+                }
+            }
+        }
         // A character typed, the buffer closed unsaved and reopened at once from disk.
         _ => {
             let b = &mut w.bufs[i];
@@ -640,8 +695,19 @@ fn burst(
 /// Runs one seed: `edits` changes in bursts, a comparison after each; returns the
 /// number of changes and comparisons, and the mismatches.
 fn run_seed(seed: u64, edits: usize, cap: Duration) -> (usize, usize, Vec<String>) {
+    run_seed_in(seed, edits, cap, "", files())
+}
+
+/// [`run_seed`] in a world of `files` whose `grounded.toml` also holds `config`.
+fn run_seed_in(
+    seed: u64,
+    edits: usize,
+    cap: Duration,
+    config: &str,
+    files: Vec<(&'static str, String)>,
+) -> (usize, usize, Vec<String>) {
     let mut rng = Rng(seed);
-    let mut w = World::new(&files());
+    let mut w = World::with_config(&files, config);
     let mut lsp = w.start();
     let t0 = Instant::now();
     let (mut sent, mut compared, mut found) = (0, 0, Vec::new());
@@ -691,6 +757,150 @@ fn random_edit_bursts_publish_what_a_fresh_check_reports() {
         all.extend(found);
     }
     assert!(all.is_empty(), "{}", all.join("\n\n"));
+}
+
+/// `[check]` of the ignore runs: a severity changed, a code off, a per-file override.
+const CHECK_CONFIG: &str = r#"
+[check]
+ignore = ["engine"]
+severity = { construct = "info", option = "hint" }
+
+[[check.overrides]]
+files = ["lib.js"]
+select = ["function", "syntax", "ignore"]
+"#;
+
+/// The files of an ignore run: the random run's, with ignore comments already in
+/// (used, unused, misspelt, for the file), and a Markdown file with a fenced block.
+fn ignore_files() -> Vec<(&'static str, String)> {
+    let main = MAIN_JS
+        .replace(
+            "layout.tableCellEnd();\n",
+            "// grounded-ignore member: Folio 3 has it\nlayout.tableCellEnd();\n",
+        )
+        .replace(
+            "missingHelper(n);",
+            "missingHelper(n); // grounded-ignore functon",
+        );
+    let md = "<!-- grounded-ignore-file construct -->\n# Notes\n\n```js\n// grounded-ignore object\nengine.loadXML();\nlayout.tableCellEnd(); // grounded-ignore member\nlayout.pageBrek();\n```\n";
+    vec![
+        ("main.js", main),
+        ("lib.js", LIB_JS.to_string()),
+        (
+            "crlf.js",
+            crlf(&format!("// grounded-ignore option\n{CRLF_JS}")),
+        ),
+        ("notes.md", md.to_string()),
+    ]
+}
+
+/// Issue 41: the same, with ignore comments typed, pasted and broken, and a `[check]`
+/// table in play: the server publishes what `grounded check` prints for the same text
+/// and configuration.
+#[test]
+fn bursts_with_ignore_comments_and_config_publish_what_check_reports() {
+    let seeds: Vec<u64> = match env_num("GROUNDED_DIFF_SEED") {
+        Some(s) => vec![s],
+        None => vec![4, 5],
+    };
+    let edits = env_num("GROUNDED_DIFF_EDITS").unwrap_or(60) as usize;
+    let cap = Duration::from_secs(env_num("GROUNDED_DIFF_SECS").unwrap_or(12));
+    let mut all = Vec::new();
+    for seed in seeds {
+        let (sent, compared, found) = run_seed_in(seed, edits, cap, CHECK_CONFIG, ignore_files());
+        eprintln!(
+            "differential (ignores) seed {seed}: {sent} edits, {compared} comparisons, {} mismatches",
+            found.len()
+        );
+        all.extend(found);
+    }
+    assert!(all.is_empty(), "{}", all.join("\n\n"));
+}
+
+/// Issue 41: `grounded.toml` edited on disk while the server runs (a watched-file
+/// change): the server reloads `[check]` and publishes what `grounded check` prints
+/// under the new table; a broken table is said, and every code is checked meanwhile.
+#[test]
+fn a_changed_check_table_is_reloaded() {
+    let w = World::with_config(&ignore_files(), CHECK_CONFIG);
+    let mut lsp = w.start();
+    assert_agrees(&w, &lsp, "open");
+    let before = lsp.published.len();
+    for dir in [w.project.path(), w.mirror.path()] {
+        std::fs::write(
+            dir.join("grounded.toml"),
+            format!(
+                "docs = {:?}\n[check]\nignore = [\"member\", \"ignore\"]\nexclude = [\"crlf.js\"]\n",
+                demo_corpus()
+            ),
+        )
+        .unwrap();
+    }
+    let toml_uri = uri(&w.project.path().join("grounded.toml"));
+    lsp.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": toml_uri, "type": 2}]}),
+    );
+    lsp.drain_quiet(quiet(), Duration::from_secs(20));
+    assert!(
+        lsp.published.len() > before,
+        "nothing published after the reload"
+    );
+    // `crlf.js` is excluded: the command line says nothing of it, nor does the server.
+    let m = w.mismatches(&lsp);
+    assert!(m.is_empty(), "after the reload:\n{}", m.join("\n"));
+    let main = w.bufs.iter().find(|b| b.rel == "main.js").unwrap();
+    let last = lsp
+        .published
+        .iter()
+        .rev()
+        .find(|m| m["params"]["uri"] == main.uri.as_str())
+        .unwrap();
+    let codes: Vec<&str> = last["params"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert!(
+        !codes.contains(&"ignore") && codes.contains(&"function"),
+        "{codes:?}"
+    );
+    // A broken table: one message, and the findings of every code again.
+    std::fs::write(
+        w.project.path().join("grounded.toml"),
+        format!(
+            "docs = {:?}\n[check]\nignore = [\"membr\"]\n",
+            demo_corpus()
+        ),
+    )
+    .unwrap();
+    lsp.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": toml_uri, "type": 2}]}),
+    );
+    let said = lsp.wait_for("the broken table said", |m| {
+        m["method"] == "window/showMessage"
+            && m["params"]["message"].as_str().is_some_and(|t| {
+                t.contains("unknown code `membr`") && t.contains("grounded.toml:3")
+            })
+    });
+    assert_eq!(said["params"]["type"], 1, "{said}");
+    lsp.drain_quiet(quiet(), Duration::from_secs(20));
+    let last = lsp
+        .published
+        .iter()
+        .rev()
+        .find(|m| m["params"]["uri"] == main.uri.as_str())
+        .unwrap();
+    let codes: Vec<&str> = last["params"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"ignore"), "{codes:?}");
+    lsp.shutdown();
 }
 
 // ---- Regressions: every mismatch a run found, scripted. ----

@@ -350,6 +350,8 @@ pub(super) struct EditState {
     pub(super) measured: HashMap<u64, Measurement>,
     /// The project's declarations, for the pre-write check.
     pub(super) index: Option<ProjectIndex>,
+    /// `[check]` as the turn found it, for the pre-write check.
+    pub(super) rules: Option<crate::check::Rules>,
     /// Checker findings by file and content stamp: the old side of a pre-write check is
     /// usually the new side of the previous one.
     pub(super) checked: HashMap<(String, FileStamp), Vec<Finding>>,

@@ -11,7 +11,7 @@ use std::path::Path;
 use serde_json::json;
 
 use super::edits::{added, Edits};
-use super::tools::{project_index, ToolCtx};
+use super::tools::{check_as_turn, project_index, ToolCtx};
 use crate::check::{self, Code, Finding, Fix};
 use crate::footprint::FileStamp;
 
@@ -66,6 +66,20 @@ impl Edits {
             s.index = Some(project_index(ctx));
         }
         let state = &mut *s;
+        // The file as the turn found it: ignore comments count only if they were there.
+        let start: Option<String> = match state.snapshots.get(rel) {
+            Some(Some(b)) => Some(String::from_utf8_lossy(b).into_owned()),
+            Some(None) => None,
+            None => old.map(str::to_string),
+        };
+        if state.rules.is_none() {
+            drop(s);
+            let rules = super::tools::turn_rules(ctx);
+            s = self.lock();
+            s.rules = Some(rules);
+        }
+        let state = &mut *s;
+        let rules = state.rules.clone().unwrap_or_default();
         let index = state.index.as_mut().expect("set above");
         let before = match old {
             Some(o) => {
@@ -74,7 +88,7 @@ impl Edits {
                     Some(f) => f.clone(),
                     None => {
                         index.update_file(corpus, rel, o);
-                        let f = check::check_text(corpus, index, rel, o);
+                        let f = check_as_turn(ctx, index, &rules, rel, o, start.as_deref());
                         state.checked.insert(key, f.clone());
                         f
                     }
@@ -83,7 +97,7 @@ impl Edits {
             None => Vec::new(),
         };
         index.update_file(corpus, rel, new);
-        let after = check::check_text(corpus, index, rel, new);
+        let after = check_as_turn(ctx, index, &rules, rel, new, start.as_deref());
         state
             .checked
             .insert((rel.to_string(), FileStamp::of(new)), after.clone());

@@ -86,11 +86,14 @@ fn measure_contents(ctx: &ToolCtx, files: &BTreeMap<String, String>) -> Measurem
     };
     index.set_globals(corpus, &crate::agent::tools::project_globals(ctx.root));
     let mut m = Measurement::default();
+    let rules = super::tools::turn_rules(ctx);
     for (rel, text) in files {
-        let found: Vec<Finding> = check::check_text(corpus, &index, rel, text)
-            .into_iter()
-            .filter(|f| f.severity == Severity::Error)
-            .collect();
+        let start = super::tools::turn_start(ctx, rel, Some(text));
+        let found: Vec<Finding> =
+            super::tools::check_as_turn(ctx, &index, &rules, rel, text, start.as_deref())
+                .into_iter()
+                .filter(|f| f.severity == Severity::Error)
+                .collect();
         if found.is_empty() {
             continue;
         }

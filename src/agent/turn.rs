@@ -553,12 +553,14 @@ fn facts(ctx: &ToolCtx, request: &str, steps: usize) -> TurnFacts {
     let changed = ctx.edits.changed(ctx);
     let mut outstanding = Vec::new();
     let index = super::tools::project_index(ctx);
+    let rules = super::tools::turn_rules(ctx);
     for rel in &changed {
         let Ok(bytes) = ctx.workspace.read(&ctx.root.join(rel)) else {
             continue;
         };
         let text = String::from_utf8_lossy(&bytes);
-        for f in check::check_text(ctx.corpus, &index, rel, &text) {
+        let start = super::tools::turn_start(ctx, rel, None);
+        for f in super::tools::check_as_turn(ctx, &index, &rules, rel, &text, start.as_deref()) {
             if f.severity == check::Severity::Error {
                 outstanding.push(format!(
                     "{rel}:{}:{} {}: {}",

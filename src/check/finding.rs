@@ -90,6 +90,10 @@ code_table! {
         "What the fake-engine run found.",
         "What the fake-engine run found",
         "interfaces.md#dry-run---format-json"),
+    Ignore => ("ignore", Warning,
+        "An ignore comment that is malformed, names an unknown code, or silences nothing.",
+        "An ignore comment that is malformed, names an unknown code, or silences nothing",
+        "interfaces.md#adopting-on-code-that-exists-turn-5"),
 }
 
 impl Code {
@@ -128,6 +132,31 @@ pub enum Severity {
     Error,
     /// Probably wrong.
     Warning,
+    /// Worth knowing (only by `[check] severity` in `grounded.toml`).
+    Info,
+    /// A hint (only by `[check] severity` in `grounded.toml`).
+    Hint,
+}
+
+impl Severity {
+    /// The name `grounded.toml` and the outputs use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+            Severity::Hint => "hint",
+        }
+    }
+
+    /// The SARIF `level`: SARIF has no info or hint, its `note` is both.
+    pub fn sarif_level(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info | Severity::Hint => "note",
+        }
+    }
 }
 
 /// A byte range `[start, end)` in the checked text.
@@ -243,6 +272,11 @@ pub struct Finding {
     /// there are some, so findings without any read as before).
     #[serde(rename = "related", skip_serializing_if = "Vec::is_empty")]
     pub places: Vec<Place>,
+    /// What silenced it (an ignore comment, `grounded.toml`, a baseline), if anything:
+    /// human and JSON output leave it out unless `--show-ignored`, SARIF keeps it as a
+    /// suppression.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ignored: Option<super::suppress::Ignored>,
 }
 
 impl Finding {
@@ -281,6 +315,7 @@ impl Finding {
             fixes: Vec::new(),
             related: None,
             places: Vec::new(),
+            ignored: None,
         }
     }
 }

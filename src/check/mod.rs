@@ -32,6 +32,7 @@ mod option;
 pub mod project;
 mod session;
 pub mod suggest;
+pub mod suppress;
 mod syntax;
 mod unplaced;
 
@@ -43,6 +44,7 @@ pub use finding::{Code, CodeInfo, Finding, Fix, Place, Related, Severity, Span, 
 pub use guard::member_guarded;
 pub use project::{FileFacts, ProjectIndex};
 pub use session::Session;
+pub use suppress::{Ignored, IgnoredBy, Rules};
 pub use syntax::{rule_name, RULE_NAMES};
 
 // The families reach the shared state through `super::{Ctx, statement_lines}`.
@@ -132,6 +134,19 @@ pub struct PathsReport {
     pub project_globals: Vec<String>,
     /// Project globals that the docs document: the docs' meaning is kept.
     pub documented_globals: Vec<String>,
+    /// Files that `[check] exclude` left out (shown paths).
+    pub excluded: Vec<String>,
+    /// One line for each `[check]` glob that matches no file of the project.
+    pub unmatched_globs: Vec<String>,
+}
+
+/// What a [`check_paths_opts`] run reads beside the paths.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PathsOptions<'a> {
+    /// `grounded.toml`'s `globals`.
+    pub globals: &'a [String],
+    /// `[check]` with `--select`/`--ignore`; `None`: every code, no exclusion.
+    pub rules: Option<&'a Rules>,
 }
 
 /// Checks files and folders (folders: every script by the engine's script extensions,
@@ -169,34 +184,50 @@ pub fn files_of(corpus: &Corpus, paths: &[PathBuf]) -> (Vec<(String, PathBuf)>, 
 }
 
 /// A project opened to check its files one text at a time: `check --fix` judges each
-/// version of a file against the same index the plain check uses, so a fix is kept
-/// only when `check` itself would agree.
+/// version of a file against the same index and `[check]` rules the plain check uses,
+/// so a fix is kept only when `check` itself would agree.
 pub struct ProjectChecker<'c> {
     corpus: &'c Corpus,
     root: PathBuf,
     index: ProjectIndex,
+    rules: Rules,
 }
 
 impl<'c> ProjectChecker<'c> {
-    /// Scans the project at `root` with `grounded.toml`'s `globals`.
-    pub fn open(corpus: &'c Corpus, root: &Path, globals: &[String]) -> ProjectChecker<'c> {
+    /// Scans the project at `root` with `grounded.toml`'s `globals` and `[check]` rules.
+    pub fn open(
+        corpus: &'c Corpus,
+        root: &Path,
+        globals: &[String],
+        rules: &Rules,
+    ) -> ProjectChecker<'c> {
         let mut index = ProjectIndex::scan(corpus, root);
         index.set_globals(corpus, globals);
         ProjectChecker {
             corpus,
             root: root.to_path_buf(),
             index,
+            rules: rules.clone(),
         }
     }
 
-    /// The check of `text` as the contents of `file` (shown as `shown`), and whether
-    /// its script parsed without an error node.
+    /// Whether `[check] exclude` leaves `file` out (it is then neither checked nor fixed).
+    pub fn excluded(&self, file: &Path) -> bool {
+        self.rules.excluded(&project::relative(&self.root, file))
+    }
+
+    /// The check of `text` as the contents of `file` (shown as `shown`): the findings
+    /// its ignore comments and `[check]` leave (a silenced finding is not fixed), and
+    /// whether its script parsed without an error node.
     pub fn verdict(&self, shown: &str, file: &Path, text: &str) -> fix::Verdict {
         let rel = project::relative(&self.root, file);
         let script = js::script_text(shown, text, &self.corpus.engine.directives);
         let tree = js::parse(&script);
+        let mut found = check_script(self.corpus, &self.index, shown, &rel, text, &script, &tree);
+        suppress::apply_file(&mut found, shown, text, &script, &self.rules.for_file(&rel));
+        found.retain(|f| f.ignored.is_none());
         fix::Verdict {
-            findings: check_script(self.corpus, &self.index, shown, &rel, text, &script, &tree),
+            findings: found,
             parse_error: tree.root_node().has_error(),
         }
     }
@@ -211,6 +242,29 @@ pub fn check_paths_with(
     paths: &[PathBuf],
     globals: &[String],
 ) -> PathsReport {
+    check_paths_opts(
+        corpus,
+        root,
+        paths,
+        PathsOptions {
+            globals,
+            rules: None,
+        },
+    )
+}
+
+/// [`check_paths_with`] with the `[check]` rules: excluded files are not checked (they
+/// still declare the project's names), and each file's findings are marked by its
+/// ignore comments and the rules ([`suppress::apply`]).
+pub fn check_paths_opts(
+    corpus: &Corpus,
+    root: &Path,
+    paths: &[PathBuf],
+    opts: PathsOptions<'_>,
+) -> PathsReport {
+    let globals = opts.globals;
+    let default_rules = Rules::default();
+    let rules = opts.rules.unwrap_or(&default_rules);
     let mut project = ProjectIndex::scan(corpus, root);
     let mut report = PathsReport {
         documented_globals: project.set_globals(corpus, globals),
@@ -231,6 +285,7 @@ pub fn check_paths_with(
         say(&mut report.unreadable, n.path, n.reason);
     }
     let mut seen = HashSet::new();
+    let mut checked_rel: Vec<String> = Vec::new();
     for (shown, file) in files {
         let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
         if !seen.insert(key) {
@@ -267,13 +322,18 @@ pub fn check_paths_with(
             }
         };
         let rel = project::relative(root, &file);
+        if rules.excluded(&rel) {
+            report.excluded.push(shown);
+            continue;
+        }
         let script = js::script_text(&shown, &text, &corpus.engine.directives);
         let is_script =
             !js::is_markdown(&shown) || script.bytes().any(|b| !b.is_ascii_whitespace());
         let tree = js::parse(&script);
-        report.findings.extend(check_script(
-            corpus, &project, &shown, &rel, &text, &script, &tree,
-        ));
+        let mut found = check_script(corpus, &project, &shown, &rel, &text, &script, &tree);
+        suppress::apply_file(&mut found, &shown, &text, &script, &rules.for_file(&rel));
+        report.findings.extend(found);
+        checked_rel.push(rel);
         report.checked.push(Checked {
             shown,
             file,
@@ -287,5 +347,11 @@ pub fn check_paths_with(
             report.scanned.push(n.clone());
         }
     }
+    let known = project
+        .files
+        .keys()
+        .map(String::as_str)
+        .chain(checked_rel.iter().map(String::as_str));
+    report.unmatched_globs = rules.unmatched(known);
     report
 }

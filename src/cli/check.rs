@@ -17,9 +17,10 @@ use super::{project_and_corpus, Fail, Format};
 use crate::check::{self, Finding, Fix, Severity, CODES};
 
 /// `--fix` / `--diff` / neither.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum FixMode {
     /// Report only.
+    #[default]
     Off,
     /// Write the sure fixes, then report what is left.
     Write,
@@ -27,29 +28,35 @@ pub enum FixMode {
     Diff,
 }
 
-/// The arguments of `grounded check`.
-pub struct Args<'a> {
-    pub docs: Option<&'a Path>,
-    pub format: Format,
+/// The flags of `grounded check` beside `--docs`, `--format` and the paths.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// `--dry-run`.
     pub dry_run: bool,
+    /// `--select`.
+    pub select: Option<Vec<String>>,
+    /// `--ignore`.
+    pub ignore: Option<Vec<String>>,
+    /// `--show-ignored`.
+    pub show_ignored: bool,
+    /// `--fix` / `--diff`.
     pub fix: FixMode,
-    pub baseline: Option<&'a Path>,
-    pub write_baseline: Option<&'a Path>,
-    pub paths: &'a [PathBuf],
+    /// `--baseline FILE` (over `[check] baseline`).
+    pub baseline: Option<PathBuf>,
+    /// `--write-baseline FILE`.
+    pub write_baseline: Option<PathBuf>,
 }
 
-/// `grounded check [--docs P] [--format F] [--dry-run] [--fix|--diff] [--baseline F |
-/// --write-baseline F] PATHS...`
-pub fn run(args: Args<'_>) -> Result<i32, Fail> {
-    let Args {
-        docs,
-        format,
-        dry_run,
-        fix,
-        baseline,
-        write_baseline,
-        paths,
-    } = args;
+/// `grounded check [--docs P] [--format F] [--dry-run] [--select C] [--ignore C]
+/// [--show-ignored] [--fix|--diff] [--baseline F | --write-baseline F] PATHS...`
+pub fn run(
+    docs: Option<&Path>,
+    format: Format,
+    opts: &Options,
+    paths: &[PathBuf],
+) -> Result<i32, Fail> {
+    let dry_run = opts.dry_run;
+    let fix = opts.fix;
     let paths: Vec<PathBuf> = if paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
@@ -64,15 +71,24 @@ pub fn run(args: Args<'_>) -> Result<i32, Fail> {
     if let Some(c) = corpus.load_caveat() {
         eprintln!("grounded: warning: {c}");
     }
+    let rules = check::Rules::new(
+        &project.config.check,
+        &project.root,
+        opts.select.as_deref(),
+        opts.ignore.as_deref(),
+    )
+    .map_err(Fail)?;
     // Read before anything is fixed or printed: a broken baseline is a configuration
-    // error, and saying it after a page of findings hid it.
-    let known = match baseline {
-        Some(b) => Some((b.to_path_buf(), read_baseline(b)?)),
-        None => None,
+    // error, and saying it after a page of findings hid it. `--write-baseline` replaces
+    // the file: the old one is not read.
+    let known = match (&opts.write_baseline, &opts.baseline, &rules.baseline) {
+        (Some(_), _, _) => None,
+        (None, Some(b), _) | (None, None, Some(b)) => Some((b.clone(), read_baseline(b)?)),
+        (None, None, None) => None,
     };
     let mut fix_failed = false;
     if fix != FixMode::Off {
-        let fixed = super::fix::run(&corpus, &project, &paths, fix == FixMode::Write)?;
+        let fixed = super::fix::run(&corpus, &project, &rules, &paths, fix == FixMode::Write)?;
         fix_failed = fixed.failed;
         if fix == FixMode::Diff {
             // The diff is the output: what is left only sets the exit status.
@@ -83,14 +99,25 @@ pub fn run(args: Args<'_>) -> Result<i32, Fail> {
             let rels = rels_of(&project.root, &paths, &corpus);
             let mut left = fixed.left;
             if let Some((file, b)) = &known {
-                left = without_baselined(left, file, b, &rels, &mut texts);
+                mark_baselined(&mut left, file, b, &rels, &mut texts);
             }
             std::mem::forget(corpus);
             return Ok(exit_status(&left, fix_failed));
         }
     }
-    let checked = check::check_paths_with(&corpus, &project.root, &paths, &project.config.globals);
+    let checked = check::check_paths_opts(
+        &corpus,
+        &project.root,
+        &paths,
+        check::PathsOptions {
+            globals: &project.config.globals,
+            rules: Some(&rules),
+        },
+    );
     project_globals_said(&checked);
+    for g in &checked.unmatched_globs {
+        eprintln!("grounded: warning: {g}");
+    }
     for u in &checked.unreadable {
         eprintln!("grounded: {}: {}", u.path, u.reason);
     }
@@ -105,7 +132,10 @@ pub fn run(args: Args<'_>) -> Result<i32, Fail> {
     }
     // "no findings" after checking nothing once read as a clean project: a folder of
     // `.jsx` files under an engine whose docs did not list `.jsx` looked perfect.
-    if !checked.checked.iter().any(|c| c.script) && checked.unreadable.is_empty() {
+    if !checked.checked.iter().any(|c| c.script)
+        && checked.unreadable.is_empty()
+        && checked.excluded.is_empty()
+    {
         return Err(Fail(no_script(&paths, &checked.checked, &corpus)));
     }
     let mut texts = Texts::default();
@@ -156,7 +186,8 @@ pub fn run(args: Args<'_>) -> Result<i32, Fail> {
                 f
             })
             .collect();
-        let fresh = dedupe_dry_run(&findings, dynamic);
+        let mut fresh = dedupe_dry_run(&findings, dynamic);
+        dry_run_rules(&mut fresh, &rules, &project.root, &mut texts, &corpus);
         findings.extend(fresh);
         for l in report.limits {
             eprintln!("grounded: dry run: {l}");
@@ -179,9 +210,12 @@ pub fn run(args: Args<'_>) -> Result<i32, Fail> {
             )
         })
         .collect();
-    if let Some(file) = write_baseline {
+    if let Some(file) = &opts.write_baseline {
+        // What a comment or grounded.toml already silences is not recorded: it is
+        // silenced where the team can read why.
         let keys = findings
             .iter()
+            .filter(|f| f.ignored.is_none())
             .map(|f| key_of(f, &rels, &mut texts))
             .collect::<Vec<_>>();
         let b = crate::check::baseline::Baseline::record(keys);
@@ -199,8 +233,15 @@ pub fn run(args: Args<'_>) -> Result<i32, Fail> {
         return Ok(if fix_failed { 2 } else { 0 });
     }
     if let Some((file, b)) = &known {
-        findings = without_baselined(findings, file, b, &rels, &mut texts);
+        mark_baselined(&mut findings, file, b, &rels, &mut texts);
     }
+    // SARIF keeps what was silenced, as suppressions; the others list it only when asked.
+    let (findings, silenced): (Vec<Finding>, Vec<Finding>) =
+        if format == Format::Sarif || opts.show_ignored {
+            (findings, Vec::new())
+        } else {
+            findings.into_iter().partition(|f| f.ignored.is_none())
+        };
     match format {
         Format::Json => {
             let out: Vec<_> = findings
@@ -213,7 +254,7 @@ pub fn run(args: Args<'_>) -> Result<i32, Fail> {
             "{}",
             serde_json::to_string_pretty(&sarif(&findings, &mut texts, &corpus))?
         ),
-        Format::Human => human(&findings, &mut texts, &corpus)?,
+        Format::Human => human(&findings, silenced.len(), &mut texts, &corpus)?,
     }
     // The process ends after this command: freeing a 20,000-chunk corpus one
     // allocation at a time was a tenth of a warm `check`'s instructions, for memory
@@ -222,12 +263,15 @@ pub fn run(args: Args<'_>) -> Result<i32, Fail> {
     Ok(exit_status(&findings, fix_failed))
 }
 
-/// 1 when a finding left is at error severity, else 0; 2 when a fix could not be
-/// written (the report of what is left still went out).
+/// 1 when a finding left (and not silenced) is at error severity, else 0; 2 when a fix
+/// could not be written (the report of what is left still went out).
 fn exit_status(left: &[Finding], fix_failed: bool) -> i32 {
     if fix_failed {
         2
-    } else if left.iter().any(|f| f.severity == Severity::Error) {
+    } else if left
+        .iter()
+        .any(|f| f.severity == Severity::Error && f.ignored.is_none())
+    {
         1
     } else {
         0
@@ -272,23 +316,39 @@ fn key_of(
     crate::check::baseline::key_of(f, &rel, texts.get(&f.path))
 }
 
-/// The findings the baseline does not record; says on stderr how many it silenced and
-/// each entry that matched nothing any more.
-fn without_baselined(
-    findings: Vec<Finding>,
+/// Marks the findings the baseline records as silenced by it (`"ignored": {"by":
+/// "baseline"}`); says on stderr how many, and each entry that matched nothing any more.
+/// Findings a comment or grounded.toml already silenced are not matched.
+fn mark_baselined(
+    findings: &mut [Finding],
     file: &Path,
     b: &crate::check::baseline::Baseline,
     rels: &HashMap<String, String>,
     texts: &mut Texts,
-) -> Vec<Finding> {
-    let keys: Vec<_> = findings.iter().map(|f| key_of(f, rels, texts)).collect();
+) {
+    let open: Vec<usize> = (0..findings.len())
+        .filter(|&i| findings[i].ignored.is_none())
+        .collect();
+    let keys: Vec<_> = open
+        .iter()
+        .map(|&i| key_of(&findings[i], rels, texts))
+        .collect();
     let checked: std::collections::HashSet<&str> = rels.values().map(String::as_str).collect();
     let m = b.apply(&keys, &checked);
-    let silenced = m.silenced.iter().filter(|&&s| s).count();
+    let shown = super::from_cwd(file);
+    let mut silenced = 0;
+    for (&i, s) in open.iter().zip(&m.silenced) {
+        if *s {
+            silenced += 1;
+            findings[i].ignored = Some(check::Ignored {
+                by: check::IgnoredBy::Baseline,
+                reason: Some(format!("recorded in {shown}")),
+            });
+        }
+    }
     if silenced > 0 {
         eprintln!(
-            "grounded: baseline {}: {silenced} known finding{} not shown",
-            file.display(),
+            "grounded: baseline {shown}: {silenced} known finding{} not shown",
             if silenced == 1 { "" } else { "s" }
         );
     }
@@ -299,19 +359,13 @@ fn without_baselined(
             String::new()
         };
         eprintln!(
-            "grounded: baseline {}: stale entry{of}, matches nothing any more: {} {} `{}` in `{}` (the next --write-baseline drops it)",
-            file.display(),
+            "grounded: baseline {shown}: stale entry{of}, matches nothing any more: {} {} `{}` in `{}` (the next --write-baseline drops it)",
             e.file,
             e.code,
             e.name,
             e.line
         );
     }
-    findings
-        .into_iter()
-        .zip(m.silenced)
-        .filter_map(|(f, s)| (!s).then_some(f))
-        .collect()
 }
 
 /// Why a run checked no script. Markdown files named one by one, all prose, are said
@@ -534,6 +588,7 @@ fn too_long(f: &Finding, text: &str, width: usize) -> bool {
 
 fn human(
     findings: &[Finding],
+    hidden: usize,
     texts: &mut Texts,
     corpus: &crate::docs::Corpus,
 ) -> Result<(), Fail> {
@@ -566,6 +621,9 @@ fn human(
                 p.path, p.line, p.column, p.message
             ));
         }
+        if let Some(ig) = &f.ignored {
+            notes.push(ignored_note(ig));
+        }
         let text = texts.get(&f.path).unwrap_or_default();
         if too_long(f, text, width) {
             let mut lock = stdout.lock();
@@ -579,6 +637,8 @@ fn human(
         let mut diag = match f.severity {
             Severity::Error => Diagnostic::error(),
             Severity::Warning => Diagnostic::warning(),
+            Severity::Info => Diagnostic::note(),
+            Severity::Hint => Diagnostic::help(),
         }
         .with_code(f.code.as_str())
         .with_message(&f.message);
@@ -592,15 +652,24 @@ fn human(
         term::emit_to_write_style(&mut lock, &config, &files, &diag)
             .map_err(|e| Fail(e.to_string()))?;
     }
-    let errors = findings
+    let shown: Vec<&Finding> = findings.iter().filter(|f| f.ignored.is_none()).collect();
+    let errors = shown
         .iter()
         .filter(|f| f.severity == Severity::Error)
         .count();
-    let warnings = findings.len() - errors;
-    if findings.is_empty() {
-        println!("no findings");
+    let warnings = shown.len() - errors;
+    let ignored = findings.len() - shown.len() + hidden;
+    let ignored = if hidden > 0 {
+        format!(", {ignored} ignored (--show-ignored lists them)")
+    } else if ignored > 0 {
+        format!(", {ignored} ignored")
     } else {
-        println!("{errors} error(s), {warnings} warning(s)");
+        String::new()
+    };
+    if shown.is_empty() {
+        println!("no findings{ignored}");
+    } else {
+        println!("{errors} error(s), {warnings} warning(s){ignored}");
     }
     Ok(())
 }
@@ -614,10 +683,7 @@ fn long_line(
     width: usize,
     notes: &[String],
 ) -> std::io::Result<()> {
-    let sev = match f.severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    };
+    let sev = f.severity.as_str();
     let line = text.lines().nth(f.line.saturating_sub(1)).unwrap_or("");
     let end = if f.end_line == f.line {
         f.end_column.saturating_sub(1)
@@ -690,10 +756,7 @@ fn sarif(
             json!({
                 "id": c.name,
                 "shortDescription": {"text": c.sarif},
-                "defaultConfiguration": {"level": match c.severity {
-                    Severity::Error => "error",
-                    Severity::Warning => "warning",
-                }},
+                "defaultConfiguration": {"level": c.severity.sarif_level()},
             })
         })
         .collect();
@@ -703,10 +766,7 @@ fn sarif(
             let mut r = json!({
                 "ruleId": f.code.as_str(),
                 "ruleIndex": f.code.index(),
-                "level": match f.severity {
-                    Severity::Error => "error",
-                    Severity::Warning => "warning",
-                },
+                "level": f.severity.sarif_level(),
                 "message": {"text": f.message},
                 "locations": [{
                     "physicalLocation": {
@@ -744,6 +804,9 @@ fn sarif(
             }
             if !related.is_empty() {
                 r["relatedLocations"] = json!(related);
+            }
+            if let Some(ig) = &f.ignored {
+                r["suppressions"] = json!([sarif_suppression(ig)]);
             }
             if let (false, Some(text)) = (f.fixes.is_empty(), texts.get(&f.path)) {
                 let idx = crate::js::LineIndex::new(text);
@@ -804,6 +867,65 @@ fn sarif(
             "results": results,
         }]
     })
+}
+
+/// A silenced finding's note in human output.
+fn ignored_note(ig: &check::Ignored) -> String {
+    let by = match ig.by {
+        check::IgnoredBy::Comment => "an ignore comment",
+        check::IgnoredBy::Config => "grounded.toml",
+        check::IgnoredBy::Baseline => "the baseline",
+    };
+    match &ig.reason {
+        Some(r) => format!("ignored by {by}: {r}"),
+        None => format!("ignored by {by}"),
+    }
+}
+
+/// A SARIF suppression: `inSource` for an ignore comment, `external` for the
+/// configuration and the baseline (SARIF 2.1.0, 3.35), with the justification.
+fn sarif_suppression(ig: &check::Ignored) -> serde_json::Value {
+    let kind = match ig.by {
+        check::IgnoredBy::Comment => "inSource",
+        check::IgnoredBy::Config | check::IgnoredBy::Baseline => "external",
+    };
+    let mut s = serde_json::json!({"kind": kind, "status": "accepted"});
+    let by = match ig.by {
+        check::IgnoredBy::Comment => "ignore comment",
+        check::IgnoredBy::Config => "grounded.toml",
+        check::IgnoredBy::Baseline => "baseline",
+    };
+    s["justification"] = serde_json::json!(match &ig.reason {
+        Some(r) => format!("{by}: {r}"),
+        None => by.to_string(),
+    });
+    s
+}
+
+/// The `[check]` rules and ignore comments applied to the dry run's findings (their
+/// files' comments silence them; an ignore is never said unused for a run that may not
+/// have happened).
+fn dry_run_rules(
+    found: &mut [Finding],
+    rules: &check::Rules,
+    root: &Path,
+    texts: &mut Texts,
+    corpus: &crate::docs::Corpus,
+) {
+    for f in found.iter_mut() {
+        let file = texts
+            .files
+            .get(&f.path)
+            .cloned()
+            .unwrap_or_else(|| PathBuf::from(&f.path));
+        let rel = check::project::relative(root, &file);
+        let Some(text) = texts.get(&f.path) else {
+            continue;
+        };
+        let script = crate::js::script_text(&f.path, text, &corpus.engine.directives);
+        let dirs = check::suppress::directives(&f.path, text, &script);
+        check::suppress::mark(std::slice::from_mut(f), &dirs, &rules.for_file(&rel));
+    }
 }
 
 /// Says on stderr which project globals (`grounded.toml`'s `globals`) the check read,

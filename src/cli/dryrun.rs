@@ -140,10 +140,7 @@ fn print_human(texts: &HashMap<String, Option<String>>, report: &dryrun::Report)
 }
 
 fn print_finding(f: &Finding, text: Option<&str>) {
-    let sev = match f.severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    };
+    let sev = f.severity.as_str();
     println!(
         "{}:{}:{}: {sev}[{}]: {}",
         f.path,

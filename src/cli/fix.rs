@@ -152,17 +152,18 @@ fn wait_for_test_hook() {
 pub(super) fn run(
     corpus: &crate::docs::Corpus,
     project: &crate::project::Project,
+    rules: &crate::check::Rules,
     paths: &[PathBuf],
     write: bool,
 ) -> Result<Fixed, Fail> {
-    let checker = ProjectChecker::open(corpus, &project.root, &project.config.globals);
+    let checker = ProjectChecker::open(corpus, &project.root, &project.config.globals, rules);
     let (files, _notes) = crate::check::files_of(corpus, paths);
     let mut seen = HashSet::new();
     let mut out = Fixed::default();
     let (mut applied, mut changed) = (0usize, 0usize);
     for (shown, file) in files {
         let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
-        if !seen.insert(key) {
+        if !seen.insert(key) || checker.excluded(&file) {
             continue;
         }
         crate::textfile::reading(&shown);

@@ -101,6 +101,15 @@ enum Command {
         /// Record today's findings in this baseline file (sorted JSON, one entry a line).
         #[arg(long, value_name = "FILE", conflicts_with_all = ["baseline", "diff"])]
         write_baseline: Option<PathBuf>,
+        /// Report only these codes (comma-separated; replaces grounded.toml's `select`).
+        #[arg(long, value_delimiter = ',', value_name = "CODES")]
+        select: Option<Vec<String>>,
+        /// Do not report these codes (comma-separated; replaces grounded.toml's `ignore`).
+        #[arg(long, value_delimiter = ',', value_name = "CODES")]
+        ignore: Option<Vec<String>>,
+        /// Also list what ignore comments and grounded.toml silenced, with what silenced it.
+        #[arg(long)]
+        show_ignored: bool,
         /// Files and folders (default: the current folder).
         paths: Vec<PathBuf>,
     },
@@ -360,24 +369,32 @@ fn run() -> i32 {
             docs,
             format,
             dry_run,
+            select,
+            ignore,
+            show_ignored,
             fix,
             diff,
             baseline,
             write_baseline,
             paths,
-        } => check::run(check::Args {
-            docs: docs.as_deref(),
+        } => check::run(
+            docs.as_deref(),
             format,
-            dry_run,
-            fix: match (fix, diff) {
-                (_, true) => check::FixMode::Diff,
-                (true, _) => check::FixMode::Write,
-                _ => check::FixMode::Off,
+            &check::Options {
+                dry_run,
+                select,
+                ignore,
+                show_ignored,
+                fix: match (fix, diff) {
+                    (_, true) => check::FixMode::Diff,
+                    (true, _) => check::FixMode::Write,
+                    _ => check::FixMode::Off,
+                },
+                baseline,
+                write_baseline,
             },
-            baseline: baseline.as_deref(),
-            write_baseline: write_baseline.as_deref(),
-            paths: &paths,
-        }),
+            &paths,
+        ),
         Command::DryRun {
             docs,
             format,

@@ -136,6 +136,80 @@ pub fn fix_all(uri: &Uri, text: &str, fixed: &str, applied: usize) -> Option<Cod
     }))
 }
 
+/// *Ignore `CODE` on this line* and *Ignore `CODE` in this file* for each finding
+/// overlapping `[start, end]` (not for the `ignore` warnings themselves, whose fix is to
+/// correct or remove the comment). The line's comment goes above it at its
+/// indentation, the file's at the top (in Markdown prose, the HTML form).
+pub fn ignore_actions(
+    uri: &Uri,
+    text: &str,
+    findings: &[Finding],
+    start: usize,
+    end: usize,
+    diag_of: impl Fn(&Finding) -> Diagnostic,
+) -> Vec<CodeActionOrCommand> {
+    use crate::check::suppress::DIRECTIVE;
+    let idx = LineIndex::new(text);
+    let markdown = crate::js::is_markdown(uri.path().as_str());
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for f in findings {
+        let overlaps = f.span.start <= end && start <= f.span.end;
+        if !overlaps || f.span.end > text.len() || f.code == crate::check::Code::Ignore {
+            continue;
+        }
+        let code = f.code.as_str();
+        if !seen.insert((code, f.line)) {
+            continue;
+        }
+        let line_start = idx.line_start(f.line.saturating_sub(1));
+        let line = &text[line_start..];
+        let indent: String = line
+            .chars()
+            .take_while(|c| *c == ' ' || *c == '\t')
+            .collect();
+        let eol = if text.contains("\r\n") { "\r\n" } else { "\n" };
+        let insert = |at: usize, new_text: String| {
+            let pos = range_of(&idx, at, at);
+            Some(edit(
+                uri,
+                vec![TextEdit {
+                    range: pos,
+                    new_text,
+                }],
+            ))
+        };
+        out.push(CodeActionOrCommand::CodeAction(CodeAction {
+            title: format!("Ignore `{code}` on this line"),
+            kind: Some(CodeActionKind::QUICKFIX),
+            diagnostics: Some(vec![diag_of(f)]),
+            edit: insert(line_start, format!("{indent}// {DIRECTIVE} {code}{eol}")),
+            is_preferred: Some(false),
+            ..Default::default()
+        }));
+        // After a `#!` line, which must stay first.
+        let top = if text.starts_with("#!") {
+            text.find('\n').map_or(text.len(), |n| n + 1)
+        } else {
+            0
+        };
+        let file_comment = if markdown {
+            format!("<!-- {DIRECTIVE}-file {code} -->{eol}")
+        } else {
+            format!("// {DIRECTIVE}-file {code}{eol}")
+        };
+        out.push(CodeActionOrCommand::CodeAction(CodeAction {
+            title: format!("Ignore `{code}` in this file"),
+            kind: Some(CodeActionKind::QUICKFIX),
+            diagnostics: Some(vec![diag_of(f)]),
+            edit: insert(top, file_comment),
+            is_preferred: Some(false),
+            ..Default::default()
+        }));
+    }
+    out
+}
+
 /// *Remove this table* (one per construct kind) on any line of a construct instance's
 /// footprint: one workspace edit deleting all of its lines.
 pub fn remove_construct(

@@ -42,6 +42,8 @@ fn severity(s: Severity) -> DiagnosticSeverity {
     match s {
         Severity::Error => DiagnosticSeverity::ERROR,
         Severity::Warning => DiagnosticSeverity::WARNING,
+        Severity::Info => DiagnosticSeverity::INFORMATION,
+        Severity::Hint => DiagnosticSeverity::HINT,
     }
 }
 
@@ -175,6 +177,41 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
 }
 
 impl Backend {
+    /// The findings the editor shows of a buffer: its ignore comments and `[check]`
+    /// applied ([`crate::check::suppress::apply`]) and what they silenced left out, as
+    /// `grounded check` prints them. An excluded file shows nothing.
+    pub(super) fn unsilenced(
+        &self,
+        rel: &str,
+        text: &str,
+        mut findings: Vec<Finding>,
+        directives: &[String],
+    ) -> Vec<Finding> {
+        use crate::check::suppress;
+        let rules = read(&self.state.rules);
+        let inside = self.inside_root(rel);
+        if inside && rules.excluded(rel) {
+            return Vec::new();
+        }
+        let file_rules = if inside {
+            rules.for_file(rel)
+        } else {
+            suppress::FileRules::default()
+        };
+        let comments = text.contains(suppress::DIRECTIVE);
+        if !comments && file_rules.is_default() {
+            return findings;
+        }
+        let script = crate::js::script_text(rel, text, directives);
+        let before = findings.len();
+        suppress::apply_file(&mut findings, rel, text, &script, &file_rules);
+        findings.retain(|f| f.ignored.is_none());
+        if findings.len() != before || comments {
+            findings.sort_by_key(|f| (f.span.start, f.code));
+        }
+        findings
+    }
+
     /// A finding as the protocol's diagnostic: placed by its byte span (`by_span`) when
     /// it was computed on the buffer's current text, else by its line and column.
     pub(super) fn diagnostic_of(
@@ -449,12 +486,13 @@ impl Backend {
                         (f, !same_text && s.incremental_edits() == before)
                     }
                     None => {
-                        let s = Session::new(corpus, index.clone(), &rel, &text);
+                        let s = Session::new(corpus.clone(), index.clone(), &rel, &text);
                         let f = s.findings().to_vec();
                         *slot = Some(s);
                         (f, !index_read_this(&index, &rel, path.as_deref(), &text))
                     }
                 };
+                let findings = this.unsilenced(&rel, &text, findings, &corpus.engine.directives);
                 tracing::debug!(
                     "checked {rel} v{version} in {:?}{}: {} findings",
                     t0.elapsed(),

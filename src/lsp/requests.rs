@@ -390,7 +390,12 @@ impl Backend {
                 let (rel, text) = (snap.rel.clone(), snap.text.clone());
                 let fixed = guard("codeAction", || {
                     match crate::check::fix::fix_text(&text, None, |t| {
-                        crate::check::verdict_of(&corpus, &index, &rel, t)
+                        // What the editor shows: a finding an ignore comment or
+                        // grounded.toml silences is not fixed.
+                        let mut v = crate::check::verdict_of(&corpus, &index, &rel, t);
+                        v.findings =
+                            self.unsilenced(&rel, t, v.findings, &corpus.engine.directives);
+                        v
                     }) {
                         crate::check::fix::Outcome::Fixed { text: fixed, applied } => {
                             actions::fix_all(&uri, &text, &fixed, applied)
@@ -416,6 +421,14 @@ impl Backend {
             let mut out = actions::quick_fixes(&uri, &text, &findings, start, end, |f| {
                 self.diagnostic_of(Some(&uri), &idx, &text, f, true)
             });
+            out.extend(actions::ignore_actions(
+                &uri,
+                &text,
+                &findings,
+                start,
+                end,
+                |f| self.diagnostic_of(Some(&uri), &idx, &text, f, true),
+            ));
             if let Some(tree) = &tree {
                 out.extend(actions::remove_construct(
                     &corpus,

@@ -66,6 +66,9 @@ pub struct State {
     pub(super) index: RwLock<Arc<ProjectIndex>>,
     pub(super) root: RwLock<Option<PathBuf>>,
     pub(super) project: RwLock<Option<Project>>,
+    /// `[check]` of `grounded.toml` (replaced when the file changes): what the editor
+    /// publishes is what `grounded check` prints.
+    pub(super) rules: RwLock<Arc<crate::check::Rules>>,
     pub(super) settings: RwLock<Settings>,
     /// Bumped by every edit: the idle dry run runs only if nothing changed meanwhile.
     pub(super) edits: AtomicU64,
@@ -149,6 +152,7 @@ impl Backend {
                 index: RwLock::new(Arc::new(ProjectIndex::default())),
                 root: RwLock::new(None),
                 project: RwLock::new(None),
+                rules: RwLock::new(Arc::new(crate::check::Rules::default())),
                 settings: RwLock::new(Settings::default()),
                 edits: AtomicU64::new(0),
                 dry_running: AtomicBool::new(false),

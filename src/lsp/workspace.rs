@@ -131,17 +131,31 @@ impl Backend {
     /// threads. Errors are shown to the user and the previous corpus stays.
     pub(super) async fn reload(&self) {
         let this = self.clone();
+        let mut rules_said = None;
         let res = tokio::task::spawn_blocking(move || {
             guard("reload", || {
+                let mut rules_error = None;
                 if let Some(root) = this.root() {
                     match Project::discover(&root, &root) {
                         Ok(p) => {
                             for w in &p.warnings {
                                 tracing::warn!("{w}");
                             }
+                            // A broken `[check]` is said, and the editor checks with
+                            // every code meanwhile: a typo in the config must not
+                            // hide every finding.
+                            let rules = crate::check::Rules::new(&p.config.check, &p.root, None, None)
+                                .unwrap_or_else(|e| {
+                                    rules_error = Some(e);
+                                    crate::check::Rules::default()
+                                });
+                            write(&this.state.rules, Arc::new(rules));
                             write(&this.state.project, Some(p))
                         }
-                        Err(e) => return Err(e),
+                        Err(e) => {
+                            write(&this.state.rules, Arc::new(crate::check::Rules::default()));
+                            return Err(e);
+                        }
                     }
                 }
                 let path = this.docs_path();
@@ -201,10 +215,27 @@ impl Backend {
                 write(&this.state.corpus, Arc::new(Library::new(corpus)));
                 write(&this.state.corpus_dir, dir);
                 write(&this.state.index, Arc::new(index));
-                Ok(caveat)
+                Ok((caveat, rules_error))
             })
         })
         .await;
+        let res = res.map(|r| {
+            r.map(|r| {
+                r.map(|(caveat, rules_error)| {
+                    if let Some(e) = rules_error {
+                        rules_said = Some(e);
+                    }
+                    caveat
+                })
+            })
+        });
+        if let Some(e) = rules_said {
+            tracing::warn!("{e}");
+            self.state
+                .client
+                .show_message(MessageType::ERROR, format!("grounded: {e}"))
+                .await;
+        }
         let msg = match res {
             // Said once per load, where findings are read: a broken corpus line
             // otherwise surfaced only as a false `member` finding.

@@ -117,6 +117,75 @@ pub fn project_globals(root: &std::path::Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The `[check]` rules as they were when the turn began (every code when
+/// `grounded.toml` has none, or a broken one): a turn that writes `ignore = ["member"]`
+/// into `grounded.toml` does not silence its own checker either.
+pub fn turn_rules(ctx: &ToolCtx) -> crate::check::Rules {
+    use crate::project::{Config, CONFIG_FILE};
+    let snap = ctx.edits.snapshots().get(CONFIG_FILE).cloned();
+    let text = match snap {
+        Some(Some(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+        Some(None) => return crate::check::Rules::default(),
+        None => match std::fs::read_to_string(ctx.root.join(CONFIG_FILE)) {
+            Ok(t) => t,
+            Err(_) => return crate::check::Rules::default(),
+        },
+    };
+    let Ok(mut config) = toml::from_str::<Config>(&text) else {
+        return crate::check::Rules::default();
+    };
+    config.check.text = text;
+    crate::check::Rules::new(&config.check, ctx.root, None, None).unwrap_or_default()
+}
+
+/// The text of `rel` when the turn began: its snapshot if the turn wrote it (`None`:
+/// the turn created it), else `now` (the turn has not touched it).
+pub fn turn_start(ctx: &ToolCtx, rel: &str, now: Option<&str>) -> Option<String> {
+    match ctx.edits.snapshots().get(rel) {
+        Some(Some(bytes)) => Some(String::from_utf8_lossy(bytes).into_owned()),
+        Some(None) => None,
+        None => now.map(str::to_string),
+    }
+}
+
+/// The checker's findings of `text` as the agent's gates judge them: the `[check]`
+/// rules applied, and of the file's ignore comments only those that were already in
+/// `start` (the file when the turn began; `None`: the turn created it), over the same
+/// line of code. A model that cannot make an invented call pass the checker could
+/// otherwise write `// grounded-ignore member` above it; an ignore the user wrote
+/// before the turn still counts. What is silenced is left out.
+pub fn check_as_turn(
+    ctx: &ToolCtx,
+    index: &ProjectIndex,
+    rules: &crate::check::Rules,
+    rel: &str,
+    text: &str,
+    start: Option<&str>,
+) -> Vec<crate::check::Finding> {
+    use crate::check::suppress;
+    let mut found = crate::check::check_text(ctx.corpus, index, rel, text);
+    if rules.excluded(rel) {
+        return Vec::new();
+    }
+    let directives = &ctx.corpus.engine.directives;
+    let kept = if text.contains(suppress::DIRECTIVE) {
+        let script = crate::js::script_text(rel, text, directives);
+        let now = suppress::directives(rel, text, &script);
+        match start {
+            Some(s) if s.contains(suppress::DIRECTIVE) => {
+                let before = crate::js::script_text(rel, s, directives);
+                suppress::kept_from(&suppress::directives(rel, s, &before), now)
+            }
+            _ => Vec::new(),
+        }
+    } else {
+        Vec::new()
+    };
+    suppress::apply(&mut found, rel, text, &kept, &rules.for_file(rel));
+    found.retain(|f| f.ignored.is_none());
+    found
+}
+
 /// The project's declarations as the workspace shows them.
 pub fn project_index(ctx: &ToolCtx) -> ProjectIndex {
     let mut index = ProjectIndex::scan(ctx.corpus, ctx.root);
