@@ -181,3 +181,47 @@ fn fix_then_baseline_work_together() {
     // The `const` entry matches nothing now: stale.
     assert!(stderr(&out).contains("stale"), "{}", stderr(&out));
 }
+
+#[test]
+fn the_config_key_silences_as_the_flag_does_and_show_ignored_and_sarif_keep_them() {
+    let dir = old_project();
+    let d = dir.path();
+    let toml = format!("docs = {:?}\n\n[check]\nbaseline = \"ci/grounded-baseline.json\"\n", demo_corpus());
+    std::fs::write(d.join("grounded.toml"), toml).unwrap();
+    std::fs::create_dir_all(d.join("ci")).unwrap();
+    // Configured but not recorded yet: one line saying how to record it.
+    let out = grounded(d, &["check", "."]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--write-baseline"), "{}", stderr(&out));
+    // --write-baseline does not read the file it replaces.
+    let w = grounded(d, &["check", "--write-baseline", "ci/grounded-baseline.json", "."]);
+    assert_eq!(w.status.code(), Some(0), "{}", stderr(&w));
+    let out = grounded(d, &["check", "--format", "json", "."]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(json(&out), Vec::<serde_json::Value>::new());
+
+    let shown = json(&grounded(d, &["check", "--format", "json", "--show-ignored", "."]));
+    assert!(shown.len() >= 4, "{shown:#?}");
+    for f in &shown {
+        assert_eq!(f["ignored"]["by"], "baseline", "{f:#}");
+    }
+    let sarif: serde_json::Value =
+        serde_json::from_slice(&grounded(d, &["check", "--format", "sarif", "."]).stdout).unwrap();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), shown.len());
+    for r in results {
+        assert_eq!(r["suppressions"][0]["kind"], "external", "{r:#}");
+    }
+    // A new finding is reported, and only it.
+    std::fs::write(d.join("lib/new.js"), "layout.tableSomething();\n").unwrap();
+    let out = grounded(d, &["check", "--format", "json", "."]);
+    assert_eq!(out.status.code(), Some(1));
+    let new = json(&out);
+    assert_eq!(new.len(), 1, "{new:#?}");
+    assert_eq!(new[0]["path"], "lib/new.js");
+    // A finding an ignore comment silences is not recorded in the baseline.
+    std::fs::write(d.join("lib/new.js"), "// grounded-ignore member: drawn by the host's own plug-in\nlayout.tableSomething();\n").unwrap();
+    grounded(d, &["check", "--write-baseline", "ci/grounded-baseline.json", "."]);
+    let file = std::fs::read_to_string(d.join("ci/grounded-baseline.json")).unwrap();
+    assert!(!file.contains("lib/new.js"), "{file}");
+}

@@ -241,3 +241,26 @@ fn a_file_changed_on_disk_while_fixing_keeps_the_other_writers_bytes() {
     );
     assert_eq!(out.status.code(), Some(2), "{err}");
 }
+
+#[test]
+fn a_silenced_finding_is_not_fixed_and_an_unused_ignore_is_removed() {
+    let text = "// grounded-ignore syntax: the host's preprocessor reads it\nconst a = 1;\nvar b = 2; // grounded-ignore member\nlayout.paragraph(\"\" + a + b);\n";
+    let dir = project(&demo_corpus(), &[("s.js", text.as_bytes())]);
+    let d = dir.path();
+    let out = grounded(d, &["check", "--fix", "s.js"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        read(d, "s.js"),
+        "// grounded-ignore syntax: the host's preprocessor reads it\nconst a = 1;\nvar b = 2;\nlayout.paragraph(\"\" + a + b);\n"
+    );
+    // grounded.toml turning the family off: nothing of it is fixed either.
+    std::fs::write(
+        d.join("grounded.toml"),
+        format!("docs = {:?}\n[check]\nignore = [\"syntax\"]\n", demo_corpus()),
+    )
+    .unwrap();
+    std::fs::write(d.join("t.js"), "const c = 1;\nlayout.paragraph(\"\" + c);\n").unwrap();
+    let out = grounded(d, &["check", "--fix", "t.js"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(read(d, "t.js"), "const c = 1;\nlayout.paragraph(\"\" + c);\n");
+}

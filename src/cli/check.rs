@@ -281,18 +281,19 @@ fn exit_status(left: &[Finding], fix_failed: bool) -> i32 {
 /// Reads a baseline file; a missing, unreadable or hand-broken one is exit 2 with one
 /// line naming it (the file itself is left as it is).
 fn read_baseline(file: &Path) -> Result<crate::check::baseline::Baseline, Fail> {
+    let shown = super::from_cwd(file);
     let bytes = std::fs::read(file).map_err(|e| {
         let hint = if e.kind() == std::io::ErrorKind::NotFound {
             " (record one with `grounded check --write-baseline FILE`)"
         } else {
             ""
         };
-        Fail(format!("baseline {}: {e}{hint}", file.display()))
+        Fail(format!("baseline {}: {e}{hint}", shown))
     })?;
     let text = String::from_utf8(bytes)
-        .map_err(|_| Fail(format!("baseline {}: not valid UTF-8", file.display())))?;
+        .map_err(|_| Fail(format!("baseline {}: not valid UTF-8", shown)))?;
     crate::check::baseline::Baseline::parse(&text)
-        .map_err(|e| Fail(format!("baseline {}: {e}", file.display())))
+        .map_err(|e| Fail(format!("baseline {}: {e}", shown)))
 }
 
 /// The project-relative file of each shown path the check reads (for `--diff`, which
