@@ -53,9 +53,16 @@ fn recorded_findings_are_not_reported_and_new_ones_are() {
     let before = json(&grounded(d, &["check", "--format", "json", "."]));
     assert!(before.len() >= 4, "{before:#?}");
 
-    let w = grounded(d, &["check", "--write-baseline", "grounded-baseline.json", "."]);
+    let w = grounded(
+        d,
+        &["check", "--write-baseline", "grounded-baseline.json", "."],
+    );
     assert_eq!(w.status.code(), Some(0), "{}", stderr(&w));
-    assert!(stderr(&w).contains("wrote grounded-baseline.json"), "{}", stderr(&w));
+    assert!(
+        stderr(&w).contains("wrote grounded-baseline.json"),
+        "{}",
+        stderr(&w)
+    );
     let file = std::fs::read_to_string(d.join("grounded-baseline.json")).unwrap();
     // Sorted JSON, one entry a line, no line numbers.
     let lines: Vec<&str> = file.lines().collect();
@@ -70,7 +77,10 @@ fn recorded_findings_are_not_reported_and_new_ones_are() {
     let keys: Vec<&String> = e0.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["code", "count", "file", "line", "name"], "{file}");
     assert!(file.contains(r#"{"file":"lib/a.js","code":"member","name":"tableCel","line":"layout.tableCel(\"a\");","count":1}"#), "{file}");
-    assert!(file.contains(r#""file":"ui/b.jsx""#) && file.contains(r#""file":"notes.md""#), "{file}");
+    assert!(
+        file.contains(r#""file":"ui/b.jsx""#) && file.contains(r#""file":"notes.md""#),
+        "{file}"
+    );
     let v: serde_json::Value = serde_json::from_str(&file).unwrap();
     assert_eq!(v.as_array().unwrap().len(), before.len());
 
@@ -78,24 +88,63 @@ fn recorded_findings_are_not_reported_and_new_ones_are() {
     let quiet = grounded(d, &["check", "--baseline", "grounded-baseline.json", "."]);
     assert_eq!(quiet.status.code(), Some(0), "{}", stderr(&quiet));
     assert!(String::from_utf8_lossy(&quiet.stdout).contains("no findings"));
-    assert!(stderr(&quiet).contains(&format!("{} known findings not shown", before.len())), "{}", stderr(&quiet));
+    assert!(
+        stderr(&quiet).contains(&format!("{} known findings silenced", before.len())),
+        "{}",
+        stderr(&quiet)
+    );
 
     // Lines added above, and indentation changed: still the same findings.
-    let moved = format!("// a new header\n\nvar first = 1;\n{}", OLD_JS.replace("layout.tableCel", "    layout.tableCel"));
+    let moved = format!(
+        "// a new header\n\nvar first = 1;\n{}",
+        OLD_JS.replace("layout.tableCel", "    layout.tableCel")
+    );
     std::fs::write(d.join("lib/a.js"), &moved).unwrap();
     std::fs::write(d.join("ui/b.jsx"), format!("\n\n{OLD_JSX}")).unwrap();
-    let out = grounded(d, &["check", "--format", "json", "--baseline", "grounded-baseline.json", "."]);
-    assert_eq!(json(&out), Vec::<serde_json::Value>::new(), "{}", stderr(&out));
+    let out = grounded(
+        d,
+        &[
+            "check",
+            "--format",
+            "json",
+            "--baseline",
+            "grounded-baseline.json",
+            ".",
+        ],
+    );
+    assert_eq!(
+        json(&out),
+        Vec::<serde_json::Value>::new(),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(out.status.code(), Some(0));
 
     // Known-bad: a new finding (and a second copy of an old line) is reported.
-    std::fs::write(d.join("ui/b.jsx"), format!("{OLD_JSX}layout.paragrafh(\"\" + n);\nlayout.tablStart();\n")).unwrap();
-    let out = grounded(d, &["check", "--format", "json", "--baseline", "grounded-baseline.json", "."]);
+    std::fs::write(
+        d.join("ui/b.jsx"),
+        format!("{OLD_JSX}layout.paragrafh(\"\" + n);\nlayout.tablStart();\n"),
+    )
+    .unwrap();
+    let out = grounded(
+        d,
+        &[
+            "check",
+            "--format",
+            "json",
+            "--baseline",
+            "grounded-baseline.json",
+            ".",
+        ],
+    );
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let new = json(&out);
     assert_eq!(new.len(), 2, "{new:#?}");
     assert!(new.iter().all(|f| f["path"] == "ui/b.jsx"), "{new:#?}");
-    assert_eq!(new[0]["line"], 3, "the second copy of the recorded line is new");
+    assert_eq!(
+        new[0]["line"], 3,
+        "the second copy of the recorded line is new"
+    );
     assert_eq!(new[1]["line"], 4);
 }
 
@@ -105,7 +154,11 @@ fn stale_entries_are_said_and_dropped_by_the_next_write() {
     let d = dir.path();
     grounded(d, &["check", "--write-baseline", "base.json", "."]);
     // The Markdown finding is fixed by hand.
-    std::fs::write(d.join("notes.md"), "# Notes\n\n```js\nlayout.paragraph(\"a\");\n```\n").unwrap();
+    std::fs::write(
+        d.join("notes.md"),
+        "# Notes\n\n```js\nlayout.paragraph(\"a\");\n```\n",
+    )
+    .unwrap();
     let out = grounded(d, &["check", "--baseline", "base.json", "."]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let err = stderr(&out);
@@ -147,19 +200,24 @@ fn a_broken_or_missing_baseline_is_one_line_and_exit_2_and_keeps_its_bytes() {
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("baseline nowhere.json:") && err.contains("--write-baseline"), "{err}");
+    assert!(
+        err.contains("baseline nowhere.json:") && err.contains("--write-baseline"),
+        "{err}"
+    );
 
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(d.join("base.json"), std::fs::Permissions::from_mode(0o000)).unwrap();
+        std::fs::set_permissions(d.join("base.json"), std::fs::Permissions::from_mode(0o000))
+            .unwrap();
         // Root reads anything: the case only exists for other users.
         if std::fs::read(d.join("base.json")).is_err() {
             let out = grounded(d, &["check", "--baseline", "base.json", "."]);
             assert_eq!(out.status.code(), Some(2));
             assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
         }
-        std::fs::set_permissions(d.join("base.json"), std::fs::Permissions::from_mode(0o644)).unwrap();
+        std::fs::set_permissions(d.join("base.json"), std::fs::Permissions::from_mode(0o644))
+            .unwrap();
     }
 }
 
@@ -168,7 +226,10 @@ fn fix_then_baseline_work_together() {
     // --fix applies the sure fixes first; the baseline then silences what is left.
     let dir = project(
         &demo_corpus(),
-        &[("a.js", b"const n = 1;\nlayout.tableSomething(\"a\" + n);\n" as &[u8])],
+        &[(
+            "a.js",
+            b"const n = 1;\nlayout.tableSomething(\"a\" + n);\n" as &[u8],
+        )],
     );
     let d = dir.path();
     grounded(d, &["check", "--write-baseline", "b.json", "a.js"]);
@@ -186,21 +247,39 @@ fn fix_then_baseline_work_together() {
 fn the_config_key_silences_as_the_flag_does_and_show_ignored_and_sarif_keep_them() {
     let dir = old_project();
     let d = dir.path();
-    let toml = format!("docs = {:?}\n\n[check]\nbaseline = \"ci/grounded-baseline.json\"\n", demo_corpus());
+    let toml = format!(
+        "docs = {:?}\n\n[check]\nbaseline = \"ci/grounded-baseline.json\"\n",
+        demo_corpus()
+    );
     std::fs::write(d.join("grounded.toml"), toml).unwrap();
     std::fs::create_dir_all(d.join("ci")).unwrap();
     // Configured but not recorded yet: one line saying how to record it.
     let out = grounded(d, &["check", "."]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("--write-baseline"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--write-baseline"),
+        "{}",
+        stderr(&out)
+    );
     // --write-baseline does not read the file it replaces.
-    let w = grounded(d, &["check", "--write-baseline", "ci/grounded-baseline.json", "."]);
+    let w = grounded(
+        d,
+        &[
+            "check",
+            "--write-baseline",
+            "ci/grounded-baseline.json",
+            ".",
+        ],
+    );
     assert_eq!(w.status.code(), Some(0), "{}", stderr(&w));
     let out = grounded(d, &["check", "--format", "json", "."]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(json(&out), Vec::<serde_json::Value>::new());
 
-    let shown = json(&grounded(d, &["check", "--format", "json", "--show-ignored", "."]));
+    let shown = json(&grounded(
+        d,
+        &["check", "--format", "json", "--show-ignored", "."],
+    ));
     assert!(shown.len() >= 4, "{shown:#?}");
     for f in &shown {
         assert_eq!(f["ignored"]["by"], "baseline", "{f:#}");
@@ -220,8 +299,20 @@ fn the_config_key_silences_as_the_flag_does_and_show_ignored_and_sarif_keep_them
     assert_eq!(new.len(), 1, "{new:#?}");
     assert_eq!(new[0]["path"], "lib/new.js");
     // A finding an ignore comment silences is not recorded in the baseline.
-    std::fs::write(d.join("lib/new.js"), "// grounded-ignore member: drawn by the host's own plug-in\nlayout.tableSomething();\n").unwrap();
-    grounded(d, &["check", "--write-baseline", "ci/grounded-baseline.json", "."]);
+    std::fs::write(
+        d.join("lib/new.js"),
+        "// grounded-ignore member: drawn by the host's own plug-in\nlayout.tableSomething();\n",
+    )
+    .unwrap();
+    grounded(
+        d,
+        &[
+            "check",
+            "--write-baseline",
+            "ci/grounded-baseline.json",
+            ".",
+        ],
+    );
     let file = std::fs::read_to_string(d.join("ci/grounded-baseline.json")).unwrap();
     assert!(!file.contains("lib/new.js"), "{file}");
 }

@@ -69,7 +69,11 @@ fn sure_fixes_go_in_across_js_jsx_and_markdown_and_a_second_run_changes_nothing(
     // Idempotent: the fixed files hold no sure fix any more.
     let again = grounded(d, &["check", "--fix", "."]);
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
-    assert!(stderr(&again).contains("fixed 0 findings in 0 files"), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("fixed 0 findings in 0 files"),
+        "{}",
+        stderr(&again)
+    );
     assert_eq!(read(d, "a.js"), FIXED_JS);
     assert!(String::from_utf8_lossy(&again.stdout).contains("no findings"));
 }
@@ -82,7 +86,12 @@ fn a_choice_between_near_names_is_left_to_the_user_and_sets_the_exit_status() {
     let dir = project(&demo_corpus(), &[("pick.js", text.as_bytes())]);
     let d = dir.path();
     let out = grounded(d, &["check", "--fix", "--format", "json", "pick.js"]);
-    assert_eq!(out.status.code(), Some(1), "the picks are left: {}", stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the picks are left: {}",
+        stderr(&out)
+    );
     let left: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let codes: Vec<&str> = left
         .as_array()
@@ -93,7 +102,11 @@ fn a_choice_between_near_names_is_left_to_the_user_and_sets_the_exit_status() {
     assert_eq!(codes, ["function", "option"], "{left:#}");
     assert_eq!(left[0]["fixes"].as_array().unwrap().len(), 2);
     let now = read(d, "pick.js");
-    assert_eq!(now, text.replace("const n", "var n"), "only the sure fix went in");
+    assert_eq!(
+        now,
+        text.replace("const n", "var n"),
+        "only the sure fix went in"
+    );
 }
 
 #[test]
@@ -124,7 +137,10 @@ fn line_endings_byte_order_mark_and_permissions_are_kept() {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(d.join("crlf.js")).unwrap().permissions().mode();
+        let mode = std::fs::metadata(d.join("crlf.js"))
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o750);
     }
     let leftovers: Vec<_> = std::fs::read_dir(d)
@@ -145,7 +161,12 @@ fn diff_prints_what_fix_would_write_and_writes_nothing() {
     let d = dir.path();
     let out = grounded(d, &["check", "--diff", "."]);
     let diff = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert_eq!(out.status.code(), Some(0), "nothing would be left: {}", stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "nothing would be left: {}",
+        stderr(&out)
+    );
     assert_eq!(read(d, "a.js"), BAD_JS, "--diff writes nothing");
     assert!(diff.starts_with("--- a/a.js\n+++ b/a.js\n@@ "), "{diff}");
     for l in [
@@ -158,7 +179,11 @@ fn diff_prints_what_fix_would_write_and_writes_nothing() {
         assert!(diff.lines().any(|x| x == l), "{l:?} in\n{diff}");
     }
     assert!(!diff.contains("good.js"), "{diff}");
-    assert!(stderr(&out).contains("3 fixes in 1 file (--diff: nothing written)"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("3 fixes in 1 file (--diff: nothing written)"),
+        "{}",
+        stderr(&out)
+    );
     // The diff is exactly what --fix writes: applied with git, it gives the fixed file.
     std::fs::write(d.join("fix.patch"), &diff).unwrap();
     let git = Command::new("git")
@@ -204,7 +229,11 @@ fn a_read_only_file_is_said_in_one_line_and_keeps_its_bytes() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert_eq!(read(d, "ro.js"), BAD_JS);
     let said: Vec<&str> = err.lines().filter(|l| l.contains("ro.js:")).collect();
-    assert_eq!(said, ["grounded: ro.js: read-only; not fixed (its bytes are as they were)"], "{err}");
+    assert_eq!(
+        said,
+        ["grounded: ro.js: read-only; not fixed (its bytes are as they were)"],
+        "{err}"
+    );
     // The report of what is left still went out.
     assert!(String::from_utf8_lossy(&out.stdout).contains("const"));
 }
@@ -225,7 +254,10 @@ fn a_file_changed_on_disk_while_fixing_keeps_the_other_writers_bytes() {
     let ready = d.join("go.ready");
     let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
     while !ready.exists() {
-        assert!(std::time::Instant::now() < until, "the fixer never got ready");
+        assert!(
+            std::time::Instant::now() < until,
+            "the fixer never got ready"
+        );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     // Another writer (an editor's save) lands between the read and the write.
@@ -256,11 +288,21 @@ fn a_silenced_finding_is_not_fixed_and_an_unused_ignore_is_removed() {
     // grounded.toml turning the family off: nothing of it is fixed either.
     std::fs::write(
         d.join("grounded.toml"),
-        format!("docs = {:?}\n[check]\nignore = [\"syntax\"]\n", demo_corpus()),
+        format!(
+            "docs = {:?}\n[check]\nignore = [\"syntax\"]\n",
+            demo_corpus()
+        ),
     )
     .unwrap();
-    std::fs::write(d.join("t.js"), "const c = 1;\nlayout.paragraph(\"\" + c);\n").unwrap();
+    std::fs::write(
+        d.join("t.js"),
+        "const c = 1;\nlayout.paragraph(\"\" + c);\n",
+    )
+    .unwrap();
     let out = grounded(d, &["check", "--fix", "t.js"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(read(d, "t.js"), "const c = 1;\nlayout.paragraph(\"\" + c);\n");
+    assert_eq!(
+        read(d, "t.js"),
+        "const c = 1;\nlayout.paragraph(\"\" + c);\n"
+    );
 }

@@ -45,28 +45,55 @@ fn open_and_wait(lsp: &mut Lsp, dir: &Path, name: &str, text: &str) -> String {
 #[test]
 fn fix_all_on_save_is_what_check_fix_writes_in_js_jsx_and_markdown() {
     let md = format!("# Report\n\n```js\n{BAD_JS}```\n");
-    let cases = [("a.js", BAD_JS.to_string()), ("b.jsx", BAD_JS.to_string()), ("c.md", md)];
+    let cases = [
+        ("a.js", BAD_JS.to_string()),
+        ("b.jsx", BAD_JS.to_string()),
+        ("c.md", md),
+    ];
     let dir = project(&demo_corpus(), &[]);
     let mut lsp = Lsp::start(&[], &[]);
     let init = lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
     let kinds = &init["capabilities"]["codeActionProvider"]["codeActionKinds"];
     assert!(
-        kinds.as_array().unwrap().contains(&json!("source.fixAll.grounded")),
+        kinds
+            .as_array()
+            .unwrap()
+            .contains(&json!("source.fixAll.grounded")),
         "{kinds}"
     );
     for (name, text) in &cases {
         let u = open_and_wait(&mut lsp, dir.path(), name, text);
-        for only in [&["source.fixAll"][..], &["source.fixAll.grounded"], &["source"]] {
+        for only in [
+            &["source.fixAll"][..],
+            &["source.fixAll.grounded"],
+            &["source"],
+        ] {
             let actions = fix_all(&mut lsp, &u, only);
-            let a = actions.as_array().unwrap_or_else(|| panic!("{only:?}: {actions}"));
-            assert_eq!(a.len(), 1, "only the fix-all action for {only:?}: {actions:#}");
+            let a = actions
+                .as_array()
+                .unwrap_or_else(|| panic!("{only:?}: {actions}"));
+            assert_eq!(
+                a.len(),
+                1,
+                "only the fix-all action for {only:?}: {actions:#}"
+            );
             assert_eq!(a[0]["kind"], "source.fixAll.grounded");
             let edits = a[0]["edit"]["changes"][&u].as_array().unwrap().clone();
             assert_eq!(edits.len(), 1, "one edit of the document: {edits:#?}");
             let fixed = apply_edits(text, &edits);
-            assert_eq!(fixed, cli_fixed(name, text), "{name}: server and CLI differ");
-            assert!(fixed.contains("var VAT_RATE") && !fixed.contains("tableCellEnd"), "{fixed}");
-            assert!(fixed.contains("layout.tableSomething();"), "never a pick among names");
+            assert_eq!(
+                fixed,
+                cli_fixed(name, text),
+                "{name}: server and CLI differ"
+            );
+            assert!(
+                fixed.contains("var VAT_RATE") && !fixed.contains("tableCellEnd"),
+                "{fixed}"
+            );
+            assert!(
+                fixed.contains("layout.tableSomething();"),
+                "never a pick among names"
+            );
         }
         // Only quick fixes asked: no source action among them.
         let quick = fix_all(&mut lsp, &u, &["quickfix"]);
@@ -88,8 +115,16 @@ fn fix_all_that_would_bring_a_new_finding_offers_nothing() {
     let dir = project(&demo_corpus(), &[]);
     let mut lsp = Lsp::start(&[], &[]);
     lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
-    let u = open_and_wait(&mut lsp, dir.path(), "gain.js", "layout.paragraph(\"x\");\nlayout.tableEn();\n");
-    assert_eq!(fix_all(&mut lsp, &u, &["source.fixAll.grounded"]), Value::Null);
+    let u = open_and_wait(
+        &mut lsp,
+        dir.path(),
+        "gain.js",
+        "layout.paragraph(\"x\");\nlayout.tableEn();\n",
+    );
+    assert_eq!(
+        fix_all(&mut lsp, &u, &["source.fixAll.grounded"]),
+        Value::Null
+    );
     assert!(lsp.alive());
     lsp.shutdown();
 }

@@ -115,9 +115,9 @@ pub fn fix_text(
     for _ in 0..MAX_ROUNDS {
         let edits = sure_edits(&verdict.findings, current.len());
         if edits.is_empty()
-            || edits
-                .iter()
-                .any(|(s, _)| !current.is_char_boundary(s.start) || !current.is_char_boundary(s.end))
+            || edits.iter().any(|(s, _)| {
+                !current.is_char_boundary(s.start) || !current.is_char_boundary(s.end)
+            })
         {
             return Outcome::Fixed {
                 text: current,
@@ -175,16 +175,31 @@ mod tests {
             Fix::replace_each(&["c", "d"], Span::new(2, 3)),
         );
         assert!(sure_edits(&[two], text.len()).is_empty());
-        let one = finding(text, Span::new(2, 3), Fix::replace_each(&["c"], Span::new(2, 3)));
-        assert_eq!(sure_edits(&[one], text.len()), vec![(Span::new(2, 3), "c".into())]);
+        let one = finding(
+            text,
+            Span::new(2, 3),
+            Fix::replace_each(&["c"], Span::new(2, 3)),
+        );
+        assert_eq!(
+            sure_edits(&[one], text.len()),
+            vec![(Span::new(2, 3), "c".into())]
+        );
     }
 
     /// Overlapping fixes: the first wins the round.
     #[test]
     fn overlapping_edits_keep_the_first() {
         let text = "abcdef";
-        let a = finding(text, Span::new(0, 3), Fix::replace_each(&["X"], Span::new(0, 3)));
-        let b = finding(text, Span::new(2, 4), Fix::replace_each(&["Y"], Span::new(2, 4)));
+        let a = finding(
+            text,
+            Span::new(0, 3),
+            Fix::replace_each(&["X"], Span::new(0, 3)),
+        );
+        let b = finding(
+            text,
+            Span::new(2, 4),
+            Fix::replace_each(&["Y"], Span::new(2, 4)),
+        );
         let e = sure_edits(&[b, a], text.len());
         assert_eq!(apply(text, &e), "Xdef");
     }
@@ -202,7 +217,13 @@ mod tests {
                         Fix::replace_each(&["ok"], Span::new(i, i + bad.len())),
                     )],
                     None if t.contains("okok") => {
-                        vec![Finding::new("t.js", t, Span::new(0, 1), Code::Member, "new")]
+                        vec![Finding::new(
+                            "t.js",
+                            t,
+                            Span::new(0, 1),
+                            Code::Member,
+                            "new",
+                        )]
                     }
                     None => Vec::new(),
                 },

@@ -298,7 +298,11 @@ fn read_baseline(file: &Path) -> Result<crate::check::baseline::Baseline, Fail> 
 
 /// The project-relative file of each shown path the check reads (for `--diff`, which
 /// does not run the report's check).
-fn rels_of(root: &Path, paths: &[PathBuf], corpus: &crate::docs::Corpus) -> HashMap<String, String> {
+fn rels_of(
+    root: &Path,
+    paths: &[PathBuf],
+    corpus: &crate::docs::Corpus,
+) -> HashMap<String, String> {
     check::files_of(corpus, paths)
         .0
         .into_iter()
@@ -349,7 +353,7 @@ fn mark_baselined(
     }
     if silenced > 0 {
         eprintln!(
-            "grounded: baseline {shown}: {silenced} known finding{} not shown",
+            "grounded: baseline {shown}: {silenced} known finding{} silenced",
             if silenced == 1 { "" } else { "s" }
         );
     }

@@ -111,7 +111,9 @@ fn rebuild(orig: &Original, fixed: &str) -> Vec<u8> {
                 for l in &new[new_index..new_index + new_len] {
                     match l.strip_suffix('\n') {
                         Some(body) => {
-                            out.extend_from_slice(body.strip_suffix('\r').unwrap_or(body).as_bytes());
+                            out.extend_from_slice(
+                                body.strip_suffix('\r').unwrap_or(body).as_bytes(),
+                            );
                             out.extend_from_slice(ending.as_bytes());
                         }
                         None => out.extend_from_slice(l.as_bytes()),
@@ -203,7 +205,8 @@ pub(super) fn run(
             let old = String::from_utf8_lossy(&orig.raw).into_owned();
             let new = String::from_utf8_lossy(&bytes).into_owned();
             print!("{}", unified(&shown, &old, &new));
-            out.left.extend(checker.verdict(&shown, &file, &text).findings);
+            out.left
+                .extend(checker.verdict(&shown, &file, &text).findings);
             out.texts.push((shown, text));
             applied += n;
             changed += 1;

@@ -397,16 +397,19 @@ impl Backend {
                             self.unsilenced(&rel, t, v.findings, &corpus.engine.directives);
                         v
                     }) {
-                        crate::check::fix::Outcome::Fixed { text: fixed, applied } => {
-                            actions::fix_all(&uri, &text, &fixed, applied)
-                        }
+                        crate::check::fix::Outcome::Fixed {
+                            text: fixed,
+                            applied,
+                        } => actions::fix_all(&uri, &text, &fixed, applied),
                         crate::check::fix::Outcome::Refused(why) => {
                             tracing::info!("{FIX}: {rel}: {why}", FIX = actions::FIX_ALL);
                             None
                         }
                     }
                 })?;
-                if o.iter().all(|k| actions::wanted(Some(std::slice::from_ref(k)), actions::FIX_ALL)) {
+                if o.iter()
+                    .all(|k| actions::wanted(Some(std::slice::from_ref(k)), actions::FIX_ALL))
+                {
                     return Ok(fixed.map(|a| vec![a]));
                 }
             }
