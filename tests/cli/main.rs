@@ -8,5 +8,6 @@ mod common;
 
 mod cli_newcomer;
 mod fuzz;
+mod layers;
 mod module_graph;
 mod readme_commands;

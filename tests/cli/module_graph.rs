@@ -1,7 +1,7 @@
-//! The module graph inside the crates `grounded-agent`, `grounded-dryrun` and
-//! `grounded-lsp`, read from the source: no two modules of one crate may import each
-//! other, directly or through others. The arrows between layers are the crates'
-//! `Cargo.toml`s, which the compiler holds; a circle inside a crate it allows.
+//! The module graph inside every crate of the workspace, read from the source: no two
+//! modules of one crate may import each other, directly or through others. The arrows
+//! between layers are the crates' `Cargo.toml`s, which the compiler holds; a circle
+//! inside a crate it allows, so this test says it.
 //!
 //! Why a test and not a habit: three groups of modules grew into circles (`edits` ↔
 //! `gates`, `blame` ↔ `report`, `server` ↔ its handlers) one small import at a time,
@@ -20,9 +20,18 @@ use std::path::{Path, PathBuf};
 /// this table; a circle listed here that no longer occurs fails the test too, so the
 /// table never hides a cut one.
 ///
-/// KNOWN EXCEPTIONS: empty since issue 21 cut the last two (the agent's write ledger,
-/// the server's state); an entry is a debt with its issue named beside it.
-const KNOWN_CIRCLES: &[(&str, &[&str])] = &[];
+/// KNOWN EXCEPTIONS: issue 21 cut the circles of the agent, the dry run and the server.
+/// Issue 37 extended the test from those three to every crate and found two older ones,
+/// listed until they are cut: an entry is a debt with its issue named beside it.
+const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
+    // Issue 37: the model's loader asks `family` and `globals` what a chunk says
+    // (`says_loose_names`, `says_global_members`, `descendants_of`), and both read the
+    // model's types.
+    ("docs", &["family", "globals", "model"]),
+    // Issue 37: `globals` reads the analysis's typing (`member_type`, `type_certain`),
+    // and the analysis reaches `globals` through a name `lib.rs` re-exports.
+    ("js", &["analysis", "globals"]),
+];
 
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
@@ -269,11 +278,23 @@ fn circle_through(g: &Graph, start: &str) -> String {
 }
 
 #[test]
-fn the_agent_dryrun_and_lsp_modules_import_one_way() {
+fn the_modules_of_every_crate_import_one_way() {
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
     let mut problems = Vec::new();
     let mut seen_known = BTreeSet::new();
-    for area in ["agent", "dryrun", "lsp"] {
+    for area in [
+        "agent",
+        "check",
+        "docs",
+        "dryrun",
+        "es",
+        "footprint",
+        "import",
+        "js",
+        "lsp",
+        "project",
+        "textfile",
+    ] {
         for (group, circle) in circles(&area_graph(&crates.join(format!("grounded-{area}/src")))) {
             let known = KNOWN_CIRCLES
                 .iter()

@@ -11,6 +11,15 @@
 //! [`turn::Gate`] at the finish step, the figures in [`config::AgentConfig`], the fixed
 //! texts in [`wording`]. The guardrails themselves: [`guard`] (the dispatcher's policy),
 //! [`cache`], [`gates`], [`audit`], [`queries`], [`plan`], wired by [`guardrails`].
+//!
+//! ## Layer
+//!
+//! May depend on: `grounded-es`, `grounded-docs`, `grounded-project`, `grounded-js`,
+//! `grounded-footprint`, `grounded-check`, `grounded-dryrun` (its `Cargo.toml`, which
+//! the compiler holds; `tests/cli/layers.rs` keeps this line equal to it).
+//!
+//! Must never know: the protocol (the server drives it through `Workspace` and
+//! `Progress`), or anything the model says happened: it asks the file system.
 
 #![warn(missing_docs)]
 

@@ -15,6 +15,16 @@
 //! | `engine` | `engine.rs` | a built-in the engine's level lacks |
 //! | `file` | `file.rs` | a `path` literal naming no file of the project |
 //! | `construct` | `construct.rs` | Start without End (owned by the footprint layer) |
+//!
+//! ## Layer
+//!
+//! May depend on: `grounded-es`, `grounded-textfile`, `grounded-docs`,
+//! `grounded-project`, `grounded-js`, `grounded-footprint` (its `Cargo.toml`, which the
+//! compiler holds; `tests/cli/layers.rs` keeps this line equal to it).
+//!
+//! Must never know: the protocol, HTTP, QuickJS or the agent: text in, findings out,
+//! with fixes as data; no I/O but the project index and the `file` family's existence
+//! checks.
 
 #![warn(missing_docs)]
 

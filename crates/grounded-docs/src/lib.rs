@@ -2,8 +2,14 @@
 //! (`model`) — and, above it, the indexes built over it: full-text lookup (`search`) and
 //! the topic phrasebook (`topic`), held with the corpus by [`Library`].
 //!
-//! Invariant: this layer depends on nothing else of the crate but [`grounded_es`] (the
-//! language's built-in names). It knows no engine: everything comes from the corpus.
+//! ## Layer
+//!
+//! May depend on: `grounded-es`, `grounded-textfile` (its `Cargo.toml`, which the
+//! compiler holds; `tests/cli/layers.rs` keeps this line equal to it).
+//!
+//! Must never know: scripts, findings, the server or the agent; and any particular
+//! engine: everything comes from the corpus, and a malformed line is a load diagnostic,
+//! never a failed load.
 
 #![warn(missing_docs)]
 

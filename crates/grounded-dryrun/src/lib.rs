@@ -15,6 +15,15 @@
 //! Example: `function configure(grid) { grid.cellSpacing = 2; } configure(new Table());`
 //! is silent for the static check (a parameter is never certain) and a `dry-run`
 //! finding here: the value that reaches `grid` at run time is a `Table`.
+//!
+//! ## Layer
+//!
+//! May depend on: `grounded-textfile`, `grounded-docs`, `grounded-project`,
+//! `grounded-js`, `grounded-check` (its `Cargo.toml`, which the compiler holds;
+//! `tests/cli/layers.rs` keeps this line equal to it).
+//!
+//! Must never know: the server or the agent, and anything outside the project's files:
+//! its only doors out are the wired loaders.
 
 #![warn(missing_docs)]
 

@@ -6,6 +6,14 @@
 //! Why a table: agents write ES2015+ out of habit (`Object.keys`, `arr.forEach`,
 //! `str.trim()`), and an ES3 engine throws `undefined is not a function` at run time.
 //! Editions are years: ES3 = 1999, ES5 = 2009, ES2015 = 2015, ...
+//!
+//! ## Layer
+//!
+//! May depend on: nothing of the workspace (its `Cargo.toml`, which the compiler holds;
+//! `tests/cli/layers.rs` keeps this line equal to it).
+//!
+//! Must never know: an engine, a corpus or a script: it is the language's own table,
+//! the same for every engine.
 
 #![warn(missing_docs)]
 

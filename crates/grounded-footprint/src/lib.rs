@@ -10,9 +10,14 @@
 //! This layer also holds the two operations built on footprints: project search
 //! ([`find`]) and deletion that can only shrink a file ([`delete`]).
 //!
-//! Invariant: depends on `docs` (which calls are constructs) and `js` (parsing, and
-//! what each name refers to: the checker's scopes) only; every construct comes from the
-//! corpus, none is named here.
+//! ## Layer
+//!
+//! May depend on: `grounded-textfile`, `grounded-docs`, `grounded-js` (its
+//! `Cargo.toml`, which the compiler holds; `tests/cli/layers.rs` keeps this line equal
+//! to it).
+//!
+//! Must never know: findings, the server or the agent; and any construct by name: every
+//! construct comes from the corpus. A deletion only removes whole marked lines.
 
 #![warn(missing_docs)]
 

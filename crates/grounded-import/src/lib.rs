@@ -9,6 +9,15 @@
 //! the overlay) comes from the options the user keeps. Layer: uses `docs` (to keep its
 //! output readable by the loader and to load it back) and `es` (the language's own
 //! built-ins); only `cli` uses it.
+//!
+//! ## Layer
+//!
+//! May depend on: `grounded-es`, `grounded-textfile`, `grounded-docs` (its
+//! `Cargo.toml`, which the compiler holds; `tests/cli/layers.rs` keeps this line equal
+//! to it).
+//!
+//! Must never know: any engine: what declarations cannot say comes from the user's
+//! options; only the command line uses it.
 
 #![warn(missing_docs)]
 

@@ -1,8 +1,5 @@
 //! `js`: parsing scripts with tree-sitter, scopes, and receiver typing.
 //!
-//! Invariant: depends on `docs` and `es` only; knows nothing of findings' output formats
-//! or the protocol.
-//!
 //! - [`script_text`]: what the parser sees (directive lines and Markdown prose blanked,
 //!   offsets kept).
 //! - [`Analysis`]: scopes, bindings and the certain type of an expression — what the
@@ -13,6 +10,16 @@
 //! - [`Whole`]: a large buffer's statements cut from its last tree and parsed alone
 //!   ([`parse_range`]), and where its program scope declares a name, asked of them.
 //! - [`Preorder`]: the one way the tree is walked (no probing for absent siblings).
+//!
+//! ## Layer
+//!
+//! May depend on: `grounded-es`, `grounded-textfile`, `grounded-docs` (its
+//! `Cargo.toml`, which the compiler holds; `tests/cli/layers.rs` keeps this line equal
+//! to it).
+//!
+//! Must never know: findings and their output formats, or the protocol: it answers what
+//! a name refers to and what type a receiver certainly has, nothing more; no other
+//! crate decides either.
 
 #![warn(missing_docs)]
 

@@ -45,6 +45,16 @@
 //!   workspace symbols across the project's files and the corpus), `scan` (the brackets
 //!   open at the cursor, read from the text), `transport` (stdio framing that survives
 //!   malformed input).
+//!
+//! ## Layer
+//!
+//! May depend on: `grounded-es`, `grounded-textfile`, `grounded-docs`,
+//! `grounded-project`, `grounded-js`, `grounded-footprint`, `grounded-check`,
+//! `grounded-dryrun`, `grounded-agent` (its `Cargo.toml`, which the compiler holds;
+//! `tests/cli/layers.rs` keeps this line equal to it).
+//!
+//! Must never know: analysis of its own: it is glue; quick fixes are the findings'
+//! `Fix` data, never computed here, and UTF-16 is converted here and nowhere else.
 
 #![warn(missing_docs)]
 

@@ -4,6 +4,14 @@
 //! `--docs` beats `grounded.toml`'s `docs`, which beats the bundled demo corpus; the
 //! fallback is said on stderr because a user checking against the wrong engine's docs
 //! would otherwise see a flood of false findings and not know why.
+//!
+//! ## Layer
+//!
+//! May depend on: `grounded-docs` (its `Cargo.toml`, which the compiler holds;
+//! `tests/cli/layers.rs` keeps this line equal to it).
+//!
+//! Must never know: what is checked or how: it finds the root, the config and the
+//! corpus, and says a fallback on stderr.
 
 #![warn(missing_docs)]
 

@@ -16,6 +16,14 @@
 //!   Markdown file's first fence, and shifted every column of line 1 by one. Text that
 //!   did not come through [`decode`] (an editor's buffer, the agent's raw reads) may
 //!   still carry one: [`without_bom`] and [`BOM`] let the readers of lines step over it.
+//!
+//! ## Layer
+//!
+//! May depend on: nothing of the workspace (its `Cargo.toml`, which the compiler holds;
+//! `tests/cli/layers.rs` keeps this line equal to it).
+//!
+//! Must never know: what the text is for: every layer may use it, so it can use none of
+//! them.
 
 #![warn(missing_docs)]
 
