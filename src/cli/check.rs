@@ -16,6 +16,18 @@ use codespan_reporting::term::{self, termcolor};
 use super::{project_and_corpus, Fail, Format};
 use crate::check::{self, Finding, Fix, Severity, CODES};
 
+/// `--fix` / `--diff` / neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FixMode {
+    /// Report only.
+    #[default]
+    Off,
+    /// Write the sure fixes, then report what is left.
+    Write,
+    /// Print the diff of the sure fixes; write nothing.
+    Diff,
+}
+
 /// The flags of `grounded check` beside `--docs`, `--format` and the paths.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
@@ -27,10 +39,16 @@ pub struct Options {
     pub ignore: Option<Vec<String>>,
     /// `--show-ignored`.
     pub show_ignored: bool,
+    /// `--fix` / `--diff`.
+    pub fix: FixMode,
+    /// `--baseline FILE` (over `[check] baseline`).
+    pub baseline: Option<PathBuf>,
+    /// `--write-baseline FILE`.
+    pub write_baseline: Option<PathBuf>,
 }
 
 /// `grounded check [--docs P] [--format F] [--dry-run] [--select C] [--ignore C]
-/// [--show-ignored] PATHS...`
+/// [--show-ignored] [--fix|--diff] [--baseline F | --write-baseline F] PATHS...`
 pub fn run(
     docs: Option<&Path>,
     format: Format,
@@ -38,6 +56,7 @@ pub fn run(
     paths: &[PathBuf],
 ) -> Result<i32, Fail> {
     let dry_run = opts.dry_run;
+    let fix = opts.fix;
     let paths: Vec<PathBuf> = if paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
@@ -59,6 +78,33 @@ pub fn run(
         opts.ignore.as_deref(),
     )
     .map_err(Fail)?;
+    // Read before anything is fixed or printed: a broken baseline is a configuration
+    // error, and saying it after a page of findings hid it. `--write-baseline` replaces
+    // the file: the old one is not read.
+    let known = match (&opts.write_baseline, &opts.baseline, &rules.baseline) {
+        (Some(_), _, _) => None,
+        (None, Some(b), _) | (None, None, Some(b)) => Some((b.clone(), read_baseline(b)?)),
+        (None, None, None) => None,
+    };
+    let mut fix_failed = false;
+    if fix != FixMode::Off {
+        let fixed = super::fix::run(&corpus, &project, &rules, &paths, fix == FixMode::Write)?;
+        fix_failed = fixed.failed;
+        if fix == FixMode::Diff {
+            // The diff is the output: what is left only sets the exit status.
+            let mut texts = Texts::default();
+            for (shown, text) in fixed.texts {
+                texts.read.insert(shown, Some(text));
+            }
+            let rels = rels_of(&project.root, &paths, &corpus);
+            let mut left = fixed.left;
+            if let Some((file, b)) = &known {
+                mark_baselined(&mut left, file, b, &rels, &mut texts);
+            }
+            std::mem::forget(corpus);
+            return Ok(exit_status(&left, fix_failed));
+        }
+    }
     let checked = check::check_paths_opts(
         &corpus,
         &project.root,
@@ -154,6 +200,41 @@ pub fn run(
     findings.sort_by(|a, b| {
         (a.path.as_str(), a.span.start, a.code).cmp(&(b.path.as_str(), b.span.start, b.code))
     });
+    let rels: HashMap<String, String> = checked
+        .checked
+        .iter()
+        .map(|c| {
+            (
+                c.shown.clone(),
+                crate::check::project::relative(&project.root, &c.file),
+            )
+        })
+        .collect();
+    if let Some(file) = &opts.write_baseline {
+        // What a comment or grounded.toml already silences is not recorded: it is
+        // silenced where the team can read why.
+        let keys = findings
+            .iter()
+            .filter(|f| f.ignored.is_none())
+            .map(|f| key_of(f, &rels, &mut texts))
+            .collect::<Vec<_>>();
+        let b = crate::check::baseline::Baseline::record(keys);
+        crate::textfile::write_atomic(file, b.to_json().as_bytes())
+            .map_err(|e| Fail(format!("baseline {e}")))?;
+        eprintln!(
+            "grounded: wrote {} ({} entr{}, {} finding{})",
+            file.display(),
+            b.len(),
+            if b.len() == 1 { "y" } else { "ies" },
+            b.findings(),
+            if b.findings() == 1 { "" } else { "s" }
+        );
+        std::mem::forget(corpus);
+        return Ok(if fix_failed { 2 } else { 0 });
+    }
+    if let Some((file, b)) = &known {
+        mark_baselined(&mut findings, file, b, &rels, &mut texts);
+    }
     // SARIF keeps what was silenced, as suppressions; the others list it only when asked.
     let (findings, silenced): (Vec<Finding>, Vec<Finding>) =
         if format == Format::Sarif || opts.show_ignored {
@@ -175,14 +256,121 @@ pub fn run(
         ),
         Format::Human => human(&findings, silenced.len(), &mut texts, &corpus)?,
     }
-    let failed = findings
-        .iter()
-        .any(|f| f.severity == Severity::Error && f.ignored.is_none());
     // The process ends after this command: freeing a 20,000-chunk corpus one
     // allocation at a time was a tenth of a warm `check`'s instructions, for memory
     // the system takes back whole at exit.
     std::mem::forget(corpus);
-    Ok(if failed { 1 } else { 0 })
+    Ok(exit_status(&findings, fix_failed))
+}
+
+/// 1 when a finding left (and not silenced) is at error severity, else 0; 2 when a fix
+/// could not be written (the report of what is left still went out).
+fn exit_status(left: &[Finding], fix_failed: bool) -> i32 {
+    if fix_failed {
+        2
+    } else if left
+        .iter()
+        .any(|f| f.severity == Severity::Error && f.ignored.is_none())
+    {
+        1
+    } else {
+        0
+    }
+}
+
+/// Reads a baseline file; a missing, unreadable or hand-broken one is exit 2 with one
+/// line naming it (the file itself is left as it is).
+fn read_baseline(file: &Path) -> Result<crate::check::baseline::Baseline, Fail> {
+    let shown = super::from_cwd(file);
+    let bytes = std::fs::read(file).map_err(|e| {
+        let hint = if e.kind() == std::io::ErrorKind::NotFound {
+            " (record one with `grounded check --write-baseline FILE`)"
+        } else {
+            ""
+        };
+        Fail(format!("baseline {}: {e}{hint}", shown))
+    })?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Fail(format!("baseline {}: not valid UTF-8", shown)))?;
+    crate::check::baseline::Baseline::parse(&text)
+        .map_err(|e| Fail(format!("baseline {}: {e}", shown)))
+}
+
+/// The project-relative file of each shown path the check reads (for `--diff`, which
+/// does not run the report's check).
+fn rels_of(
+    root: &Path,
+    paths: &[PathBuf],
+    corpus: &crate::docs::Corpus,
+) -> HashMap<String, String> {
+    check::files_of(corpus, paths)
+        .0
+        .into_iter()
+        .map(|(shown, file)| (shown, crate::check::project::relative(root, &file)))
+        .collect()
+}
+
+/// The baseline key of a finding: its file relative to the project root (the report's
+/// shown path when the check did not read it, a dry run's load), code, name, line.
+fn key_of(
+    f: &Finding,
+    rels: &HashMap<String, String>,
+    texts: &mut Texts,
+) -> crate::check::baseline::Key {
+    let rel = rels.get(&f.path).cloned().unwrap_or_else(|| f.path.clone());
+    crate::check::baseline::key_of(f, &rel, texts.get(&f.path))
+}
+
+/// Marks the findings the baseline records as silenced by it (`"ignored": {"by":
+/// "baseline"}`); says on stderr how many, and each entry that matched nothing any more.
+/// Findings a comment or grounded.toml already silenced are not matched.
+fn mark_baselined(
+    findings: &mut [Finding],
+    file: &Path,
+    b: &crate::check::baseline::Baseline,
+    rels: &HashMap<String, String>,
+    texts: &mut Texts,
+) {
+    let open: Vec<usize> = (0..findings.len())
+        .filter(|&i| findings[i].ignored.is_none())
+        .collect();
+    let keys: Vec<_> = open
+        .iter()
+        .map(|&i| key_of(&findings[i], rels, texts))
+        .collect();
+    let checked: std::collections::HashSet<&str> = rels.values().map(String::as_str).collect();
+    let m = b.apply(&keys, &checked);
+    let shown = super::from_cwd(file);
+    let mut silenced = 0;
+    for (&i, s) in open.iter().zip(&m.silenced) {
+        if *s {
+            silenced += 1;
+            findings[i].ignored = Some(check::Ignored {
+                by: check::IgnoredBy::Baseline,
+                reason: Some(format!("recorded in {shown}")),
+            });
+        }
+    }
+    if silenced > 0 {
+        eprintln!(
+            "grounded: baseline {shown}: {silenced} known finding{} silenced",
+            if silenced == 1 { "" } else { "s" }
+        );
+    }
+    for (e, unmatched) in &m.stale {
+        let of = if e.count > 1 {
+            format!(" ({unmatched} of {})", e.count)
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "grounded: baseline {shown}: stale entry{of}, matches nothing any more: {} {} `{}` in `{}` (the next --write-baseline drops it)",
+            e.file,
+            e.code,
+            e.name,
+            e.line
+        );
+    }
 }
 
 /// Why a run checked no script. Markdown files named one by one, all prose, are said
@@ -293,7 +481,8 @@ fn dedupe_dry_run(statics: &[Finding], dynamic: Vec<Finding>) -> Vec<Finding> {
 pub(super) struct Texts {
     /// Where to read each shown path from (else the shown path itself).
     pub(super) files: HashMap<String, PathBuf>,
-    read: HashMap<String, Option<String>>,
+    /// Texts read (or given: `--diff`'s fixed texts, never on disk).
+    pub(super) read: HashMap<String, Option<String>>,
 }
 
 impl Texts {

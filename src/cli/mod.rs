@@ -17,6 +17,7 @@ mod docs_cmds;
 mod dryrun;
 mod excerpt;
 mod find;
+mod fix;
 mod import;
 mod serve;
 
@@ -85,8 +86,21 @@ enum Command {
         #[arg(long, value_enum, default_value = "human")]
         format: Format,
         /// Also run the project against the fake engine.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "diff")]
         dry_run: bool,
+        /// Apply each finding's one sure fix (never a choice between near names), re-check,
+        /// repeat until none is left; then report what is left.
+        #[arg(long, conflicts_with = "diff")]
+        fix: bool,
+        /// Print the unified diff `--fix` would make, and write nothing.
+        #[arg(long, conflicts_with = "format")]
+        diff: bool,
+        /// Report only the findings this baseline file does not record.
+        #[arg(long, value_name = "FILE")]
+        baseline: Option<PathBuf>,
+        /// Record today's findings in this baseline file (sorted JSON, one entry a line).
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["baseline", "diff"])]
+        write_baseline: Option<PathBuf>,
         /// Report only these codes (comma-separated; replaces grounded.toml's `select`).
         #[arg(long, value_delimiter = ',', value_name = "CODES")]
         select: Option<Vec<String>>,
@@ -358,6 +372,10 @@ fn run() -> i32 {
             select,
             ignore,
             show_ignored,
+            fix,
+            diff,
+            baseline,
+            write_baseline,
             paths,
         } => check::run(
             docs.as_deref(),
@@ -367,6 +385,13 @@ fn run() -> i32 {
                 select,
                 ignore,
                 show_ignored,
+                fix: match (fix, diff) {
+                    (_, true) => check::FixMode::Diff,
+                    (true, _) => check::FixMode::Write,
+                    _ => check::FixMode::Off,
+                },
+                baseline,
+                write_baseline,
             },
             &paths,
         ),

@@ -7,11 +7,13 @@
 mod common;
 
 mod bom;
+mod check_baseline;
 mod check_bounded;
 mod check_cli;
 mod check_demo;
 mod check_dry_run;
 mod check_families;
+mod check_fix;
 mod check_ignore;
 mod check_real_scripts;
 mod check_robust;

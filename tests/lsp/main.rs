@@ -14,6 +14,7 @@ mod lsp_differential;
 mod lsp_dry_run_merge;
 mod lsp_editor;
 mod lsp_features;
+mod lsp_fix_all;
 mod lsp_fixes;
 mod lsp_ignore;
 mod lsp_reliability;

@@ -320,6 +320,21 @@ impl Finding {
     }
 }
 
+impl Finding {
+    /// The finding's one sure fix: what an editor marks preferred, `check --fix`
+    /// applies and `source.fixAll.grounded` sends. A replacement only when it is the
+    /// one fix offered (among near names, picking one is the user's call), never for an
+    /// unclosed construct (inserting the End is one of two ways; *Remove this table* is
+    /// the other); a deletion only when the docs say why deleting loses nothing.
+    pub fn sure_fix(&self) -> Option<&Fix> {
+        let single = self.fixes.len() == 1 && self.code != Code::Construct;
+        self.fixes.iter().find(|fix| match fix {
+            Fix::Delete { detail, .. } => detail.is_some(),
+            Fix::Replace { .. } => single,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,12 +28,14 @@
 
 #![warn(missing_docs)]
 
+pub mod baseline;
 pub mod construct;
 mod constructor;
 mod dispatch;
 mod engine;
 mod file;
 pub mod finding;
+pub mod fix;
 mod function;
 mod guard;
 mod member;
@@ -74,6 +76,17 @@ pub fn check_text(corpus: &Corpus, project: &ProjectIndex, path: &str, text: &st
     let script = js::script_text(path, text, &corpus.engine.directives);
     let tree = js::parse(&script);
     check_script(corpus, project, path, path, text, &script, &tree)
+}
+
+/// [`check_text`] with whether the script parsed cleanly: what [`fix::fix_text`] judges
+/// each version of a buffer by (the server's `source.fixAll.grounded`).
+pub fn verdict_of(corpus: &Corpus, project: &ProjectIndex, path: &str, text: &str) -> fix::Verdict {
+    let script = js::script_text(path, text, &corpus.engine.directives);
+    let tree = js::parse(&script);
+    fix::Verdict {
+        findings: check_script(corpus, project, path, path, text, &script, &tree),
+        parse_error: tree.root_node().has_error(),
+    }
 }
 
 /// Like [`check_text`] with a tree the caller keeps (incremental reparse). The tree must
@@ -161,6 +174,80 @@ pub fn check_paths(corpus: &Corpus, root: &Path, paths: &[PathBuf]) -> PathsRepo
     check_paths_with(corpus, root, paths, &[])
 }
 
+/// The files `paths` name, each with the name findings show it under (see
+/// [`check_paths`]), and what the folder walks skipped. A file may come twice (named
+/// and inside a named folder): callers keep the first of each canonical path.
+pub fn files_of(corpus: &Corpus, paths: &[PathBuf]) -> (Vec<(String, PathBuf)>, Vec<Unreadable>) {
+    let mut files: Vec<(String, PathBuf)> = Vec::new();
+    let mut notes = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let walk = project::script_files(corpus, p, true);
+            notes.extend(walk.notes);
+            for f in walk.files {
+                let shown = match f.strip_prefix(p) {
+                    Ok(r) => project::shown_in(p, r),
+                    Err(_) => f.to_string_lossy().into_owned(),
+                };
+                files.push((shown, f));
+            }
+        } else {
+            files.push((p.to_string_lossy().into_owned(), p.clone()));
+        }
+    }
+    (files, notes)
+}
+
+/// A project opened to check its files one text at a time: `check --fix` judges each
+/// version of a file against the same index and `[check]` rules the plain check uses,
+/// so a fix is kept only when `check` itself would agree.
+pub struct ProjectChecker<'c> {
+    corpus: &'c Corpus,
+    root: PathBuf,
+    index: ProjectIndex,
+    rules: Rules,
+}
+
+impl<'c> ProjectChecker<'c> {
+    /// Scans the project at `root` with `grounded.toml`'s `globals` and `[check]` rules.
+    pub fn open(
+        corpus: &'c Corpus,
+        root: &Path,
+        globals: &[String],
+        rules: &Rules,
+    ) -> ProjectChecker<'c> {
+        let mut index = ProjectIndex::scan(corpus, root);
+        index.set_globals(corpus, globals);
+        ProjectChecker {
+            corpus,
+            root: root.to_path_buf(),
+            index,
+            rules: rules.clone(),
+        }
+    }
+
+    /// Whether `[check] exclude` leaves `file` out (it is then neither checked nor fixed).
+    pub fn excluded(&self, file: &Path) -> bool {
+        self.rules.excluded(&project::relative(&self.root, file))
+    }
+
+    /// The check of `text` as the contents of `file` (shown as `shown`): the findings
+    /// its ignore comments and `[check]` leave (a silenced finding is not fixed), and
+    /// whether its script parsed without an error node.
+    pub fn verdict(&self, shown: &str, file: &Path, text: &str) -> fix::Verdict {
+        let rel = project::relative(&self.root, file);
+        let script = js::script_text(shown, text, &self.corpus.engine.directives);
+        let tree = js::parse(&script);
+        let mut found = check_script(self.corpus, &self.index, shown, &rel, text, &script, &tree);
+        suppress::apply_file(&mut found, shown, text, &script, &self.rules.for_file(&rel));
+        found.retain(|f| f.ignored.is_none());
+        fix::Verdict {
+            findings: found,
+            parse_error: tree.root_node().has_error(),
+        }
+    }
+}
+
 /// [`check_paths`] with the project globals of `grounded.toml` (see
 /// [`ProjectIndex::set_globals`]); the report says which were read and which the docs
 /// document.
@@ -208,23 +295,9 @@ pub fn check_paths_opts(
             bad.push(Unreadable { path, reason });
         }
     };
-    let mut files: Vec<(String, PathBuf)> = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let walk = project::script_files(corpus, p, true);
-            for n in walk.notes {
-                say(&mut report.unreadable, n.path, n.reason);
-            }
-            for f in walk.files {
-                let shown = match f.strip_prefix(p) {
-                    Ok(r) => project::shown_in(p, r),
-                    Err(_) => f.to_string_lossy().into_owned(),
-                };
-                files.push((shown, f));
-            }
-        } else {
-            files.push((p.to_string_lossy().into_owned(), p.clone()));
-        }
+    let (files, notes) = files_of(corpus, paths);
+    for n in notes {
+        say(&mut report.unreadable, n.path, n.reason);
     }
     let mut seen = HashSet::new();
     let mut checked_rel: Vec<String> = Vec::new();

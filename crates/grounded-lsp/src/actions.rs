@@ -41,13 +41,12 @@ pub fn quick_fixes(
         if !overlaps || f.span.end > text.len() {
             continue;
         }
-        // Preferred (applied by "fix all" and by one key in some editors) only when it
-        // is the one fix: among near names, picking one is the user's call.
-        // An unclosed construct also has *Remove this table*: inserting the End is one of
-        // two ways, not the sure one.
-        let single = f.fixes.len() == 1 && f.code != grounded_check::Code::Construct;
+        // Preferred (applied by "fix all", `check --fix` and one key in some editors):
+        // the finding's one sure fix, the same rule everywhere.
+        let sure = f.sure_fix();
         for fix in &f.fixes {
-            let (title, span, new_text, preferred) = match fix {
+            let preferred = sure.is_some_and(|s| std::ptr::eq(s, fix));
+            let (title, span, new_text) = match fix {
                 Fix::Delete {
                     title,
                     detail,
@@ -57,9 +56,9 @@ pub fn quick_fixes(
                         Some(d) => format!("{title} — {d}"),
                         None => title.clone(),
                     };
-                    (title, *span, String::new(), detail.is_some())
+                    (title, *span, String::new())
                 }
-                Fix::Replace { title, span, text } => (title.clone(), *span, text.clone(), single),
+                Fix::Replace { title, span, text } => (title.clone(), *span, text.clone()),
             };
             if span.end > text.len() || span.start > span.end {
                 continue;
@@ -81,6 +80,60 @@ pub fn quick_fixes(
         }
     }
     out
+}
+
+/// The kind of the source action that applies every sure fix of a document (VS Code's
+/// `editor.codeActionsOnSave: {"source.fixAll.grounded": "explicit"}`).
+pub const FIX_ALL: &str = "source.fixAll.grounded";
+
+/// Whether an action of `kind` answers a request for the kinds `only` (none: every
+/// kind). Kinds are hierarchical: a request for `source.fixAll` wants
+/// `source.fixAll.grounded`.
+pub fn wanted(only: Option<&[CodeActionKind]>, kind: &str) -> bool {
+    only.is_none_or(|o| {
+        o.iter().any(|k| {
+            let k = k.as_str();
+            kind == k || (kind.starts_with(k) && kind.as_bytes().get(k.len()) == Some(&b'.'))
+        })
+    })
+}
+
+/// *Fix all sure fixes*: `fixed` (the text after [`crate::check::fix::fix_text`]) as one
+/// edit of the document, the changed stretch only, positions in UTF-16.
+pub fn fix_all(uri: &Uri, text: &str, fixed: &str, applied: usize) -> Option<CodeActionOrCommand> {
+    if fixed == text {
+        return None;
+    }
+    let (a, b) = (text.as_bytes(), fixed.as_bytes());
+    let mut pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    while !text.is_char_boundary(pre) || !fixed.is_char_boundary(pre) {
+        pre -= 1;
+    }
+    let max_suf = a.len().min(b.len()) - pre;
+    let mut suf = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(max_suf)
+        .take_while(|(x, y)| x == y)
+        .count();
+    while !text.is_char_boundary(a.len() - suf) || !fixed.is_char_boundary(b.len() - suf) {
+        suf -= 1;
+    }
+    let idx = LineIndex::new(text);
+    let s = if applied == 1 { "" } else { "es" };
+    Some(CodeActionOrCommand::CodeAction(CodeAction {
+        title: format!("Apply grounded's {applied} sure fix{s}"),
+        kind: Some(CodeActionKind::new(FIX_ALL)),
+        edit: Some(edit(
+            uri,
+            vec![TextEdit {
+                range: range_of(&idx, pre, a.len() - suf),
+                new_text: fixed[pre..b.len() - suf].to_string(),
+            }],
+        )),
+        ..Default::default()
+    }))
 }
 
 /// *Ignore `CODE` on this line* and *Ignore `CODE` in this file* for each finding

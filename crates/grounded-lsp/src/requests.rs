@@ -380,6 +380,40 @@ impl Backend {
             Some(e) if e.findings_version == snap.version => e.findings.clone(),
             _ => Arc::new(Vec::new()),
         };
+        let only = params.context.only.clone();
+        if let Some(o) = only.as_deref() {
+            // Asked for the source action alone (on save): the quick fixes of the
+            // cursor's findings and the agent's actions are not what was asked.
+            if actions::wanted(Some(o), actions::FIX_ALL) {
+                let corpus = self.corpus();
+                let index = super::state::read(&self.state.index);
+                let (rel, text) = (snap.rel.clone(), snap.text.clone());
+                let fixed = guard("codeAction", || {
+                    match grounded_check::fix::fix_text(&text, None, |t| {
+                        // What the editor shows: a finding an ignore comment or
+                        // grounded.toml silences is not fixed.
+                        let mut v = grounded_check::verdict_of(&corpus, &index, &rel, t);
+                        v.findings =
+                            self.unsilenced(&rel, t, v.findings, &corpus.engine.directives);
+                        v
+                    }) {
+                        grounded_check::fix::Outcome::Fixed {
+                            text: fixed,
+                            applied,
+                        } => actions::fix_all(&uri, &text, &fixed, applied),
+                        grounded_check::fix::Outcome::Refused(why) => {
+                            tracing::info!("{FIX}: {rel}: {why}", FIX = actions::FIX_ALL);
+                            None
+                        }
+                    }
+                })?;
+                if o.iter()
+                    .all(|k| actions::wanted(Some(std::slice::from_ref(k)), actions::FIX_ALL))
+                {
+                    return Ok(fixed.map(|a| vec![a]));
+                }
+            }
+        }
         let (text, tree) = (snap.text, snap.tree);
         let corpus = self.corpus();
         let r = params.range;
@@ -411,6 +445,15 @@ impl Backend {
         })?;
         let mut actions = actions;
         actions.extend(self.agent_actions(&params));
+        if let Some(o) = only.as_deref() {
+            actions.retain(|a| match a {
+                CodeActionOrCommand::CodeAction(a) => a
+                    .kind
+                    .as_ref()
+                    .is_some_and(|k| actions::wanted(Some(o), k.as_str())),
+                CodeActionOrCommand::Command(_) => false,
+            });
+        }
         Ok((!actions.is_empty()).then_some(actions))
     }
 

@@ -84,6 +84,7 @@ impl LanguageServer for Backend {
                         code_action_kinds: Some(vec![
                             CodeActionKind::QUICKFIX,
                             CodeActionKind::REFACTOR_REWRITE,
+                            CodeActionKind::new(super::actions::FIX_ALL),
                         ]),
                         ..Default::default()
                     },
