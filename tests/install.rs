@@ -191,7 +191,9 @@ fn every_list_of_platforms_is_the_same() {
             platforms_in("npm/grounded/bin/grounded.js", named),
         ),
     ] {
-        assert_eq!(got, want, "{rel} names other platforms than npm's optionalDependencies");
+        assert_eq!(
+            got, want,
+            "{rel} names other platforms than npm's optionalDependencies"
+        );
     }
 }
-
