@@ -4,7 +4,7 @@
 ;; as the server sends it (interfaces.md, "The agent in the editor"), and prints the
 ;; *grounded agent* buffer: the answer, why the turn ended, the files it changed.
 ;; The connection is a pipe with no server behind it: this checks the handler, not the
-;; protocol (tests/editor_emacs_agent.rs).
+;; protocol (tests/editor/editor_emacs_agent.rs).
 (require 'eglot)
 (load-file (expand-file-name "grounded.el" (file-name-directory load-file-name)))
 (let ((s (make-instance 'grounded-server :name "smoke"

@@ -1,5 +1,5 @@
 -- A headless test of the agent's answer in Neovim, against a real `grounded serve` and a
--- model endpoint given in GROUNDED_MODEL_URL (tests/editor_neovim_agent.rs starts a
+-- model endpoint given in GROUNDED_MODEL_URL (tests/editor/editor_neovim_agent.rs starts a
 -- scripted one). Opens main.js, runs :GroundedAsk, and waits for the turn's answer in
 -- the grounded://agent buffer. Prints each step; exits 0 on success, 1 on failure.
 

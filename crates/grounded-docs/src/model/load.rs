@@ -1,0 +1,436 @@
+//! The loader's assembly: chunks read by their titles into interfaces, members, globals,
+//! constructors and the engine, and named types resolved against what was read.
+//!
+//! Owns the rules of `corpus-format.md` for reading a chunk; derives nothing that needs
+//! the whole corpus read first (that is `derive`). May import the parent `model` and
+//! the `docs` modules below it (`chunk`, `signature`, `facts`, `diag`).
+
+use super::*;
+
+fn re(cell: &'static OnceLock<Regex>, pat: &str) -> &'static Regex {
+    cell.get_or_init(|| Regex::new(pat).expect("static regex"))
+}
+
+const Q_OPEN: &str = r#"[`"'\u{201C}\u{2018}]"#;
+
+fn parent_re() -> &'static Regex {
+    static C: OnceLock<Regex> = OnceLock::new();
+    re(
+        &C,
+        r#"(?i)parent\s+interface\s*:\s*[`"'\u{201C}\u{2018}]?([A-Za-z_$][A-Za-z0-9_$]*)"#,
+    )
+}
+
+fn global_re() -> &'static Regex {
+    static C: OnceLock<Regex> = OnceLock::new();
+    let _ = Q_OPEN;
+    re(
+        &C,
+        r#"(?i)accessed\s+using\s+the\s+global\s+property\s*[`"'\u{201C}\u{2018}]([A-Za-z_$][A-Za-z0-9_$]*)[`"'\u{201D}\u{2019}]"#,
+    )
+}
+
+fn index_re() -> &'static Regex {
+    static C: OnceLock<Regex> = OnceLock::new();
+    re(
+        &C,
+        r"(?im)\bindex\s*:\s*`?\s*\[\s*[A-Za-z_$][A-Za-z0-9_$]*\s*:\s*(string|number)\s*\]\s*:\s*([^`\n]+)",
+    )
+}
+
+fn extensible_re() -> &'static Regex {
+    static C: OnceLock<Regex> = OnceLock::new();
+    re(&C, r"(?im)^[\s*_-]*extensible[*_]*\s*:\s*[*_`]*\s*yes\b")
+}
+
+fn ctor_re() -> &'static Regex {
+    static C: OnceLock<Regex> = OnceLock::new();
+    re(
+        &C,
+        r#"(?i)constructor\s*:\s*`?\s*new\s+([A-Za-z_$][A-Za-z0-9_$]*)\s*(\([^)]*\))?"#,
+    )
+}
+
+impl Corpus {
+    pub(super) fn read_chunks(&mut self) {
+        let mut seen: HashMap<String, ChunkId> = HashMap::new();
+        let mut parents: BTreeMap<String, Vec<(String, ChunkId)>> = BTreeMap::new();
+        for id in 0..self.chunks.len() {
+            grounded_textfile::reading(&self.chunks[id].file);
+            let title = self.chunks[id].title.clone();
+            if let Some(&first) = seen.get(&title) {
+                let (f, l) = (self.chunks[first].file.clone(), self.chunks[first].line);
+                let ch = &self.chunks[id];
+                let msg = format!(
+                    "duplicate chunk title `{title}` (first at {f}:{l}); both are searchable, the first one's facts win"
+                );
+                self.diagnostics
+                    .push(LoadDiagnostic::new(&ch.file, ch.line, msg));
+                if self.kinds[id] != ChunkKind::Prose {
+                    continue;
+                }
+            } else {
+                seen.insert(title.clone(), id);
+            }
+            match self.kinds[id] {
+                ChunkKind::Engine => self.read_engine(id),
+                ChunkKind::Interface => {
+                    let name = title.clone();
+                    let text = self.chunks[id].text.clone();
+                    let iface = self.interface_mut(&name);
+                    iface.chunk = Some(id);
+                    for cap in parent_re().captures_iter(&text) {
+                        parents
+                            .entry(name.clone())
+                            .or_default()
+                            .push((cap[1].to_string(), id));
+                    }
+                    for cap in global_re().captures_iter(&text) {
+                        self.globals.insert(cap[1].to_string(), name.clone());
+                    }
+                    for cap in ctor_re().captures_iter(&text) {
+                        self.read_constructor(id, &name, &cap);
+                    }
+                    if extensible_re().is_match(&text) {
+                        self.interface_mut(&name).extensible = true;
+                    }
+                    if crate::family::says_loose_names(&text) {
+                        self.interface_mut(&name).loose_names = true;
+                    }
+                    if crate::globals::says_global_members(&text) {
+                        self.global_members.push(name.clone());
+                    }
+                    for cap in index_re().captures_iter(&text) {
+                        let ty_text = cap[2].trim().trim_end_matches(['.', ';']).trim();
+                        match signature::parse_type(ty_text) {
+                            Ok(ty) => {
+                                let iface = self.interface_mut(&name);
+                                if cap[1].eq_ignore_ascii_case("string") {
+                                    iface.string_index = Some(ty);
+                                } else {
+                                    iface.number_index = Some(ty);
+                                }
+                            }
+                            Err(e) => {
+                                let ch = &self.chunks[id];
+                                let msg = format!(
+                                    "`{name}`: index type `{ty_text}` cannot be read: {e}; ignored"
+                                );
+                                self.diagnostics
+                                    .push(LoadDiagnostic::new(&ch.file, ch.line, msg));
+                            }
+                        }
+                    }
+                }
+                ChunkKind::Member => self.read_member(id),
+                ChunkKind::Prose => {}
+            }
+        }
+        for (name, ps) in parents {
+            for (p, chunk) in ps {
+                if !self.interfaces.contains_key(&p) {
+                    let ch = &self.chunks[chunk];
+                    let msg = format!(
+                        "`{name}` names parent interface `{p}`, which is not documented; ignored"
+                    );
+                    self.diagnostics
+                        .push(LoadDiagnostic::new(&ch.file, ch.line, msg));
+                    continue;
+                }
+                let iface = self.interfaces.get_mut(&name).expect("declared above");
+                if !iface.parents.contains(&p) {
+                    iface.parents.push(p);
+                }
+            }
+        }
+    }
+
+    pub(super) fn interface_mut(&mut self, name: &str) -> &mut Interface {
+        self.interfaces
+            .entry(name.to_string())
+            .or_insert_with(|| Interface {
+                name: name.to_string(),
+                parents: Vec::new(),
+                members: BTreeMap::new(),
+                chunk: None,
+                string_index: None,
+                number_index: None,
+                extensible: false,
+                loose_names: false,
+            })
+    }
+
+    fn read_engine(&mut self, id: ChunkId) {
+        let text = self.chunks[id].text.clone();
+        for (n, line) in text.lines().enumerate() {
+            let l = line.trim().trim_start_matches(['-', '*', ' ']).trim();
+            let Some((key, value)) = l.split_once(':') else {
+                continue;
+            };
+            let key = key.trim().trim_matches(['*', '`']).to_ascii_lowercase();
+            let value = value.trim().trim_matches('`').trim();
+            match key.as_str() {
+                "ecmascript" => {
+                    let digits: String = value
+                        .trim_start_matches(|c: char| !c.is_ascii_digit())
+                        .chars()
+                        .take_while(|c| c.is_ascii_digit())
+                        .collect();
+                    match digits.parse::<u32>() {
+                        Ok(v) => {
+                            self.engine.es_year = es_year(v);
+                            self.engine.es_label = digits;
+                        }
+                        Err(_) => {
+                            let ch = &self.chunks[id];
+                            let msg = format!(
+                                "`ECMAScript: {value}` is not an edition number; level 3 assumed"
+                            );
+                            self.diagnostics.push(LoadDiagnostic::new(
+                                &ch.file,
+                                ch.line_of_text_line(n),
+                                msg,
+                            ));
+                        }
+                    }
+                }
+                "script extensions" => {
+                    let exts: Vec<String> = value
+                        .split([' ', ','])
+                        .map(|e| e.trim().trim_matches('`'))
+                        .filter(|e| !e.is_empty())
+                        .map(|e| {
+                            if e.starts_with('.') {
+                                e.to_string()
+                            } else {
+                                format!(".{e}")
+                            }
+                        })
+                        .collect();
+                    if !exts.is_empty() {
+                        self.engine.script_extensions = exts;
+                    }
+                }
+                "also allows" => {
+                    self.engine.also_allows = words(value);
+                }
+                "also has" => {
+                    self.engine.also_has = words(value);
+                }
+                "directives" => {
+                    self.engine.directives = value
+                        .split([' ', ','])
+                        .map(|e| e.trim().trim_matches('`'))
+                        .filter(|e| e.starts_with('#') && e.len() > 1)
+                        .map(str::to_string)
+                        .collect();
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn read_constructor(&mut self, id: ChunkId, iface: &str, cap: &regex::Captures<'_>) {
+        let name = cap[1].to_string();
+        let mut params = Vec::new();
+        if let Some(p) = cap.get(2) {
+            let sig_text = format!("{name}{}", p.as_str());
+            match signature::parse(&sig_text, &name) {
+                Ok(s) => params = s.params.unwrap_or_default(),
+                Err(e) => {
+                    let ch = &self.chunks[id];
+                    let msg = format!("constructor `{}`: {e}; parameters ignored", cap[0].trim());
+                    self.diagnostics
+                        .push(LoadDiagnostic::new(&ch.file, ch.line, msg));
+                }
+            }
+        }
+        self.constructors
+            .entry(name.clone())
+            .or_insert(Constructor {
+                name,
+                interface: iface.to_string(),
+                params,
+                text: cap[0].trim().to_string(),
+            });
+    }
+
+    fn read_member(&mut self, id: ChunkId) {
+        let (iface, name) = split_member_title(&self.chunks[id].title).expect("kind checked");
+        let (iface, name) = (iface.to_string(), name.to_string());
+        let mut overloads = Vec::new();
+        let mut fence = false;
+        let text = self.chunks[id].text.clone();
+        for (n, line) in text.lines().enumerate() {
+            let t = line.trim();
+            if t.starts_with("```") || t.starts_with("~~~") {
+                fence = !fence;
+                continue;
+            }
+            let _ = fence; // inside or outside a fence, the same rule applies
+            let s = signature::strip_label(t);
+            if !signature::is_signature_of(s, &name) {
+                continue;
+            }
+            match signature::parse(s, &name) {
+                Ok(sig) => overloads.push(sig),
+                Err(e) => {
+                    let ch = &self.chunks[id];
+                    let msg =
+                        format!("unparseable signature of `{iface}-{name}` (`{s}`): {e}; skipped");
+                    self.diagnostics.push(LoadDiagnostic::new(
+                        &ch.file,
+                        ch.line_of_text_line(n),
+                        msg,
+                    ));
+                }
+            }
+        }
+        let kind = match overloads.first() {
+            Some(s) if s.is_method() => MemberKind::Method,
+            Some(_) => MemberKind::Property,
+            None => MemberKind::Unknown,
+        };
+        let member = Member {
+            name: name.clone(),
+            interface: iface.clone(),
+            kind,
+            overloads,
+            chunk: Some(id),
+        };
+        self.interface_mut(&iface)
+            .members
+            .entry(name)
+            .or_insert(member);
+    }
+
+    /// Resolves `Named` types to interfaces or built-ins; unknown names become `any`
+    /// and are reported.
+    pub(super) fn resolve_types(&mut self) {
+        let known: BTreeSet<String> = self.interfaces.keys().cloned().collect();
+        let mut reports = Vec::new();
+        for iface in self.interfaces.values_mut() {
+            for m in iface.members.values_mut() {
+                for sig in &mut m.overloads {
+                    let mut unknown = Vec::new();
+                    resolve(&mut sig.ty, &known, &mut unknown);
+                    if let Some(ps) = &mut sig.params {
+                        for p in ps {
+                            resolve(&mut p.ty, &known, &mut unknown);
+                        }
+                    }
+                    for u in unknown {
+                        reports.push((
+                            m.chunk,
+                            format!(
+                                "`{}-{}` uses type `{u}`, which is not documented; read as `any`",
+                                m.interface, m.name
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        for iface in self.interfaces.values_mut() {
+            for t in [&mut iface.string_index, &mut iface.number_index]
+                .into_iter()
+                .flatten()
+            {
+                let mut unknown = Vec::new();
+                resolve(t, &known, &mut unknown);
+                for u in unknown {
+                    reports.push((
+                        iface.chunk,
+                        format!(
+                            "`{}`'s index type uses `{u}`, which is not documented; read as `any`",
+                            iface.name
+                        ),
+                    ));
+                }
+            }
+        }
+        for c in self.constructors.values_mut() {
+            for p in &mut c.params {
+                let mut unknown = Vec::new();
+                resolve(&mut p.ty, &known, &mut unknown);
+            }
+        }
+        for (chunk, msg) in reports {
+            let (file, line) = chunk
+                .map(|id| (self.chunks[id].file.clone(), self.chunks[id].line))
+                .unwrap_or_default();
+            self.diagnostics.push(LoadDiagnostic::new(&file, line, msg));
+        }
+    }
+
+    /// Computes every interface's ancestors; a cycle is reported once and broken.
+    pub(super) fn link_ancestors(&mut self) {
+        let names: Vec<String> = self.interfaces.keys().cloned().collect();
+        let mut reported: BTreeSet<(String, String)> = BTreeSet::new();
+        for name in &names {
+            let mut out = Vec::new();
+            let mut seen = BTreeSet::new();
+            seen.insert(name.clone());
+            let mut stack: Vec<String> = self.interfaces[name]
+                .parents
+                .iter()
+                .rev()
+                .cloned()
+                .collect();
+            while let Some(p) = stack.pop() {
+                if p == *name {
+                    let key = (name.clone(), p.clone());
+                    if reported.insert(key) {
+                        let (file, line) = self.interfaces[name]
+                            .chunk
+                            .map(|id| (self.chunks[id].file.clone(), self.chunks[id].line))
+                            .unwrap_or_default();
+                        self.diagnostics.push(LoadDiagnostic::new(
+                            &file,
+                            line,
+                            format!("inheritance cycle through `{name}`: `Parent interface:` loops back; the loop is broken"),
+                        ));
+                    }
+                    continue;
+                }
+                if !seen.insert(p.clone()) {
+                    continue;
+                }
+                if let Some(pi) = self.interfaces.get(&p) {
+                    stack.extend(pi.parents.iter().rev().cloned());
+                }
+                out.push(p);
+            }
+            self.ancestors.insert(name.clone(), out);
+        }
+        self.descendants = crate::family::descendants_of(&self.ancestors);
+    }
+}
+
+fn resolve(t: &mut Type, known: &BTreeSet<String>, unknown: &mut Vec<String>) {
+    match t {
+        Type::Named(n) => {
+            *t = if known.contains(n.as_str()) {
+                Type::Interface(n.clone())
+            } else if grounded_es::is_builtin_object(n) {
+                Type::Builtin(n.clone())
+            } else {
+                unknown.push(n.clone());
+                Type::Any
+            };
+        }
+        Type::Array(inner) => resolve(inner, known, unknown),
+        Type::Union(v) => v.iter_mut().for_each(|x| resolve(x, known, unknown)),
+        _ => {}
+    }
+}
+
+/// The names of an Engine line's value: `trailing-commas e4x`, commas or spaces.
+fn words(value: &str) -> Vec<String> {
+    value
+        .split([' ', ','])
+        .map(|e| e.trim().trim_matches('`'))
+        .filter(|e| !e.is_empty())
+        .map(str::to_string)
+        .collect()
+}

@@ -1,0 +1,279 @@
+//! Receiver typing: the certain interface or built-in of an expression, and nothing when
+//! it is not certain (the parent module's opening comment says what counts).
+//!
+//! Owns the rules of certainty; reads scopes and bindings through `lookup`, never builds
+//! them. May import the parent `analysis`, `js::query`, `docs` and `es`.
+
+use tree_sitter::Node;
+
+use super::*;
+
+impl<'a> Analysis<'a> {
+    /// The certain interface of an expression node, or `None` (see the module docs for
+    /// what counts as certain).
+    pub fn interface_of(&self, node: Node<'a>) -> Option<String> {
+        match self.certain(node)? {
+            Certain::Interface(i) => Some(i.to_string()),
+            Certain::Builtin(_) => None,
+        }
+    }
+
+    /// The certain type of an expression node: a documented interface or a built-in
+    /// value type.
+    pub fn certain(&self, node: Node<'a>) -> Option<Certain<'a>> {
+        self.certain_in(node, self.scope_at(node.start_byte()))
+    }
+
+    /// Like [`Analysis::certain`] when the caller knows the node's scope.
+    pub fn certain_in(&self, node: Node<'a>, scope: ScopeId) -> Option<Certain<'a>> {
+        // Walk down to the head of the chain, then type it back up step by step, so a
+        // long chain costs no stack.
+        // (property, is a call); no property: a numeric index `x[i]`.
+        let mut steps: Vec<(Option<Node<'a>>, bool)> = Vec::new();
+        let mut n = node;
+        let mut bare_call = false;
+        let ids = query::kind_ids();
+        loop {
+            let k = n.kind_id();
+            if k == ids.parenthesized_expression {
+                n = n.named_child(0)?;
+            } else if k == ids.member_expression {
+                steps.push((Some(self.tail(n)?), false));
+                n = self.head(n)?;
+            } else if k == ids.subscript_expression {
+                // `pages[0]`, `pages[i]`: a string key names a member, not an element.
+                let index = n.child_by_field_name("index")?;
+                if index.kind_id() == ids.string || index.kind_id() == ids.template_string {
+                    return None;
+                }
+                steps.push((None, false));
+                n = n.child_by_field_id(query::fields().object)?;
+            } else if k == ids.call_expression {
+                let f = self.head(n)?;
+                let fk = f.kind_id();
+                if fk == ids.member_expression {
+                    steps.push((Some(self.tail(f)?), true));
+                    n = self.head(f)?;
+                } else if fk == ids.identifier {
+                    n = f;
+                    bare_call = true;
+                    break;
+                } else {
+                    return None;
+                }
+            } else {
+                break;
+            }
+        }
+        let mut t = if bare_call {
+            // A bare call of a documented global function: its return type.
+            let name = self.node_text(n);
+            if self.resolve(name, scope).is_some() || self.project_names.contains(name) {
+                return None;
+            }
+            let m = self.corpus.global_member(name)?;
+            type_certain(member_type(m)?)?
+        } else {
+            self.head_certain(n, scope)?
+        };
+        while let Some((prop, is_call)) = steps.pop() {
+            let Certain::Interface(iface) = t else {
+                return None;
+            };
+            let Some(prop) = prop else {
+                // `Index: [index: number]: T` keeps a collection's element certain.
+                t = type_certain(self.corpus.number_index(iface)?)?;
+                continue;
+            };
+            let m = self.member(iface, self.node_text(prop))?;
+            let is_method = m.overloads.first().is_some_and(|s| s.is_method());
+            if is_call != is_method {
+                // `layout.heading` without a call is a function value, not a Paragraph.
+                return None;
+            }
+            t = type_certain(member_type(m)?)?;
+        }
+        Some(t)
+    }
+
+    /// Whether `node` has the shape receiver typing may find certain: a chain of names,
+    /// members, calls and elements from a name, `new X()` or a literal
+    /// (`layout.currentPage()`, `doc.pages[0]`, `b`). With `out`, writes the chain
+    /// without its arguments (`sheet.range().format()`): what the chain's type depends
+    /// on, and all of it, so that a statement summary holding it changes with the type
+    /// and not with an edit inside a callback passed along the chain.
+    pub(super) fn chain_shape(&self, node: Node<'a>, mut out: Option<&mut String>) -> bool {
+        let ids = query::kind_ids();
+        // Only a summary asks for the text; the walk's classification allocates nothing.
+        let want = out.is_some();
+        let mut rev: Vec<&str> = Vec::new();
+        let push = |part: &'a str, rev: &mut Vec<&'a str>| {
+            if want {
+                rev.push(part);
+            }
+        };
+        let mut n = node;
+        loop {
+            let k = n.kind_id();
+            if k == ids.parenthesized_expression {
+                match n.named_child(0) {
+                    Some(inner) => n = inner,
+                    None => return false,
+                }
+            } else if k == ids.member_expression {
+                let (Some(obj), Some(prop)) = (self.head(n), self.tail(n)) else {
+                    return false;
+                };
+                push(self.node_text(prop), &mut rev);
+                push(".", &mut rev);
+                n = obj;
+            } else if k == ids.subscript_expression {
+                let Some(index) = n.child_by_field_name("index") else {
+                    return false;
+                };
+                let keyed = index.kind_id() == ids.string || index.kind_id() == ids.template_string;
+                push(if keyed { "[key]" } else { "[i]" }, &mut rev);
+                let Some(obj) = n.child_by_field_id(query::fields().object) else {
+                    return false;
+                };
+                n = obj;
+            } else if k == ids.call_expression {
+                let Some(f) = self.head(n) else {
+                    return false;
+                };
+                let fk = f.kind_id();
+                if fk != ids.member_expression && fk != ids.identifier {
+                    return false;
+                }
+                push("()", &mut rev);
+                n = f;
+            } else if k == ids.identifier {
+                push(self.node_text(n), &mut rev);
+                break;
+            } else if k == ids.new_expression {
+                match n.child_by_field_id(query::fields().constructor) {
+                    Some(c) if c.kind_id() == ids.identifier => {
+                        push(self.node_text(c), &mut rev);
+                        push("new ", &mut rev);
+                        break;
+                    }
+                    _ => return false,
+                }
+            } else if k == ids.string || k == ids.template_string {
+                push("\"\"", &mut rev);
+                break;
+            } else if k == ids.array {
+                push("[]", &mut rev);
+                break;
+            } else if k == ids.number || k == ids.regex {
+                push(n.kind(), &mut rev);
+                break;
+            } else {
+                return false;
+            }
+        }
+        if let Some(out) = out.as_mut() {
+            for part in rev.iter().rev() {
+                out.push_str(part);
+            }
+        }
+        true
+    }
+
+    /// Whether a bare name stands inside a `with` statement, where it may be a property
+    /// of the `with` object rather than the variable or global of that name.
+    fn in_with_body(&self, n: Node) -> bool {
+        !self.with_ranges.is_empty() && self.in_with(n.start_byte())
+    }
+
+    /// [`Analysis::certain_in`] of a site's part (see [`Part`]): a bare name is typed
+    /// without asking the tree.
+    pub fn certain_part(&self, part: &Part<'a>, scope: ScopeId) -> Option<Certain<'a>> {
+        if part.kind == query::kind_ids().identifier {
+            if self.in_with_body(part.node) {
+                return None;
+            }
+            self.certain_name(self.part_text(part), scope)
+        } else {
+            self.certain_in(part.node, scope)
+        }
+    }
+
+    /// The certain type of the bare name `name` used in `scope`.
+    fn certain_name(&self, name: &'a str, scope: ScopeId) -> Option<Certain<'a>> {
+        match self.resolve(name, scope) {
+            Some(b) => self.binding_type(b),
+            None => {
+                if self.project_names.contains(name) || self.narrowed_globals.contains(name) {
+                    return None;
+                }
+                self.global_interface(name)
+                    .map(Certain::Interface)
+                    .or_else(|| crate::global_value(self.corpus, name))
+            }
+        }
+    }
+
+    fn head_certain(&self, n: Node, scope: ScopeId) -> Option<Certain<'a>> {
+        let ids = query::kind_ids();
+        let k = n.kind_id();
+        if k == ids.identifier {
+            if self.in_with_body(n) {
+                return None;
+            }
+            return self.certain_name(self.node_text(n), scope);
+        }
+        if k == ids.new_expression {
+            let c = n.child_by_field_id(query::fields().constructor)?;
+            if c.kind_id() != ids.identifier {
+                return None;
+            }
+            return self.new_type(self.node_text(c), scope);
+        }
+        if k == ids.array {
+            Some(Certain::Builtin(Proto::Array))
+        } else if k == ids.string || k == ids.template_string {
+            Some(Certain::Builtin(Proto::String))
+        } else if k == ids.regex {
+            Some(Certain::Builtin(Proto::RegExp))
+        } else if k == ids.number {
+            Some(Certain::Builtin(Proto::Number))
+        } else {
+            None
+        }
+    }
+}
+
+/// The type of the value a member gives (a method's return, a property's type), when
+/// every overload agrees; borrowed from the corpus (what [`grounded_docs::Member::value_type`]
+/// computes, without the copy).
+pub fn member_type(m: &grounded_docs::Member) -> Option<&Type> {
+    let mut it = m.overloads.iter().map(|s| &s.ty);
+    let first = it.next()?;
+    it.all(|t| t == first).then_some(first)
+}
+
+/// The certain type of a documented type: exactly one interface, or a built-in value.
+pub fn type_certain(t: &Type) -> Option<Certain<'_>> {
+    match t {
+        Type::Interface(i) => Some(Certain::Interface(i.as_str())),
+        Type::String | Type::Path => Some(Certain::Builtin(Proto::String)),
+        Type::Number => Some(Certain::Builtin(Proto::Number)),
+        Type::Array(_) => Some(Certain::Builtin(Proto::Array)),
+        Type::Builtin(b) => builtin_proto(b).map(Certain::Builtin),
+        _ => None,
+    }
+}
+
+/// The prototype of `new Name()` for the built-ins whose methods the table lists.
+pub fn builtin_proto(name: &str) -> Option<Proto> {
+    Some(match name {
+        "Array" => Proto::Array,
+        "String" => Proto::String,
+        "Date" => Proto::Date,
+        "RegExp" => Proto::RegExp,
+        "Number" => Proto::Number,
+        "Function" => Proto::Function,
+        _ => return None,
+    })
+}

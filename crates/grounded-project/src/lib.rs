@@ -1,0 +1,258 @@
+//! A script project: its root (the folder of the nearest `grounded.toml`), its
+//! configuration, and how its corpus is found.
+//!
+//! `--docs` beats `grounded.toml`'s `docs`, which beats the bundled demo corpus; the
+//! fallback is said on stderr because a user checking against the wrong engine's docs
+//! would otherwise see a flood of false findings and not know why.
+
+#![warn(missing_docs)]
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use grounded_docs::{bundled, Corpus};
+
+/// The name of a project's configuration file.
+pub const CONFIG_FILE: &str = "grounded.toml";
+
+/// `grounded.toml`. A key added here (or to its tables) goes into [`KNOWN_KEYS`] too,
+/// or users are warned that nothing reads it.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    /// The corpus, relative to the file.
+    pub docs: Option<String>,
+    /// The dry run's entry script.
+    pub entry: Option<String>,
+    /// The agent's model.
+    pub model: Option<ModelConfig>,
+    /// The agent's settings.
+    pub agent: Option<AgentSection>,
+    /// Globals the project's environment provides and no script declares (an Apps
+    /// Script project's libraries and advanced services, a host's injected objects), as
+    /// ESLint's `globals`: defined, of no known interface (see
+    /// `grounded_check::ProjectIndex::set_globals`).
+    pub globals: Vec<String>,
+}
+
+/// `[agent]` of `grounded.toml`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct AgentSection {
+    /// The most model steps of one turn.
+    pub max_steps: Option<usize>,
+    /// A command measured before and after a turn's writes; it runs only when the user
+    /// also asks for it (`--validate`), never on the project file's word alone.
+    pub validate: Option<String>,
+    /// Seconds one model request may take.
+    pub timeout_secs: Option<u64>,
+    /// The most tokens one model answer may have (sent as `max_tokens`).
+    pub max_tokens: Option<u32>,
+}
+
+/// `[model]` of `grounded.toml`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ModelConfig {
+    /// An OpenAI-compatible endpoint, e.g. `http://127.0.0.1:11434/v1`.
+    pub base_url: Option<String>,
+    /// The model's name.
+    pub name: Option<String>,
+    /// The name of the environment variable that holds the key.
+    pub api_key_env: Option<String>,
+}
+
+/// A project: root folder and configuration.
+#[derive(Debug, Clone)]
+pub struct Project {
+    /// The folder of `grounded.toml`, or the fallback root.
+    pub root: PathBuf,
+    /// The configuration (default when there is no file).
+    pub config: Config,
+    /// Whether a `grounded.toml` was found.
+    pub has_config: bool,
+    /// What in `grounded.toml` was not understood (unknown keys), one line each.
+    pub warnings: Vec<String>,
+}
+
+/// The keys `grounded.toml` knows, by table (`""` is the top level). `[model]` and
+/// `[agent]` belong to the agent; they are listed here so that a typo in them is said
+/// as well: `entri = "main.js"` once passed without a word and the dry run silently
+/// ran every script instead of the entry.
+pub const KNOWN_KEYS: &[(&str, &[&str])] = &[
+    ("", &["docs", "entry", "globals", "model", "agent"]),
+    ("model", &["base_url", "name", "api_key_env"]),
+    (
+        "agent",
+        &["max_steps", "validate", "timeout_secs", "max_tokens"],
+    ),
+];
+
+/// Warnings for the keys of a `grounded.toml` text that no part of grounded reads,
+/// each naming the nearest known key. A text that does not parse gives none (the
+/// parse error is said instead).
+pub fn unknown_keys(text: &str) -> Vec<String> {
+    let Ok(table) = text.parse::<toml::Table>() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let known_in = |t: &str| {
+        KNOWN_KEYS
+            .iter()
+            .find(|(name, _)| *name == t)
+            .map(|(_, keys)| *keys)
+    };
+    let mut check = |prefix: &str, table: &toml::Table, known: &[&str]| {
+        for key in table.keys() {
+            if known.contains(&key.as_str()) {
+                continue;
+            }
+            let every: Vec<String> = KNOWN_KEYS
+                .iter()
+                .flat_map(|(t, keys)| {
+                    keys.iter().map(move |k| {
+                        if t.is_empty() {
+                            k.to_string()
+                        } else {
+                            format!("{t}.{k}")
+                        }
+                    })
+                })
+                .collect();
+            let near = known
+                .iter()
+                .map(|k| (strsim::damerau_levenshtein(key, k), k.to_string()))
+                .chain(every.iter().map(|k| {
+                    let last = k.rsplit('.').next().unwrap_or(k);
+                    (strsim::damerau_levenshtein(key, last), k.clone())
+                }))
+                .min();
+            let name = format!("{prefix}{key}");
+            let hint = match near {
+                Some((d, k)) if d <= 2.max(key.len() / 3) => format!("; did you mean `{k}`?"),
+                _ => format!("; known keys here: {}", known.join(", ")),
+            };
+            out.push(format!("unknown key `{name}` (nothing reads it){hint}"));
+        }
+    };
+    check("", &table, known_in("").unwrap_or(&[]));
+    for (t, known) in KNOWN_KEYS.iter().filter(|(t, _)| !t.is_empty()) {
+        if let Some(toml::Value::Table(sub)) = table.get(*t) {
+            check(&format!("{t}."), sub, known);
+        }
+    }
+    out
+}
+
+/// The folder of the nearest `grounded.toml` at or above `start` (a file or folder).
+pub fn find_root(start: &Path) -> Option<PathBuf> {
+    let start = if start.is_file() {
+        start.parent()?
+    } else {
+        start
+    };
+    // `a.js`'s parent is the empty path, which names no folder: it means the current one.
+    let start = if start.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        start
+    };
+    let abs = std::fs::canonicalize(start).ok()?;
+    abs.ancestors()
+        .find(|d| d.join(CONFIG_FILE).is_file())
+        .map(Path::to_path_buf)
+}
+
+impl Project {
+    /// The project that `start` belongs to; without a `grounded.toml`, `fallback` is the
+    /// root.
+    pub fn discover(start: &Path, fallback: &Path) -> Result<Project, String> {
+        match find_root(start) {
+            Some(root) => {
+                let path = root.join(CONFIG_FILE);
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                // With the line: "extra '=', expected nothing" alone left a newcomer
+                // reading every line of the file.
+                let config: Config = toml::from_str(&text).map_err(|e| {
+                    let line = e
+                        .span()
+                        .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+                    match line {
+                        Some(l) => format!("{}:{l}: {}", path.display(), e.message()),
+                        None => format!("{}: {}", path.display(), e.message()),
+                    }
+                })?;
+                let warnings = unknown_keys(&text)
+                    .into_iter()
+                    .map(|w| format!("{}: {w}", path.display()))
+                    .collect();
+                Ok(Project {
+                    root,
+                    config,
+                    has_config: true,
+                    warnings,
+                })
+            }
+            None => Ok(Project {
+                root: std::fs::canonicalize(fallback).unwrap_or_else(|_| fallback.to_path_buf()),
+                config: Config::default(),
+                has_config: false,
+                warnings: Vec::new(),
+            }),
+        }
+    }
+
+    /// Where the corpus is: `--docs`, else `docs` of `grounded.toml`, else `None` (the
+    /// bundled corpus).
+    pub fn docs_path(&self, cli_docs: Option<&Path>) -> Option<PathBuf> {
+        if let Some(d) = cli_docs {
+            return Some(d.to_path_buf());
+        }
+        self.config.docs.as_ref().map(|d| self.root.join(d))
+    }
+
+    /// Loads the project's corpus. The bundled fallback is announced on stderr when
+    /// `announce` is set.
+    pub fn load_corpus(&self, cli_docs: Option<&Path>, announce: bool) -> Result<Corpus, String> {
+        match self.docs_path(cli_docs) {
+            Some(p) => Corpus::load_cached(&p).map_err(|e| e.to_string()),
+            None => {
+                if announce {
+                    eprintln!("grounded: no --docs and no `docs` in grounded.toml; using the bundled demo engine's corpus");
+                }
+                bundled::demo().map_err(|e| e.to_string())
+            }
+        }
+    }
+}
+
+/// Whether `path` lies inside `root` once `..` and links are resolved. A path that does
+/// not exist yet is judged by its lexical form.
+pub fn is_inside(root: &Path, path: &Path) -> bool {
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let full = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        root.join(path)
+    };
+    match std::fs::canonicalize(&full) {
+        Ok(p) => p.starts_with(&root),
+        Err(_) => {
+            let mut out = PathBuf::new();
+            for c in full.components() {
+                match c {
+                    std::path::Component::ParentDir => {
+                        if !out.pop() {
+                            return false;
+                        }
+                    }
+                    std::path::Component::CurDir => {}
+                    other => out.push(other),
+                }
+            }
+            out.starts_with(&root)
+        }
+    }
+}
