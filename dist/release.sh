@@ -16,7 +16,7 @@
 #
 # The binary is compiled once, by maturin for the wheel; every other artifact packs
 # that same file. The version is Cargo.toml's: the extension's and the npm launcher's
-# package.json must say the same (tests/install.rs fails otherwise), and the binary's
+# package.json must say the same (tests/cli/install.rs fails otherwise), and the binary's
 # `--version` is compared when it runs here. Needs: cargo, node and npm, python3 (maturin
 # is installed into target/dist-tools when it is not on PATH), tar or 7z.
 set -euo pipefail
