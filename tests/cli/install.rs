@@ -122,46 +122,33 @@ fn the_wheel_takes_its_version_from_cargo_toml() {
     assert!(py.contains(r#"bindings = "bin""#));
 }
 
-/// The platforms a file names, in its own spelling, mapped to npm's `os-cpu`.
-fn platforms_in(rel: &str, pattern: &str) -> Vec<String> {
-    let re = regex::Regex::new(pattern).unwrap();
-    let mut found: Vec<String> = re
-        .captures_iter(&read(rel))
-        .map(|c| c[1].to_string())
-        .collect();
+/// The platforms (npm's `os-cpu`) a file names among the six os-cpu pairs, by the Rust
+/// triple (`triples`) or by the quoted npm name.
+fn platforms_in(rel: &str, triples: bool) -> Vec<String> {
+    let text = read(rel);
+    let mut found = Vec::new();
+    for (os, triple_os) in [
+        ("linux", "unknown-linux-gnu"),
+        ("darwin", "apple-darwin"),
+        ("win32", "pc-windows-msvc"),
+    ] {
+        for (cpu, triple_cpu) in [("x64", "x86_64"), ("arm64", "aarch64")] {
+            let needle = if triples {
+                format!("{triple_cpu}-{triple_os}")
+            } else {
+                format!("\"{os}-{cpu}\"")
+            };
+            if text.contains(&needle) {
+                found.push(format!("{os}-{cpu}"));
+            }
+        }
+    }
     found.sort();
-    found.dedup();
     found
 }
 
 #[test]
 fn every_list_of_platforms_is_the_same() {
-    let triples = |rel: &str| {
-        let mut p: Vec<String> = platforms_in(
-            rel,
-            r"\b((?:x86_64|aarch64)-(?:unknown-linux-gnu|apple-darwin|pc-windows-msvc))\b",
-        )
-        .iter()
-        .map(|t| {
-            let cpu = if t.starts_with("x86_64") {
-                "x64"
-            } else {
-                "arm64"
-            };
-            let os = if t.contains("linux") {
-                "linux"
-            } else if t.contains("darwin") {
-                "darwin"
-            } else {
-                "win32"
-            };
-            format!("{os}-{cpu}")
-        })
-        .collect();
-        p.sort();
-        p.dedup();
-        p
-    };
     let npm = json("npm/grounded/package.json");
     let mut want: Vec<String> = npm["optionalDependencies"]
         .as_object()
@@ -171,26 +158,14 @@ fn every_list_of_platforms_is_the_same() {
         .collect();
     want.sort();
     assert_eq!(want.len(), 5, "{want:?}");
-    let named = r#""((?:linux|darwin|win32)-(?:x64|arm64))""#;
-    for (rel, got) in [
-        ("dist/release.sh", triples("dist/release.sh")),
-        (
-            ".github/workflows/release.yml",
-            triples(".github/workflows/release.yml"),
-        ),
-        (
-            "editors/vscode/src/server.ts",
-            triples("editors/vscode/src/server.ts"),
-        ),
-        (
-            "editors/vscode/scripts/package.js",
-            triples("editors/vscode/scripts/package.js"),
-        ),
-        (
-            "npm/grounded/bin/grounded.js",
-            platforms_in("npm/grounded/bin/grounded.js", named),
-        ),
+    for (rel, triples) in [
+        ("dist/release.sh", true),
+        (".github/workflows/release.yml", true),
+        ("editors/vscode/src/server.ts", true),
+        ("editors/vscode/scripts/package.js", true),
+        ("npm/grounded/bin/grounded.js", false),
     ] {
+        let got = platforms_in(rel, triples);
         assert_eq!(
             got, want,
             "{rel} names other platforms than npm's optionalDependencies"
