@@ -74,6 +74,8 @@ let output: vscode.OutputChannel;
 let status: Status;
 /** Where the extension is installed: a platform VSIX has its server under `server/`. */
 let extensionPath = "";
+/** Counts calls of start(), which awaits the binary's probe before it makes a client. */
+let starts = 0;
 let lastTurn: number | undefined;
 let agentRun: AgentRun | undefined;
 /** Turns whose `grounded/agentFinished` came before the command's answer. */
@@ -493,7 +495,12 @@ async function start(): Promise<void> {
     bundled: `the server bundled with the extension (${found.path})`,
     path: `\`grounded\` on PATH (${found.path})`,
   }[found.source];
+  const gen = ++starts;
   const probed = await probe(found);
+  // A newer start (serverPath changed while `--version` ran) owns the server now.
+  if (gen !== starts) {
+    return;
+  }
   if ("reason" in probed) {
     const todo =
       found.source === "bundled"
