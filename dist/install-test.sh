@@ -95,8 +95,9 @@ out=$("$tmp/venv/bin/pip" download --quiet --no-deps --no-index --find-links "$d
     --platform manylinux_2_17_x86_64 --python-version 3.11 -d "$tmp/old" grounded 2>&1)
 status=$?
 set -e
-# Known good first: the same download for this machine's glibc finds the wheel.
-mine=$(ldd --version | sed -n '1s/.* \([0-9]*\)\.\([0-9]*\)$/manylinux_\1_\2_x86_64/p')
+# Known good: the same download for the wheel's own tag finds it (pip matches an
+# explicit --platform exactly, so a newer glibc's tag would not).
+mine=$(basename "$wheel" .whl | sed 's/.*-py3-none-//')
 "$tmp/venv/bin/pip" download --quiet --no-deps --no-index --find-links "$dist" --only-binary=:all: \
     --platform "$mine" --python-version 3.11 -d "$tmp/new" grounded \
     || fail "pip for $mine found no wheel"
