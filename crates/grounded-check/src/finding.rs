@@ -276,7 +276,7 @@ pub struct Finding {
     /// human and JSON output leave it out unless `--show-ignored`, SARIF keeps it as a
     /// suppression.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ignored: Option<super::suppress::Ignored>,
+    pub ignored: Option<Ignored>,
 }
 
 impl Finding {
@@ -352,4 +352,25 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), CODES.len());
     }
+}
+
+/// What silenced a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IgnoredBy {
+    /// An ignore comment in the file (SARIF `inSource`).
+    Comment,
+    /// `grounded.toml`'s `[check]` or `--select`/`--ignore` (SARIF `external`).
+    Config,
+    /// A baseline file (SARIF `external`).
+    Baseline,
+}
+
+/// Why a finding is not reported (`"ignored": {"by", "reason"}` in JSON).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Ignored {
+    /// What silenced it.
+    pub by: IgnoredBy,
+    /// The comment's reason, or where the configuration says it.
+    pub reason: Option<String>,
 }

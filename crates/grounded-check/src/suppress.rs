@@ -14,31 +14,13 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-use serde::Serialize;
 
 use super::finding::{Code, Finding, Fix, Severity, Span, CODES};
 use grounded_project::{CheckSection, Spanned};
 
-/// What silenced a finding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum IgnoredBy {
-    /// An ignore comment in the file (SARIF `inSource`).
-    Comment,
-    /// `grounded.toml`'s `[check]` or `--select`/`--ignore` (SARIF `external`).
-    Config,
-    /// A baseline file (SARIF `external`).
-    Baseline,
-}
-
-/// Why a finding is not reported (`"ignored": {"by", "reason"}` in JSON).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Ignored {
-    /// What silenced it.
-    pub by: IgnoredBy,
-    /// The comment's reason, or where the configuration says it.
-    pub reason: Option<String>,
-}
+// `Ignored` and `IgnoredBy` live with the finding that carries them (`finding.rs`):
+// here they made `finding` and `suppress` import each other.
+pub use super::finding::{Ignored, IgnoredBy};
 
 /// The word every ignore comment starts with.
 pub const DIRECTIVE: &str = "grounded-ignore";

@@ -23,6 +23,7 @@ import {
   State,
   TransportKind,
 } from "vscode-languageclient/node";
+import { findServer, installAdvice, probe } from "./server";
 import { Status } from "./status";
 
 /** The server's commands (interfaces.md, "The agent in the editor"). */
@@ -71,6 +72,10 @@ const REFUSAL_MEMORY_MS = 10_000;
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
 let status: Status;
+/** Where the extension is installed: a platform VSIX has its server under `server/`. */
+let extensionPath = "";
+/** Counts calls of start(), which awaits the binary's probe before it makes a client. */
+let starts = 0;
 let lastTurn: number | undefined;
 let agentRun: AgentRun | undefined;
 /** Turns whose `grounded/agentFinished` came before the command's answer. */
@@ -96,36 +101,6 @@ function settings(): Record<string, unknown> {
   };
 }
 
-/**
- * The binary the setting names, resolved as the OS would (an absolute or relative path,
- * else a name on PATH), or undefined. Checked before starting: a missing binary
- * otherwise shows as "the server crashed 5 times", which says nothing about the cause.
- */
-function resolveServer(command: string): string | undefined {
-  const runnable = (p: string) => {
-    try {
-      return fs.statSync(p).isFile();
-    } catch {
-      return false;
-    }
-  };
-  if (command.includes("/") || command.includes("\\")) {
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-    const p = path.isAbsolute(command) || !folder ? command : path.join(folder, command);
-    return runnable(p) ? p : undefined;
-  }
-  const exts = process.platform === "win32" ? ["", ".exe", ".cmd"] : [""];
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-    for (const ext of exts) {
-      const p = path.join(dir, command + ext);
-      if (dir && runnable(p)) {
-        return p;
-      }
-    }
-  }
-  return undefined;
-}
-
 async function openSettings(query: string): Promise<void> {
   await vscode.commands.executeCommand("workbench.action.openSettings", query);
 }
@@ -141,7 +116,8 @@ let scopes: Record<string, string> = {};
  */
 async function openSetting(id: string): Promise<void> {
   const query = `@id:${id}`;
-  const machine = scopes[id] === "machine";
+  // serverPath is machine-overridable: the e2e test found it, too, only on the Remote tab.
+  const machine = scopes[id] === "machine" || scopes[id] === "machine-overridable";
   try {
     if (machine && vscode.env.remoteName) {
       await vscode.commands.executeCommand("workbench.action.openRemoteSettings", { query });
@@ -497,20 +473,49 @@ async function start(): Promise<void> {
     await old.stop().catch((e) => output.appendLine(`stopping the old server: ${e}`));
   }
   agentEnded();
-  const setting = vscode.workspace.getConfiguration("grounded").get<string>("serverPath") || "grounded";
-  const command = resolveServer(setting);
-  if (!command) {
-    const msg = `grounded: the server binary \`${setting}\` was not found. Install grounded (cargo install --path . in its repository) or set grounded.serverPath to the binary's absolute path.`;
+  const setting = vscode.workspace.getConfiguration("grounded").get<string>("serverPath") ?? "";
+  const found = findServer(setting, extensionPath, vscode.workspace.workspaceFolders?.[0]?.uri.fsPath);
+  // A missing or broken binary otherwise shows as "the server crashed 5 times", which
+  // says nothing about the cause: each is one message with the path and what to do.
+  const fail = (msg: string, why: string) => {
     output.appendLine(msg);
-    status.stopped("binary not found");
+    status.stopped(why);
     void vscode.window.showErrorMessage(msg, "Open Settings").then((b) => {
       if (b) {
-        void openSettings("grounded.serverPath");
+        void openSetting("grounded.serverPath");
       }
     });
+  };
+  if (!found) {
+    fail(`grounded: no server binary (this extension carries none, and \`grounded\` is not on PATH). ${installAdvice()}`, "binary not found");
     return;
   }
-  output.appendLine(`starting ${command} serve --stdio`);
+  const named = {
+    setting: `grounded.serverPath (${found.path})`,
+    bundled: `the server bundled with the extension (${found.path})`,
+    path: `\`grounded\` on PATH (${found.path})`,
+  }[found.source];
+  const gen = ++starts;
+  const probed = await probe(found);
+  // A newer start (serverPath changed while `--version` ran) owns the server now.
+  if (gen !== starts) {
+    return;
+  }
+  if ("reason" in probed) {
+    const todo =
+      found.source === "bundled"
+        ? "Reinstall the extension, or set grounded.serverPath to a grounded binary."
+        : found.source === "setting"
+          ? "Fix or clear grounded.serverPath."
+          : "Reinstall grounded, or set grounded.serverPath to a grounded binary.";
+    fail(`grounded: ${named} cannot start: ${probed.reason}. ${todo}`, "binary cannot start");
+    return;
+  }
+  if (probed.fixed) {
+    output.appendLine(`${found.path}: ${probed.fixed}`);
+  }
+  const command = found.path;
+  output.appendLine(`starting grounded ${probed.version}: ${named}, serve --stdio`);
   const c = makeClient(command);
   client = c;
   status.starting();
@@ -587,6 +592,7 @@ async function ask(): Promise<void> {
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("grounded");
+  extensionPath = context.extensionPath;
   scopes = Object.fromEntries(
     Object.entries(
       (context.extension.packageJSON?.contributes?.configuration?.properties ?? {}) as Record<string, { scope?: string }>,

@@ -3,7 +3,15 @@
 // browser) with the packaged .vsix installed, a copy of examples/demo as the workspace,
 // the `grounded` binary built by cargo, and headless Chromium driven by playwright-core.
 //
-//   node editors/vscode/test/e2e.js [--server PATH] [--screenshots DIR] [--no-build] [--keep]
+//   node editors/vscode/test/e2e.js [--server PATH | --vsix FILE | --no-server] [--screenshots DIR] [--no-build] [--keep]
+//
+// With --vsix (a platform VSIX of dist/release.sh), the extension runs the server it
+// carries: grounded.serverPath is not set and no folder of PATH holds a grounded, and
+// the output channel must name the bundled binary and its version. With --no-server
+// (the universal VSIX, no grounded anywhere) it checks the one message instead: it names
+// the install that fits, and its Open Settings opens grounded.serverPath on the Remote
+// tab, where a machine-overridable setting lives in code-server (the User tab showed
+// "No Settings Found").
 //
 // Steps, each of which fails the run:
 //   1. opens mistakes/member.js, waits for the squiggle and the Problems entry
@@ -47,8 +55,10 @@ const repo = path.resolve(extDir, "../..");
 
 function usage() {
   console.log(
-    "usage: node editors/vscode/test/e2e.js [--server PATH] [--screenshots DIR] [--no-build] [--keep]\n" +
+    "usage: node editors/vscode/test/e2e.js [--server PATH | --vsix FILE] [--screenshots DIR] [--no-build] [--keep]\n" +
       "  --server PATH      the grounded binary (default: $GROUNDED_BIN, else target/debug/grounded)\n" +
+      "  --vsix FILE        a platform VSIX: its bundled server, no grounded on PATH, no serverPath\n" +
+      "  --no-server        the universal VSIX with no grounded anywhere: the message and its button\n" +
       "  --screenshots DIR  where the screenshots go (default: $GROUNDED_E2E_SCREENSHOTS, else target/vscode-e2e)\n" +
       "  --no-build         use editors/vscode/grounded.vsix as it is\n" +
       "  --keep             keep the temporary workspace and code-server's logs",
@@ -66,6 +76,8 @@ function parseArgs(argv) {
     const a = argv[i];
     if (a === "--server") o.server = argv[++i];
     else if (a === "--screenshots") o.shots = argv[++i];
+    else if (a === "--vsix") o.vsix = path.resolve(argv[++i]);
+    else if (a === "--no-server") o.noServer = true;
     else if (a === "--no-build") o.build = false;
     else if (a === "--keep") o.keep = true;
     else if (a === "--help" || a === "-h") {
@@ -285,13 +297,13 @@ async function main() {
     console.log(`skipped: ${inst.skip}`);
     return 0;
   }
-  if (!fs.existsSync(opts.server)) {
+  if (!opts.vsix && !opts.noServer && !fs.existsSync(opts.server)) {
     throw new Error(`no grounded binary at ${opts.server} (cargo build, or --server PATH)`);
   }
-  if (opts.build) {
+  if (opts.build && !opts.vsix) {
     buildVsix();
   }
-  const vsix = path.join(extDir, "grounded.vsix");
+  const vsix = opts.vsix || path.join(extDir, "grounded.vsix");
   if (!fs.existsSync(vsix)) {
     throw new Error(`no ${vsix} (drop --no-build)`);
   }
@@ -341,7 +353,7 @@ async function main() {
     path.join(userData, "User/settings.json"),
     JSON.stringify(
       {
-        "grounded.serverPath": opts.server,
+        ...(opts.vsix || opts.noServer ? {} : { "grounded.serverPath": opts.server }),
         "grounded.agent.model": "scripted",
         // The dry run on save only (step 3b): an idle run at a random moment would make
         // the other steps' Problems and squiggles a race.
@@ -382,6 +394,13 @@ async function main() {
     XDG_DATA_HOME: path.join(tmp, "data"),
     GROUNDED_CACHE_DIR: path.join(tmp, "grounded-cache"),
   };
+  if (opts.vsix || opts.noServer) {
+    // No grounded on PATH: the server that runs is the one the VSIX carries, or none.
+    env.PATH = (process.env.PATH || "")
+      .split(path.delimiter)
+      .filter((d) => d && !fs.existsSync(path.join(d, "grounded")))
+      .join(path.delimiter);
+  }
   run(inst.codeServer, ["--user-data-dir", userData, "--extensions-dir", extensions, "--install-extension", vsix], {
     env,
     stdio: ["ignore", "ignore", "inherit"],
@@ -425,9 +444,52 @@ async function main() {
     await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
     // The workspace has a grounded.toml: the extension activates and starts the server
     // before any file is opened.
+    if (opts.noServer) {
+      step = "the no-binary message";
+      const toasts = page.locator(".notifications-toasts .notification-toast");
+      await toasts.filter({ hasText: "no server binary" }).first().waitFor({ timeout: 30000 });
+      await sleep(2000);
+      const shown = await toasts.allTextContents();
+      const target = `${process.platform}-${process.arch}`;
+      if (shown.length !== 1 || !shown[0].includes(`Install the grounded extension for ${target}`) || /cargo install/.test(shown[0])) {
+        throw new Error(`one message naming the ${target} VSIX expected, got ${shown.length}: ${JSON.stringify(shown)}`);
+      }
+      const shot = path.join(opts.shots, "no-server-message.png");
+      await page.screenshot({ path: shot });
+      console.log(`  message: ${(await toasts.locator(".notification-list-item-message").first().textContent()).trim()}`);
+      await toasts.locator(".monaco-button", { hasText: "Open Settings" }).first().click();
+      step = "Open Settings at grounded.serverPath";
+      await page.locator(".settings-editor .setting-item-contents", { hasText: "Server Path" }).first().waitFor({ timeout: 15000 });
+      const tab = ((await page.locator(".settings-editor .settings-tabs-widget .action-label.checked").first().textContent()) || "").trim();
+      if (!/Remote/.test(tab)) {
+        throw new Error(`the setting opened on the "${tab}" tab, not Remote`);
+      }
+      const shot2 = path.join(opts.shots, "no-server-setting.png");
+      await page.screenshot({ path: shot2 });
+      passed = true;
+      console.log(`vscode e2e (no server): passed; Open Settings showed grounded.serverPath on the ${tab} tab`);
+      console.log(`  screenshots: ${shot}, ${shot2}`);
+      return 0;
+    }
     step = "the server starting (status bar)";
     await until("the status bar to say grounded is running", async () => /grounded$/.test(await statusText(page)) && !/starting|stopped/.test(await statusText(page)), 60000);
     timings.serverReadyMs = Date.now() - tLoad;
+    if (opts.vsix) {
+      step = "the output channel naming the bundled server";
+      const want = /starting grounded (\S+): the server bundled with the extension \((\S+)\)/;
+      let said;
+      await until("the log to name the bundled server", () => {
+        for (const f of findFiles(path.join(userData, "logs"), (f) => /grounded\.log$/.test(f))) {
+          said = said || want.exec(fs.readFileSync(f, "utf8"));
+        }
+        return Boolean(said);
+      }, 15000);
+      const version = JSON.parse(fs.readFileSync(path.join(extensions, fs.readdirSync(extensions).find((d) => d.startsWith("grounded.grounded-")), "package.json"), "utf8")).version;
+      if (said[1] !== version || !said[2].startsWith(extensions)) {
+        throw new Error(`the log says ${said[0]}; expected grounded ${version} under ${extensions}`);
+      }
+      console.log(`  log: ${said[0]}`);
+    }
 
     step = "1. squiggle and Problems entry on mistakes/member.js";
     await page.locator(".monaco-workbench").click({ position: { x: 700, y: 400 } });

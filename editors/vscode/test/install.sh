@@ -20,7 +20,9 @@ VSCODE_RIPGREP_VERSION=1.15.11
 RIPGREP_RELEASE=v13.0.0-10
 dir="${GROUNDED_VSCODE_E2E_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/grounded/vscode-e2e}"
 stamp="$dir/installed"
-want="code-server@$CODE_SERVER_VERSION playwright-core@$PLAYWRIGHT_VERSION"
+# "scripts": the install ran code-server's install scripts (an npm that blocks them
+# leaves a code-server whose native modules were never built; see below).
+want="code-server@$CODE_SERVER_VERSION playwright-core@$PLAYWRIGHT_VERSION scripts"
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
     echo "vscode-e2e: already installed in $dir ($want)"
@@ -46,6 +48,9 @@ fi
 mkdir -p "$dir"
 cd "$dir"
 rm -f "$stamp"
+# A node_modules left by an install under another stamp is started afresh: npm calls
+# it "up to date" and runs no install script again.
+rm -rf node_modules package-lock.json
 [ -f package.json ] || echo '{ "name": "grounded-vscode-e2e", "private": true }' > package.json
 # VS Code's @vscode/ripgrep downloads its rg from GitHub in its postinstall, which fails
 # where only package registries are reachable (and retries for a minute first). It takes
@@ -65,7 +70,10 @@ tar -czf "$rg_cache/ripgrep-$RIPGREP_RELEASE-$rg_target.tar.gz" -C "$rg_cache/rg
 # and as root it refuses to run unless npm says unsafe-perm (npm 7+ dropped the flag
 # but code-server still reads it from the environment). node-pty's postinstall runs
 # `npx node-gyp`, which an npmrc with `yes=false` (or no terminal) cancels.
-npm_config_unsafe_perm=true npm_config_yes=true npm install --no-audit --no-fund --no-save "code-server@$CODE_SERVER_VERSION" "playwright-core@$PLAYWRIGHT_VERSION"
+# npm 11.x runs no dependency's install script unless approved (allowScripts), and
+# code-server's postinstall runs nested `npm install`s whose own scripts build the
+# native modules: the pinned versions above are approved whole for this one install.
+npm_config_dangerously_allow_all_scripts=true npm_config_unsafe_perm=true npm_config_yes=true npm install --no-audit --no-fund --no-save "code-server@$CODE_SERVER_VERSION" "playwright-core@$PLAYWRIGHT_VERSION"
 test -x node_modules/.bin/code-server
 echo "$want" > "$stamp"
 echo "vscode-e2e: installed in $dir ($want)"
