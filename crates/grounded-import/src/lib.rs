@@ -335,6 +335,10 @@ fn convert(
     }
     let mut model = map::Model::build(decls, files, labels, settings)
         .map_err(|m| ImportError::new("", 0, m))?;
+    // Here, not inside `map`: `implied` reads the model, and `map` calling it back made
+    // the two modules a circle.
+    implied::check_no_constructor(&model.entities, files, settings)
+        .map_err(|m| ImportError::new("", 0, m))?;
     for s in skipped {
         model.skip(s.file, s.line, s.what, &s.why);
     }

@@ -586,7 +586,6 @@ impl Model {
                     .push((e.qualified(), e.name.clone(), f, l, format!("{note}{own}")));
             }
         }
-        super::implied::check_no_constructor(&self.entities, files, settings)?;
         for (opt, list) in [
             ("extensible", &settings.extensible),
             ("global_members", &settings.global_members),
