@@ -179,3 +179,87 @@ fn the_check_table_holds_in_the_editor() {
     assert_eq!(codes(&d), ["member"]);
     lsp.shutdown();
 }
+
+/// The lines `grounded check --format json` reports for `file` in `dir`, with codes.
+fn check_lines(dir: &std::path::Path, file: &str) -> Vec<(u64, String)> {
+    let out = std::process::Command::new(bin())
+        .args(["check", "--format", "json", file])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let v: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    v.iter()
+        .map(|f| {
+            (
+                f["line"].as_u64().unwrap(),
+                f["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_baseline_of_the_check_table_holds_in_the_editor() {
+    // Recorded today: two findings. Then a line is added above them and a new mistake
+    // typed, with a second copy of a recorded line: the editor shows the new mistake and
+    // the second copy, as `grounded check` does, and not the recorded two.
+    let old = "layout.tableCellEnd();\nmissing();\n";
+    let (dir, lsp) = start("", &[("a.js", old.as_bytes())]);
+    let out = std::process::Command::new(bin())
+        .args(["check", "--write-baseline", "base.json", "a.js"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let toml = dir.path().join("grounded.toml");
+    let mut text = std::fs::read_to_string(&toml).unwrap();
+    text.push_str("\n[check]\nbaseline = \"base.json\"\n");
+    std::fs::write(&toml, text).unwrap();
+    lsp.shutdown();
+    let mut lsp = Lsp::start(&[], &[]);
+    lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
+
+    let new =
+        "var x = 1;\nlayout.tableRowEndd();\nlayout.tableCellEnd();\nmissing();\nmissing();\n";
+    std::fs::write(dir.path().join("a.js"), new).unwrap();
+    let a = uri(&dir.path().join("a.js"));
+    lsp.open(&a, new);
+    let d = lsp.diagnostics_where(&a, Some(1), |d| !d.is_empty());
+    let shown: Vec<(u64, String)> = d
+        .iter()
+        .map(|d| {
+            (
+                d["range"]["start"]["line"].as_u64().unwrap() + 1,
+                d["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [(2, "member".to_string()), (5, "function".to_string())],
+        "{d:#?}"
+    );
+    assert_eq!(
+        shown,
+        check_lines(dir.path(), "a.js"),
+        "the editor shows what check prints"
+    );
+
+    // Known-bad: without the baseline key both recorded findings come back.
+    let mut text = std::fs::read_to_string(&toml).unwrap();
+    text = text.replace("baseline = \"base.json\"\n", "");
+    std::fs::write(&toml, text).unwrap();
+    lsp.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri(&toml), "type": 2}]}),
+    );
+    lsp.change(&a, 2, [0, 0, 0, 0], " ");
+    let d = lsp.diagnostics_where(&a, Some(2), |d| d.len() == 4);
+    assert_eq!(codes(&d), ["member", "member", "function", "function"]);
+    lsp.shutdown();
+}

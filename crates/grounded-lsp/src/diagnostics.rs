@@ -198,13 +198,21 @@ impl Backend {
         } else {
             suppress::FileRules::default()
         };
+        let baseline = if inside {
+            read(&self.state.baseline).clone()
+        } else {
+            None
+        };
         let comments = text.contains(suppress::DIRECTIVE);
-        if !comments && file_rules.is_default() {
+        if !comments && file_rules.is_default() && baseline.is_none() {
             return findings;
         }
         let script = grounded_js::script_text(rel, text, directives);
         let before = findings.len();
         suppress::apply_file(&mut findings, rel, text, &script, &file_rules);
+        if let Some(b) = &baseline {
+            mark_baselined(&mut findings, b, rel, text);
+        }
         findings.retain(|f| f.ignored.is_none());
         if findings.len() != before || comments {
             findings.sort_by_key(|f| (f.span.start, f.code));
@@ -689,6 +697,33 @@ impl Backend {
             .collect();
         for (k, v) in targets {
             self.schedule_check(k, v, false, false);
+        }
+    }
+}
+
+/// Marks the findings of `rel` that the baseline records, as `grounded check --baseline`
+/// does (its entries are keyed by file, code, name and line text, so a buffer's edits
+/// elsewhere do not bring them back). Findings already silenced are not matched.
+fn mark_baselined(
+    findings: &mut [Finding],
+    b: &grounded_check::baseline::Baseline,
+    rel: &str,
+    text: &str,
+) {
+    let open: Vec<usize> = (0..findings.len())
+        .filter(|&i| findings[i].ignored.is_none())
+        .collect();
+    let keys: Vec<_> = open
+        .iter()
+        .map(|&i| grounded_check::baseline::key_of(&findings[i], rel, Some(text)))
+        .collect();
+    let m = b.apply(&keys, &std::collections::HashSet::new());
+    for (&i, silenced) in open.iter().zip(&m.silenced) {
+        if *silenced {
+            findings[i].ignored = Some(grounded_check::Ignored {
+                by: grounded_check::IgnoredBy::Baseline,
+                reason: None,
+            });
         }
     }
 }

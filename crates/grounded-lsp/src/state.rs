@@ -69,6 +69,9 @@ pub struct State {
     /// `[check]` of `grounded.toml` (replaced when the file changes): what the editor
     /// publishes is what `grounded check` prints.
     pub(super) rules: RwLock<Arc<grounded_check::Rules>>,
+    /// The baseline `[check] baseline` names, read with the rules: the findings it
+    /// records are silenced in the editor as `grounded check` silences them.
+    pub(super) baseline: RwLock<Option<Arc<grounded_check::baseline::Baseline>>>,
     pub(super) settings: RwLock<Settings>,
     /// Bumped by every edit: the idle dry run runs only if nothing changed meanwhile.
     pub(super) edits: AtomicU64,
@@ -153,6 +156,7 @@ impl Backend {
                 root: RwLock::new(None),
                 project: RwLock::new(None),
                 rules: RwLock::new(Arc::new(grounded_check::Rules::default())),
+                baseline: RwLock::new(None),
                 settings: RwLock::new(Settings::default()),
                 edits: AtomicU64::new(0),
                 dry_running: AtomicBool::new(false),

@@ -149,11 +149,33 @@ impl Backend {
                                     rules_error = Some(e);
                                     grounded_check::Rules::default()
                                 });
+                            // The baseline is read with the rules; a broken one is said
+                            // like a broken table, and nothing is silenced by it.
+                            let baseline = rules.baseline.as_ref().and_then(|file| {
+                                let read = std::fs::read(file)
+                                    .map_err(|e| e.to_string())
+                                    .and_then(|b| {
+                                        String::from_utf8(b).map_err(|_| "not valid UTF-8".into())
+                                    })
+                                    .and_then(|t| grounded_check::baseline::Baseline::parse(&t));
+                                match read {
+                                    Ok(b) => Some(Arc::new(b)),
+                                    Err(e) => {
+                                        rules_error.get_or_insert(format!(
+                                            "baseline {}: {e}",
+                                            file.display()
+                                        ));
+                                        None
+                                    }
+                                }
+                            });
+                            write(&this.state.baseline, baseline);
                             write(&this.state.rules, Arc::new(rules));
                             write(&this.state.project, Some(p))
                         }
                         Err(e) => {
                             write(&this.state.rules, Arc::new(grounded_check::Rules::default()));
+                            write(&this.state.baseline, None);
                             return Err(e);
                         }
                     }
