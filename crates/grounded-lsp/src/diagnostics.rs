@@ -177,6 +177,18 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
 }
 
 impl Backend {
+    /// The `[check]` rules of a buffer (`grounded.toml`'s, for a file inside the root;
+    /// the defaults outside it), or `None` when the rules exclude it: an excluded file
+    /// shows nothing. One answer for the check's findings and the dry run's.
+    fn rules_for(&self, rel: &str) -> Option<grounded_check::suppress::FileRules> {
+        let inside = self.inside_root(rel);
+        if !inside {
+            return Some(grounded_check::suppress::FileRules::default());
+        }
+        let rules = read(&self.state.rules);
+        (!rules.excluded(rel)).then(|| rules.for_file(rel))
+    }
+
     /// The findings the editor shows of a buffer: its ignore comments and `[check]`
     /// applied ([`grounded_check::suppress::apply`]) and what they silenced left out, as
     /// `grounded check` prints them. An excluded file shows nothing.
@@ -188,17 +200,10 @@ impl Backend {
         directives: &[String],
     ) -> Vec<Finding> {
         use grounded_check::suppress;
-        let rules = read(&self.state.rules);
-        let inside = self.inside_root(rel);
-        if inside && rules.excluded(rel) {
+        let Some(file_rules) = self.rules_for(rel) else {
             return Vec::new();
-        }
-        let file_rules = if inside {
-            rules.for_file(rel)
-        } else {
-            suppress::FileRules::default()
         };
-        let baseline = if inside {
+        let baseline = if self.inside_root(rel) {
             read(&self.state.baseline).clone()
         } else {
             None
@@ -228,15 +233,8 @@ impl Backend {
         if found.is_empty() {
             return found;
         }
-        let rules = read(&self.state.rules);
-        let inside = self.inside_root(rel);
-        if inside && rules.excluded(rel) {
+        let Some(file_rules) = self.rules_for(rel) else {
             return Vec::new();
-        }
-        let file_rules = if inside {
-            rules.for_file(rel)
-        } else {
-            suppress::FileRules::default()
         };
         if file_rules.is_default() && !text.contains(suppress::DIRECTIVE) {
             return found;
