@@ -184,6 +184,12 @@ impl AgentConfig {
             if let Some(n) = a.max_steps {
                 c.max_steps = n.max(1);
             }
+            // A plan's worker has steps of its own: a project whose model needs more
+            // than 12 for one item (or whose server is slow enough that 12 is too many)
+            // could set the turn's steps but not its workers'.
+            if let Some(n) = a.worker_max_steps {
+                c.worker_max_steps = n.max(1);
+            }
             if let Some(t) = a.timeout_secs {
                 c.request_timeout = Duration::from_secs(t.max(1));
             }
@@ -349,6 +355,30 @@ mod tests {
         assert_eq!(c.fuzzy_threshold, 0.8);
         assert_eq!((c.gate_budget, c.reserve_final), (3, 2));
         assert!(!c.denoun);
+        assert_eq!((c.max_steps, c.worker_max_steps), (24, 12));
+    }
+
+    #[test]
+    fn agent_settings_come_from_grounded_toml() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("grounded.toml"),
+            "[agent]\nmax_steps = 5\nworker_max_steps = 3\ntimeout_secs = 7\nmax_tokens = 99\n",
+        )
+        .unwrap();
+        let p = Project::discover(dir.path(), dir.path()).unwrap();
+        assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+        let c = AgentConfig::for_project(&p, false);
+        assert_eq!((c.max_steps, c.worker_max_steps), (5, 3));
+        assert_eq!(c.request_timeout, Duration::from_secs(7));
+        assert_eq!(c.max_tokens, Some(99));
+        std::fs::write(
+            dir.path().join("grounded.toml"),
+            "[agent]\nworker_max_steps = 0\n",
+        )
+        .unwrap();
+        let p = Project::discover(dir.path(), dir.path()).unwrap();
+        assert_eq!(AgentConfig::for_project(&p, false).worker_max_steps, 1);
     }
 
     #[test]

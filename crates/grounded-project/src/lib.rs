@@ -115,6 +115,8 @@ impl CheckSection {
 pub struct AgentSection {
     /// The most model steps of one turn.
     pub max_steps: Option<usize>,
+    /// The most model steps of one plan item's worker turn.
+    pub worker_max_steps: Option<usize>,
     /// A command measured before and after a turn's writes; it runs only when the user
     /// also asks for it (`--validate`), never on the project file's word alone.
     pub validate: Option<String>,
@@ -158,7 +160,13 @@ pub const KNOWN_KEYS: &[(&str, &[&str])] = &[
     ("model", &["base_url", "name", "api_key_env"]),
     (
         "agent",
-        &["max_steps", "validate", "timeout_secs", "max_tokens"],
+        &[
+            "max_steps",
+            "worker_max_steps",
+            "validate",
+            "timeout_secs",
+            "max_tokens",
+        ],
     ),
 ];
 
