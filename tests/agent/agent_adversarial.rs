@@ -8,6 +8,13 @@
 //! - `findings`: the turn left no finding `grounded check` did not report before (errors,
 //!   and a construct left open) — its writes kept only when they added none;
 //! - `removal`: a removal request never grew a file or created one;
+//! - `question`: a question changed no file, whatever the model tried to write;
+//! - `offer`: no request of a question (the composer's or a plan worker's) offered a
+//!   tool that writes (a separate invariant, so a failing seed shrinks to the writes
+//!   that changed a file, not to any request);
+//! - `named`: a change that changed none of the files its request named did not end
+//!   `done`, unless a named file's findings went down (the goal met there), and its
+//!   reason names the files it did change;
 //! - `rollback`: a turn whose writes were undone left the tree byte for byte as it was
 //!   (files, folders, links);
 //! - `status`: exit status and `final.status` agree; `final.changed` is what the file
@@ -45,6 +52,20 @@ const WORKER_MAX_STEPS: usize = 12;
 const TURN_SECS: u64 = 90;
 /// CI: this many seeds from 1.
 const CI_SEEDS: u64 = 150;
+
+/// The tools that write files: a question's requests offer none of them.
+const WRITE_TOOLS: &[&str] = &["write_file", "edit_file", "delete_lines"];
+
+/// The files a request names (`main.js`, `lib/util.js`): the fixture's requests name
+/// them plainly, so a word with a slash or a script extension is one.
+fn named_in(request: &str) -> Vec<String> {
+    request
+        .split_whitespace()
+        .map(|w| w.trim_end_matches(['.', ',', '?']))
+        .filter(|w| w.ends_with(".js") || w.ends_with(".md"))
+        .map(str::to_string)
+        .collect()
+}
 
 /// One case: a request and the replies the model sends, in order.
 #[derive(Debug, Clone)]
@@ -180,6 +201,7 @@ struct Report {
     status: String,
     stdout: String,
     stderr: String,
+    transcript: Vec<Value>,
 }
 
 fn worker_of(e: &Value) -> u64 {
@@ -342,6 +364,62 @@ fn run_case(case: &Case) -> Report {
         }
     }
 
+    // question
+    if asked == Asked::Question {
+        if !diff.is_empty() {
+            v.push(("question", format!("a question changed {diff:?}")));
+        }
+        for e in events(t, "request") {
+            let offered: Vec<&str> = e["tools"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .filter(|n| WRITE_TOOLS.contains(n))
+                .collect();
+            if !offered.is_empty() {
+                v.push((
+                    "offer",
+                    format!(
+                        "a question's request (worker {}) offered {offered:?}",
+                        worker_of(e)
+                    ),
+                ));
+                break;
+            }
+        }
+    }
+
+    // named
+    let named = named_in(request);
+    let hit_named = diff.iter().any(|f| named.contains(f));
+    if asked != Asked::Question && !named.is_empty() && !diff.is_empty() && !hit_named {
+        let went_down = |m: &BTreeMap<String, usize>| -> usize {
+            m.iter()
+                .filter(|(k, _)| named.iter().any(|n| k.starts_with(&format!("{n} "))))
+                .map(|(_, n)| n)
+                .sum()
+        };
+        let (was, is) = (
+            went_down(&found_before),
+            went_down(&findings(&root, &after)),
+        );
+        if status == "done" && is >= was {
+            v.push((
+                "named",
+                format!("asked about {named:?}, changed only {diff:?}, and ended `done`"),
+            ));
+        }
+        if status != "failed" && diff.iter().any(|f| !reason.contains(f.as_str())) {
+            v.push((
+                "named",
+                format!(
+                    "changed only {diff:?}, not {named:?}; the reason does not say so: {reason}"
+                ),
+            ));
+        }
+    }
+
     // rollback
     let undone = events(t, "edit")
         .iter()
@@ -431,6 +509,7 @@ fn run_case(case: &Case) -> Report {
         status,
         stdout: r.stdout,
         stderr: r.stderr,
+        transcript: r.transcript,
     }
 }
 
@@ -524,7 +603,8 @@ fn run_seeds(seeds: impl Iterator<Item = u64>, deadline: Option<Instant>) -> Vec
     eprintln!("behaviours drawn: {drawn:?}");
     eprintln!("statuses: {statuses:?}");
     let all: Vec<String> = [
-        "outside", "findings", "removal", "rollback", "status", "answered", "bounded", "panic",
+        "outside", "findings", "removal", "question", "offer", "named", "rollback", "status",
+        "answered", "bounded", "panic",
     ]
     .iter()
     .map(|i| format!("{i}: {}", per_invariant.get(i).copied().unwrap_or(0)))
@@ -763,13 +843,51 @@ fn the_verify_gate_does_not_check_a_gitignore_as_a_script() {
         "a phantom finding: {}",
         r.stdout
     );
-    assert_eq!((r.code, r.status.as_str()), (0, "done"), "{}", r.stderr);
+    // Asked to fix main.js, it changed only .gitignore: not `done`, and said so.
+    assert_eq!(
+        (r.code, r.status.as_str()),
+        (1, "unchanged"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("changed .gitignore, not main.js"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// The `edit` events of a turn's transcript with `status`, as `(path, reason)`.
+fn edits_with(r: &Report, status: &str) -> Vec<(String, String)> {
+    events(&r.transcript, "edit")
+        .into_iter()
+        .filter(|e| e["status"] == status)
+        .map(|e| {
+            (
+                e["path"].as_str().unwrap_or("").to_string(),
+                e["reason"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// `util.js` without `banner`: clean alone (the pre-write refusal passes it), while
+/// `main.js`, which calls `banner`, gains a finding the end measure sees.
+fn break_util() -> Vec<(&'static str, Step)> {
+    vec![
+        calls(&[("read_file", json!({"path": "lib/util.js"}))]),
+        calls(&[(
+            "delete_lines",
+            json!({"path": "lib/util.js", "marks": "1-3: DELETE"}),
+        )]),
+    ]
 }
 
 #[test]
-fn a_removal_that_leaves_a_construct_open_is_undone() {
+fn a_removal_that_would_leave_a_construct_open_is_refused_before_it_lands() {
     // Deleting only `layout.tableEnd();` added no error, only the `construct` warning;
-    // the turn ended `done`. Now the measure counts it and the turn is undone.
+    // the turn ended `done`. The end measure then counted it and undid the turn; now the
+    // pre-write refusal judges the write as the measure does and it never lands.
     let r = check(
         "Remove the table from main.js.",
         vec![
@@ -783,23 +901,46 @@ fn a_removal_that_leaves_a_construct_open_is_undone() {
             say("Removed the table."),
         ],
     );
+    assert_eq!(
+        (r.code, r.status.as_str()),
+        (1, "unchanged"),
+        "{}",
+        r.stdout
+    );
+    let refused = edits_with(&r, "refused");
+    assert!(
+        refused
+            .iter()
+            .any(|(p, why)| p == "main.js" && why.contains("construct")),
+        "{refused:?}"
+    );
+    assert!(edits_with(&r, "applied").is_empty());
+}
+
+#[test]
+fn a_removal_that_breaks_another_file_is_undone() {
+    // What the pre-write refusal cannot see (a finding in another file) the end
+    // measure still undoes.
+    let mut steps = break_util();
+    steps.push(say("Removed the heading."));
+    let r = check("Get rid of the heading in lib/util.js.", steps);
     assert_eq!((r.code, r.status.as_str()), (1, "failed"), "{}", r.stdout);
+    assert!(!edits_with(&r, "undone").is_empty());
 }
 
 #[test]
 fn a_folder_created_by_undone_writes_is_removed() {
-    let r = check(
-        "Add a closing paragraph to main.js.",
-        vec![
-            calls(&[(
-                "write_file",
-                json!({"path": "out/new/open.js", "content": "var t = new Table();\nlayout.tableStart(t);\n"}),
-            )]),
-            say("Created out/new/open.js."),
-            say("Created out/new/open.js."),
-            say("Created out/new/open.js."),
-        ],
-    );
+    let mut steps = vec![calls(&[(
+        "write_file",
+        json!({"path": "out/new/deep.js", "content": "layout.paragraph(\"deep\");\n"}),
+    )])];
+    steps.extend(break_util());
+    steps.extend([
+        say("Created out/new/deep.js."),
+        say("Created out/new/deep.js."),
+        say("Created out/new/deep.js."),
+    ]);
+    let r = check("Add a closing paragraph to main.js.", steps);
     assert_eq!((r.code, r.status.as_str()), (1, "failed"), "{}", r.stdout);
 }
 
@@ -834,23 +975,222 @@ fn call_ids_are_unique_across_the_conversation() {
 #[test]
 fn a_gitignore_the_turn_wrote_cannot_hide_what_it_broke() {
     // `.gitignore` = `main.js` hid main.js from the after-measure's walk, so deleting
-    // its End line was kept.
-    check(
-        "Fix main.js.",
+    // its End line was kept. (That write is now refused before it lands; a finding the
+    // turn gives main.js from another file is the one the measure must still see.)
+    let mut steps = vec![
+        calls(&[("read_file", json!({"path": ".gitignore"}))]),
+        calls(&[(
+            "write_file",
+            json!({"path": ".gitignore", "content": "*.log\nmain.js\n"}),
+        )]),
+    ];
+    steps.extend(break_util());
+    steps.extend([
+        say("Fixed main.js."),
+        say("Fixed main.js."),
+        say("Fixed main.js."),
+    ]);
+    let r = check("Fix main.js.", steps);
+    assert_eq!((r.code, r.status.as_str()), (1, "failed"), "{}", r.stdout);
+}
+
+// Issue 47: a question changes no file; a change says which files it changed. Each of
+// these failed before its fix (the seeded run's `question` and `named` invariants).
+
+/// The names of the tools each request of the turn offered (composer and workers).
+fn offered(r: &Report) -> Vec<Vec<String>> {
+    events(&r.transcript, "request")
+        .into_iter()
+        .map(|e| {
+            e["tools"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|t| t.as_str().map(str::to_string))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn the_seeded_runs_shortest_reproductions_hold() {
+    // Seeds 1 to 110 on the build before the fix, shrunk: each a single write. Seeds 6,
+    // 30, 45, 103 and 107 broke `question` (a question wrote lib/extra.js,
+    // out/new/deep.js or CHANGES and ended `done`); seeds 3 and 17 broke `named`
+    // ("Tidy up main.js." / "Fix main.js." wrote only another file, and ended `done`).
+    let write = |path: &str, content: &str| {
+        vec![calls(&[(
+            "write_file",
+            json!({"path": path, "content": content}),
+        )])]
+    };
+    let extra = "layout.paragraph(\"extra\");\n";
+    let deep = "layout.paragraph(\"deep\");\n";
+    let changes = "v2: the price table\n";
+    let note = "# Note\n\n```js\nlayout.paragraph(\"n\");\n```\n";
+    for (request, path, content, want) in [
+        (
+            "Explain what main.js draws. Do not change any file.",
+            "lib/extra.js",
+            extra,
+            "done",
+        ),
+        ("Which files call banner?", "lib/extra.js", extra, "done"),
+        (
+            "How is the table in main.js built?",
+            "out/new/deep.js",
+            deep,
+            "done",
+        ),
+        (
+            "Explain what main.js draws. Do not change any file.",
+            "CHANGES",
+            changes,
+            "done",
+        ),
+        (
+            "How is the table in main.js built?",
+            "CHANGES",
+            changes,
+            "done",
+        ),
+        ("Tidy up main.js.", "docs/NOTE.md", note, "unchanged"),
+        ("Fix main.js.", "out/new/deep.js", deep, "unchanged"),
+    ] {
+        // The script ends there: the model's next answer is the server's "script
+        // exhausted", an answer of its own, so a question is answered `done`; a change
+        // that missed main.js is not.
+        let r = check(request, write(path, content));
+        assert_eq!(r.status, want, "{request} / {path}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn a_question_is_offered_no_write_tool_and_its_writes_are_refused() {
+    // Seed 103: "Explain what main.js draws. Do not change any file." wrote CHANGES and
+    // ended `done`; seed 26 edited main.js. Every way to write, each refused.
+    let r = check(
+        "Explain what main.js draws. Do not change any file.",
         vec![
-            calls(&[("read_file", json!({"path": ".gitignore"}))]),
+            read_main(),
+            calls(&[(
+                "edit_file",
+                json!({"path": "main.js", "edits": [{"find": "layout.paragraph(\"done\");",
+                    "replace": "layout.paragraph(\"done\");\nlayout.paragraph(\"Thank you.\");"}]}),
+            )]),
             calls(&[(
                 "write_file",
-                json!({"path": ".gitignore", "content": "*.log\nmain.js\n"}),
+                json!({"path": "out/new/deep.js", "content": "layout.paragraph(\"deep\");\n"}),
+            )]),
+            (
+                "text_call",
+                Step::TextCall {
+                    name: "delete_lines".into(),
+                    args: json!({"path": "main.js", "marks": "9: DELETE"}),
+                },
+            ),
+            say("main.js draws a price table, a banner and a paragraph."),
+        ],
+    );
+    assert_eq!((r.code, r.status.as_str()), (0, "done"), "{}", r.stderr);
+    let offers = offered(&r);
+    assert!(offers[0].contains(&"read_file".to_string()), "{offers:?}");
+    let refused = edits_with(&r, "refused");
+    let paths: Vec<&str> = refused.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        paths,
+        ["main.js", "out/new/deep.js", "main.js"],
+        "{refused:?}"
+    );
+    assert!(
+        refused.iter().all(|(_, why)| why.contains("a question")),
+        "{refused:?}"
+    );
+    assert!(edits_with(&r, "applied").is_empty());
+}
+
+#[test]
+fn a_questions_plan_workers_are_questions_too() {
+    // Seeds 6 and 30: a question's plan item "write lib/extra.js with one paragraph" ran
+    // as a change, and the worker created the file.
+    let r = check(
+        "What does main.js draw?",
+        vec![
+            calls(&[(
+                "plan",
+                json!({"items": ["explain what main.js draws", "write lib/extra.js with one paragraph"]}),
+            )]),
+            say("main.js draws a price table."),
+            calls(&[(
+                "write_file",
+                json!({"path": "lib/extra.js", "content": "layout.paragraph(\"extra\");\n"}),
+            )]),
+            say("lib/extra.js would hold one paragraph."),
+            say("main.js draws a price table; lib/extra.js would hold one paragraph."),
+        ],
+    );
+    assert_eq!((r.code, r.status.as_str()), (0, "done"), "{}", r.stderr);
+    let workers: Vec<u64> = events(&r.transcript, "request")
+        .into_iter()
+        .map(worker_of)
+        .collect();
+    assert!(workers.contains(&2), "worker 2 ran: {workers:?}");
+    assert_eq!(edits_with(&r, "refused").len(), 1, "{}", r.stderr);
+}
+
+#[test]
+fn a_change_that_missed_its_named_file_says_which_file_it_changed() {
+    // Seeds 3 and 17: asked to tidy main.js, the turn wrote only docs/NOTE.md (or
+    // out/new/deep.js) and ended `done` without a word of it.
+    let r = check(
+        "Tidy up main.js.",
+        vec![
+            calls(&[(
+                "write_file",
+                json!({"path": "docs/NOTE.md", "content": "# Note\n\n```js\nlayout.paragraph(\"n\");\n```\n"}),
+            )]),
+            say("Done."),
+        ],
+    );
+    assert_eq!(
+        (r.code, r.status.as_str()),
+        (1, "unchanged"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("grounded agent: unchanged: changed docs/NOTE.md, not main.js"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stdout.contains("The request named main.js"),
+        "{}",
+        r.stdout
+    );
+    // Kept: a wrong accusation is worse than a stray file; the user decides.
+    assert!(r.stdout.contains("docs/NOTE.md"), "{}", r.stdout);
+}
+
+#[test]
+fn a_change_that_hit_its_named_file_is_done() {
+    // The known-good side: main.js changed (and another file with it).
+    let r = check(
+        "Add a closing paragraph to main.js.",
+        vec![
+            calls(&[(
+                "write_file",
+                json!({"path": "lib/extra.js", "content": "layout.paragraph(\"extra\");\n"}),
             )]),
             read_main(),
             calls(&[(
-                "delete_lines",
-                json!({"path": "main.js", "marks": "8: DELETE"}),
+                "edit_file",
+                json!({"path": "main.js", "edits": [{"find": "layout.paragraph(\"done\");",
+                    "replace": "layout.paragraph(\"done\");\nlayout.paragraph(\"Thank you.\");"}]}),
             )]),
-            say("Fixed main.js."),
-            say("Fixed main.js."),
-            say("Fixed main.js."),
+            say("Added a closing paragraph to main.js."),
         ],
     );
+    assert_eq!((r.code, r.status.as_str()), (0, "done"), "{}", r.stderr);
 }

@@ -82,20 +82,24 @@ fn two_step_tool_loop() {
     let system = first[0]["content"].as_str().unwrap();
     assert!(system.contains("layout (Layout)"), "{system}");
     assert!(system.contains("tableStart"), "{system}");
-    assert_eq!(first[1]["content"], "what does main.js lay out?");
+    // The request, and (a question) the note that it changes no file.
+    let user = first[1]["content"].as_str().unwrap();
+    assert!(user.starts_with("what does main.js lay out?"), "{user}");
+    assert!(user.contains("This request is a question"), "{user}");
     let tools: Vec<&str> = bodies[0]["tools"]
         .as_array()
         .unwrap()
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
+    // A question is offered no tool that writes.
+    for name in ["write_file", "edit_file", "delete_lines"] {
+        assert!(!tools.contains(&name), "{name} in {tools:?}");
+    }
     for name in [
         "list_files",
         "read_file",
         "find_in_files",
-        "write_file",
-        "edit_file",
-        "delete_lines",
         "lookup_docs",
         "rag_lookup",
         "resolve_topic",

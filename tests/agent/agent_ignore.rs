@@ -99,7 +99,14 @@ fn an_ignore_from_before_the_turn_still_counts() {
                 "Changed the closing paragraph of main.js to say finished.",
             )),
         ]);
-        let r = run_agent(dir.path(), &server, "say finished at the end", &[]);
+        // A change by its words ("say finished at the end" reads as a question, and a
+        // question writes nothing).
+        let r = run_agent(
+            dir.path(),
+            &server,
+            "make the closing paragraph say finished",
+            &[],
+        );
         assert_eq!(
             read(dir.path(), "main.js"),
             main.replace("\"done\"", "\"finished\""),

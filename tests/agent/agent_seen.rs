@@ -147,7 +147,7 @@ fn a_stopped_turn_whose_only_change_is_a_stray_file_is_not_done_and_its_echo_is_
     let reason = f["reason"].as_str().unwrap();
     assert!(reason.contains("a guard caught a loop"), "{reason}");
     assert!(
-        reason.contains("file_name.txt, which the request did not name"),
+        reason.ends_with("; changed file_name.txt, not main.js"),
         "{reason}"
     );
     let answer = f["answer"].as_str().unwrap();

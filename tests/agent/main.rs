@@ -7,6 +7,7 @@
 mod common;
 
 mod agent_adversarial;
+mod agent_asked;
 mod agent_cli;
 mod agent_finish;
 mod agent_guard;

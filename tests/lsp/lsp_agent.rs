@@ -293,3 +293,46 @@ fn cancel_agent_stops_the_turn_after_its_current_step() {
     );
     lsp.shutdown();
 }
+
+#[test]
+fn a_question_asked_in_the_editor_applies_no_edit() {
+    // A question is read-only in the editor too: the model tries an edit anyway, and no
+    // `workspace/applyEdit` reaches the client.
+    let mut script = edit_script();
+    script[2] = Scripted::Json(say("main.js draws a one-cell table and a paragraph."));
+    let server = ModelServer::start(script);
+    let (mut lsp, dir, u) = start(&server);
+    lsp.request(
+        "workspace/executeCommand",
+        json!({"command": "grounded.askAgent",
+               "arguments": [{"request": "What does main.js draw?", "uri": u}]}),
+    );
+    let done = lsp.wait_for("grounded/agentFinished", |m| {
+        is(m, "grounded/agentFinished")
+    });
+    assert_eq!(done["params"]["status"], "done", "{done}");
+    assert_eq!(done["params"]["changed"], json!([]));
+    let applied: Vec<&Value> = lsp
+        .inbox
+        .iter()
+        .filter(|m| is(m, "workspace/applyEdit"))
+        .collect();
+    assert!(applied.is_empty(), "{applied:?}");
+    // The model was offered no tool that writes, and told why its edit was refused.
+    let bodies = server.bodies();
+    let names: Vec<&str> = bodies[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    assert!(names.contains(&"read_file"), "{names:?}");
+    assert!(!names.contains(&"edit_file"), "{names:?}");
+    let told = last_told(&server);
+    assert!(told.contains("a question changes no file"), "{told}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("main.js")).unwrap(),
+        MAIN
+    );
+    lsp.shutdown();
+}

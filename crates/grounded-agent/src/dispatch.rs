@@ -101,6 +101,8 @@ pub trait Guard: Send {
 pub struct Dispatcher<'r> {
     registry: &'r Registry,
     guards: Vec<Box<dyn Guard>>,
+    /// A question's turn: tools that change files are refused before they run.
+    read_only: bool,
 }
 
 enum Slot {
@@ -115,7 +117,15 @@ impl<'r> Dispatcher<'r> {
         Dispatcher {
             registry,
             guards: Vec::new(),
+            read_only: false,
         }
+    }
+
+    /// Refuses every call of a tool that changes files, before any guard or the tool
+    /// sees it: the turn is a question. A model offered no write tool called one
+    /// anyway (a text call, a tool remembered from its training): it gets the reason.
+    pub fn read_only(&mut self, on: bool) {
+        self.read_only = on;
     }
 
     /// Adds a guard; guards are consulted in the order added.
@@ -141,6 +151,10 @@ impl<'r> Dispatcher<'r> {
         }
         let mut slots: Vec<Slot> = Vec::with_capacity(calls.len());
         for (i, call) in calls.iter().enumerate() {
+            if self.read_only && self.registry.changes_files(&call.name) {
+                slots.push(Slot::Done(refuse_in_question(call, ctx)));
+                continue;
+            }
             slots.push(self.prepare(i, call));
         }
         // Runs of consecutive reads go together; a write waits for the reads before it
@@ -305,6 +319,31 @@ pub fn parse_arguments(name: &str, raw: &str) -> Result<Value, String> {
         Err(e) => Err(format!(
             "the arguments of `{name}` are not a JSON object ({e}); nothing was run: send them again as valid JSON (line breaks in strings as \\n)"
         )),
+    }
+}
+
+/// A write tool's call in a question, refused before it runs: an `edit` event for the
+/// file it named (a write not done), and the reason as the model reads it.
+fn refuse_in_question(call: &ToolCall, ctx: &ToolCtx) -> ToolResult {
+    let why = super::wording::QUESTION_NO_WRITE;
+    let path = parse_arguments(&call.name, &call.arguments)
+        .ok()
+        .and_then(|a| a.get("path").and_then(Value::as_str).map(str::to_string));
+    let content = match path {
+        Some(p) => {
+            let (rel, bytes) = match super::edits::confine(ctx.root, &p) {
+                Ok((abs, rel)) => (rel, ctx.workspace.read(&abs).map_or(0, |b| b.len())),
+                Err(_) => (p, 0),
+            };
+            ctx.edits.refuse(ctx, &rel, bytes, why)
+        }
+        None => format!("refused: {why}"),
+    };
+    ToolResult {
+        id: call.id.clone(),
+        name: call.name.clone(),
+        content,
+        served: Served::Refused,
     }
 }
 

@@ -472,6 +472,15 @@ impl Edits {
         }
     }
 
+    /// In a question, the refusal of any write: a question changes no file, whatever
+    /// path writes (a tool the dispatcher let through, a plan's worker).
+    pub fn question_check(&self) -> Result<(), String> {
+        if self.lock().intent.asks_change() {
+            return Ok(());
+        }
+        Err(super::wording::QUESTION_NO_WRITE.to_string())
+    }
+
     /// In a removal turn, why `new` may not replace `old` (`None`: a new file), as the
     /// refusal the model reads, pointing to `delete_lines`; `Ok` in any other turn, and
     /// for an edit that only drops lines.
@@ -545,14 +554,20 @@ pub fn counts_in_measure(f: &Finding) -> bool {
     f.severity == Severity::Error || f.code == grounded_check::Code::Construct
 }
 
-/// The error findings of `after` that `before` does not have (as a multiset).
+/// The findings of `after` that `before` does not have (as a multiset), of those the
+/// end measure counts ([`counts_in_measure`]): every error and every `construct`.
+///
+/// Why the measure's own rule: the pre-write refusal counted errors only, so a write
+/// that left a construct open (a Start without its End) landed, and only the verify
+/// gate and the end measure caught it, a step late, undoing the whole turn's writes
+/// with it.
 pub fn added(before: &[Finding], after: &[Finding]) -> Vec<Finding> {
     let mut have: HashMap<String, usize> = HashMap::new();
-    for f in before.iter().filter(|f| f.severity == Severity::Error) {
+    for f in before.iter().filter(|f| counts_in_measure(f)) {
         *have.entry(finding_key(f)).or_default() += 1;
     }
     let mut out = Vec::new();
-    for f in after.iter().filter(|f| f.severity == Severity::Error) {
+    for f in after.iter().filter(|f| counts_in_measure(f)) {
         match have.get_mut(&finding_key(f)) {
             Some(n) if *n > 0 => *n -= 1,
             _ => out.push(f.clone()),

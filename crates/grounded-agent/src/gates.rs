@@ -350,6 +350,13 @@ impl Gate for Claim {
         if bad.is_empty() {
             return None;
         }
+        // A question may not make the change: the push asks for the truth only.
+        if !turn.asks_change {
+            return Some(fill(
+                wording::CLAIM_FALSE_QUESTION,
+                &[("files", &quoted(&bad))],
+            ));
+        }
         let changed = if turn.changed.is_empty() {
             "none".to_string()
         } else {
@@ -364,6 +371,10 @@ impl Gate for Claim {
         let bad = Claim::false_files(answer, turn);
         if bad.is_empty() {
             return None;
+        }
+        if !turn.asks_change {
+            let body = fill(wording::CLAIM_FALSE_QUESTION, &[("files", &quoted(&bad))]);
+            return Some(format!("Second correction. {body}"));
         }
         let landed = if turn.writes.landed == 0 {
             "zero".to_string()

@@ -6,13 +6,19 @@
 //! times over, was printed as the answer. The file system and the turn's own record
 //! say what happened; the echo is replaced by that.
 //!
-//! Imports nothing of the agent but [`super::wording`].
+//! The same rule holds for a turn nobody stopped: 12 turns of a seeded random model
+//! asked to change `main.js` changed only `lib/huge.js` and ended `done` with no word
+//! of it. A change that changed none of the files its request named says which files it
+//! changed ([`strays`]), and is `done` only when the goal was met there ([`goal_met`]).
+//!
+//! Imports nothing of the agent but [`super::wording`] and the ledger's measurement.
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use regex::Regex;
 
+use super::edits::Measurement;
 use super::wording;
 
 /// The markers every injected text opens with: a draft that carries one is the agent's
@@ -87,13 +93,40 @@ fn is_named(path: &str, named: &[String]) -> bool {
 }
 
 /// The changed files when none of them is a file the request names (and the request
-/// names one): a stopped turn that only left those behind did not do what was asked.
+/// names one): a turn that only left those behind did not do what was asked there.
 pub fn strays(request: &str, changed: &[String]) -> Option<Vec<String>> {
     let named = named_files(request);
     if named.is_empty() || changed.is_empty() || changed.iter().any(|c| is_named(c, &named)) {
         return None;
     }
     Some(changed.to_vec())
+}
+
+/// Whether a change that missed the files its request named met its goal there all the
+/// same: the findings the measure counts on the named files went down between
+/// `before` and `after` (a fix made in the file they depend on). `Some((before,
+/// after))` counts when they did; `None` otherwise, and when the request names none.
+///
+/// Only what the checker proves: a change made elsewhere whose effect on the named file
+/// the checker cannot see is not taken as the goal met.
+pub fn goal_met(
+    request: &str,
+    before: &Measurement,
+    after: &Measurement,
+) -> Option<(usize, usize)> {
+    let named = named_files(request);
+    if named.is_empty() {
+        return None;
+    }
+    let count = |m: &Measurement| -> usize {
+        m.findings
+            .iter()
+            .filter(|(path, _)| is_named(path, &named))
+            .map(|(_, f)| f.len())
+            .sum()
+    };
+    let (b, a) = (count(before), count(after));
+    (a < b).then_some((b, a))
 }
 
 #[cfg(test)]
@@ -121,5 +154,40 @@ mod tests {
         );
         assert_eq!(strays(r, &["main.js".into(), "x.txt".into()]), None);
         assert_eq!(strays("add a footer", &["x.txt".into()]), None);
+        assert_eq!(
+            strays(
+                "Add a closing paragraph to main.js.",
+                &["lib/huge.js".into()]
+            ),
+            Some(vec!["lib/huge.js".into()])
+        );
+    }
+
+    #[test]
+    fn the_goal_is_met_elsewhere_only_when_a_named_files_finding_went() {
+        let m = |files: &[(&str, usize)]| {
+            let mut m = Measurement::default();
+            for (p, n) in files {
+                m.findings
+                    .insert(p.to_string(), vec!["1:1 member: x".to_string(); *n]);
+            }
+            m
+        };
+        let r = "Fix main.js.";
+        assert_eq!(
+            goal_met(r, &m(&[("main.js", 2)]), &m(&[("main.js", 1)])),
+            Some((2, 1))
+        );
+        assert_eq!(
+            goal_met(r, &m(&[("main.js", 1)]), &m(&[("main.js", 1)])),
+            None
+        );
+        assert_eq!(goal_met(r, &m(&[]), &m(&[])), None);
+        // Another file's findings going down is not the named file's goal.
+        assert_eq!(
+            goal_met(r, &m(&[("lib/huge.js", 3)]), &m(&[("lib/huge.js", 0)])),
+            None
+        );
+        assert_eq!(goal_met("Fix it.", &m(&[("main.js", 2)]), &m(&[])), None);
     }
 }

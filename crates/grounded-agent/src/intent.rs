@@ -22,6 +22,12 @@
 //! and even when a guard or the step limit stopped it (the reason says so); a question
 //! with no answer of the model's own ends `unchanged`.
 //!
+//! A question is read-only ([`Intent::read_only`]): 47 of 268 question turns of a seeded
+//! random model changed a file ("What does lib/title.js do? Do not change any file."
+//! edited it and ended `done`). The write tools are withheld from its offer, refused if
+//! called anyway, and refused where every write lands; its plan's workers are questions
+//! too, whatever their items say.
+//!
 //! The removal rule, as a demanding user reads their own request:
 //!
 //! - **Removal only** — every change verb is a removal word ([`REMOVE_WORDS`]: remove,
@@ -315,10 +321,21 @@ impl Intent {
         self.ask == Ask::Change
     }
 
-    /// The intent a plan's worker runs under for `item`: a removal turn's rule holds for
-    /// every write its workers make (the item's words cannot lift it); otherwise the
+    /// Whether no file may change: a question.
+    pub fn read_only(&self) -> bool {
+        self.ask == Ask::Question
+    }
+
+    /// The intent a plan's worker runs under for `item`: a question's workers answer
+    /// and a removal's only remove (the item's words cannot lift either); otherwise the
     /// item's own words decide, since they can only be narrower than the request.
     pub fn for_worker(&self, item: &str) -> Intent {
+        if self.read_only() {
+            return Intent {
+                ask: Ask::Question,
+                scope: Scope::Other,
+            };
+        }
         if self.scope == Scope::Removal {
             return Intent {
                 ask: Ask::Change,
@@ -757,6 +774,9 @@ mod tests {
         let w = removal.for_worker("add a note line to main.js");
         assert_eq!(w.scope, Scope::Removal);
         assert_eq!(w.ask, Ask::Change);
+        let question = decide("What does main.js draw?");
+        let w = question.for_worker("write lib/extra.js with one paragraph");
+        assert!(w.read_only());
         let change = decide("Add a footer and explain the table.");
         assert_eq!(change.for_worker("explain the table").ask, Ask::Question);
         assert_eq!(

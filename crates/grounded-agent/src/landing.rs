@@ -46,8 +46,9 @@ impl Edits {
             .collect()
     }
 
-    /// Refuses content that adds checker findings (errors) to a script; `Ok` means the
-    /// content may be written.
+    /// Refuses content that adds checker findings to a script, judged as the end measure
+    /// judges the turn: a new error, or a new `construct` finding (a construct the write
+    /// leaves open); `Ok` means the content may be written.
     pub fn pre_write(
         &self,
         ctx: &ToolCtx,
@@ -125,6 +126,12 @@ impl Edits {
         new: &[u8],
         label: &str,
     ) -> Result<String, String> {
+        // A question changes no file: the write tools are withheld and refused before
+        // they run, and this is the one place every write passes, so no other path
+        // (a plan's worker, a tool added later) lands one either.
+        if let Err(why) = self.question_check() {
+            return Err(self.refuse(ctx, rel, old.map_or(0, <[u8]>::len), &why));
+        }
         // The removal rule at the one place every write passes: a tool that forgot to
         // ask, or a plan's worker, cannot grow a file in a removal turn.
         let old_text = old.map(String::from_utf8_lossy);
@@ -290,8 +297,14 @@ fn refusal_text(ctx: &ToolCtx, rel: &str, added: &[Finding]) -> String {
             }
         }
     }
-    s.push_str("Use the real members named above, or leave out what has no real member and say so; do not look up the invented name again.");
-    s
+    if added.iter().any(|f| f.code == Code::Construct) {
+        s.push_str(super::wording::CONSTRUCT_OPEN);
+        s.push('\n');
+    }
+    if added.iter().any(|f| f.code != Code::Construct) {
+        s.push_str("Use the real members named above, or leave out what has no real member and say so; do not look up the invented name again.");
+    }
+    s.trim_end().to_string()
 }
 
 fn first_ticked(msg: &str) -> Option<&str> {

@@ -28,6 +28,7 @@ pub mod cache;
 pub mod config;
 pub mod dispatch;
 pub mod edits;
+pub mod facts;
 pub mod gates;
 pub mod guard;
 pub mod guardrails;

@@ -193,6 +193,11 @@ impl Tool for PlanTool {
         // Its workers write: it runs alone, in order, like any write.
         true
     }
+    fn changes_files(&self) -> bool {
+        // Not itself: a question's plan is offered, and its workers are questions
+        // ([`super::intent::Intent::for_worker`]), with the write tools withheld.
+        false
+    }
     fn run(&self, args: &Value, ctx: &ToolCtx) -> ToolOutput {
         let items = match parse(args, ctx.config.plan_max_items) {
             Ok(i) => i,

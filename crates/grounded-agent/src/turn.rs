@@ -28,7 +28,6 @@ use super::queries;
 use super::tools::{Progress, Registry, ToolCtx};
 use super::transcript::Transcript;
 use super::wording;
-use grounded_check as check;
 use grounded_docs::Library;
 
 /// How a turn ended (interfaces.md, `final.status`).
@@ -227,9 +226,17 @@ pub fn run_turn_as(turn: Turn, request: &TurnRequest, given: Option<intent::Inte
         transcript: turn.transcript,
         cancel: turn.cancel.clone(),
     };
-    let tools = turn.registry.schemas();
-    let names = turn.registry.names();
+    // What the request asks, decided in one place (`intent`): the write tools read it
+    // from the turn's edit state, the model is told the removal part with the request,
+    // and the status follows from it and the file system.
+    let intent = given.unwrap_or_else(|| intent::decide(&request.text));
+    // A question is offered no tool that writes, and the dispatcher refuses one called
+    // anyway (`landing` refuses it a third time, where every write passes).
+    let read_only = intent.read_only();
+    let tools = turn.registry.schemas_for(read_only);
+    let names = turn.registry.names_for(read_only);
     let mut dispatcher = Dispatcher::new(&turn.registry);
+    dispatcher.read_only(read_only);
     for g in turn.guards {
         dispatcher.guard(g);
     }
@@ -239,10 +246,6 @@ pub fn run_turn_as(turn: Turn, request: &TurnRequest, given: Option<intent::Inte
         user.push_str("\n\n");
         user.push_str(c);
     }
-    // What the request asks, decided in one place (`intent`): the write tools read it
-    // from the turn's edit state, the model is told the removal part with the request,
-    // and the status follows from it and the file system.
-    let intent = given.unwrap_or_else(|| intent::decide(&request.text));
     let scope = intent.scope.clone();
     // What the agent itself told the model (notes, pushes, steers): a final answer that
     // only repeats it is no answer ([`honest`]).
@@ -270,6 +273,11 @@ pub fn run_turn_as(turn: Turn, request: &TurnRequest, given: Option<intent::Inte
             Some(wording::fill(wording::SCOPE_MIXED_ANSWER, &v))
         }
     };
+    if read_only {
+        user.push_str("\n\n");
+        user.push_str(wording::QUESTION_NOTE);
+        injected.push(wording::QUESTION_NOTE.to_string());
+    }
     edits.set_intent(intent.clone());
     let mut messages = vec![
         json!({"role": "system", "content": system_prompt(turn.corpus)}),
@@ -375,7 +383,7 @@ pub fn run_turn_as(turn: Turn, request: &TurnRequest, given: Option<intent::Inte
             let mut content = reply.content.clone();
             // The facts cost a check of every changed file: only gates read them.
             if !forced && !gates.is_empty() {
-                let facts = facts(&ctx, &request.text, &intent, step);
+                let facts = super::facts::facts(&ctx, &request.text, &intent, step);
                 match gates.judge(&reply.content, &facts) {
                     Decision::Push { gate, text } => {
                         turn.transcript
@@ -440,6 +448,9 @@ pub fn run_turn_as(turn: Turn, request: &TurnRequest, given: Option<intent::Inte
 
     let mut notes = Vec::new();
     let mut undone = false;
+    // The measure after the turn's last write, kept: a change that missed the files its
+    // request named is judged by the named files' findings.
+    let mut measured: Option<(measure::Measurement, measure::Measurement)> = None;
     if !cancelled && !edits.changed(&ctx).is_empty() {
         // A removal turn's rule, asked of the file system at the end: whatever path
         // wrote (a tool, a plan's worker), no file may have grown or been created.
@@ -451,6 +462,7 @@ pub fn run_turn_as(turn: Turn, request: &TurnRequest, given: Option<intent::Inte
         if let Some(before) = edits.before() {
             let after = measure::measure(&ctx, "after");
             regs.extend(measure::regressions(&before, &after));
+            measured = Some((before, after));
         }
         if !regs.is_empty() {
             turn.progress
@@ -468,12 +480,25 @@ pub fn run_turn_as(turn: Turn, request: &TurnRequest, given: Option<intent::Inte
     // echoed back ([`honest`]), is no answer.
     let raw = answer.as_deref().unwrap_or_default().trim().to_string();
     let answered = !own.is_empty() && !honest::echoes_injected(&own, &injected);
-    // A stopped turn whose only changes are files the request never named did not do
-    // what was asked, whatever it wrote.
-    let strays = match (&forced_by, error.is_some() || cancelled || undone) {
-        (Some(_), false) if intent.asks_change() => honest::strays(&request.text, &changed),
+    // A change whose only changes are files the request never named did not do what
+    // was asked, whatever it wrote ("changed lib/huge.js, not main.js"), unless the
+    // goal was met there: a finding of a named file is gone.
+    let missed = match error.is_some() || cancelled || undone {
+        false if intent.asks_change() => honest::strays(&request.text, &changed),
         _ => None,
     };
+    let named = honest::named_files(&request.text).join(", ");
+    let met = missed
+        .as_ref()
+        .and(measured.as_ref())
+        .and_then(|(b, a)| honest::goal_met(&request.text, b, a));
+    let strays = missed.clone().filter(|_| met.is_none());
+    let missed_line = missed.as_ref().map(|files| {
+        wording::fill(
+            wording::MISSED_NAMED,
+            &[("files", &files.join(", ")), ("named", &named)],
+        )
+    });
     // The status follows from what was asked and what the file system shows: a change
     // asked and none made is `unchanged`; a question is `done` once answered, whatever
     // the model tried to write and whether or not a guard or the step limit stopped it
@@ -497,11 +522,10 @@ pub fn run_turn_as(turn: Turn, request: &TurnRequest, given: Option<intent::Inte
         ),
         Status::Failed => "the turn's writes were undone: they made the project worse".into(),
         Status::Cancelled => format!("cancelled by the user during step {step}"),
-        Status::Unchanged if strays.is_some() => format!(
-            "{}; it changed only {}, which the request did not name",
-            forced_by.as_deref().unwrap_or_default(),
-            changed.join(", ")
-        ),
+        Status::Unchanged if strays.is_some() => match &forced_by {
+            Some(f) => format!("{f}; {}", missed_line.clone().unwrap_or_default()),
+            None => missed_line.clone().unwrap_or_default(),
+        },
         Status::Unchanged if unanswered => match &forced_by {
             Some(f) => format!("a question, not answered: {f}"),
             None => "a question, not answered: the model's final answer was empty".into(),
@@ -510,6 +534,17 @@ pub fn run_turn_as(turn: Turn, request: &TurnRequest, given: Option<intent::Inte
             Some(f) => format!("asked to change files, none changed: {f}"),
             None => "asked to change files, none changed: the model answered without tools".into(),
         },
+        Status::Done if missed_line.is_some() => {
+            let (before, after) = met.unwrap_or_default();
+            let line = format!(
+                "{}; the findings on {named} went from {before} to {after}",
+                missed_line.clone().unwrap_or_default()
+            );
+            match &forced_by {
+                Some(f) => format!("{f}; {line}"),
+                None => line,
+            }
+        }
         Status::Done => match (&forced_by, changed.len()) {
             (Some(f), _) => f.clone(),
             (None, 0) => "the model answered without tools".into(),
@@ -550,14 +585,25 @@ pub fn run_turn_as(turn: Turn, request: &TurnRequest, given: Option<intent::Inte
         match &strays {
             _ if unanswered => text.push_str(wording::UNANSWERED),
             Some(files) => text.push_str(&wording::fill(
-                wording::STRAYS,
-                &[
-                    ("named", &honest::named_files(&request.text).join(", ")),
-                    ("files", &files.join(", ")),
-                ],
+                wording::MISSED_NAMED_ANSWER,
+                &[("named", &named), ("files", &files.join(", "))],
             )),
             None => text.push_str(wording::UNCHANGED),
         }
+    }
+    if let (Some(files), Some((before, after))) = (&missed, met) {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&wording::fill(
+            wording::MISSED_NAMED_MET,
+            &[
+                ("named", &named),
+                ("files", &files.join(", ")),
+                ("before", &before.to_string()),
+                ("after", &after.to_string()),
+            ],
+        ));
     }
     if let Some(s) = scope_answer {
         if !text.is_empty() {
@@ -629,119 +675,5 @@ fn answer_queries(ctx: &ToolCtx, call: &ToolCall, request: &str) -> ToolResult {
         name: call.name.clone(),
         content,
         served,
-    }
-}
-
-/// The facts the finish gates see, asked of the workspace.
-fn facts(ctx: &ToolCtx, request: &str, intent: &intent::Intent, steps: usize) -> TurnFacts {
-    let changed = ctx.edits.changed(ctx);
-    let snaps = ctx.edits.snapshots();
-    let mut outstanding = Vec::new();
-    let index = super::tools::project_index(ctx);
-    let rules = super::tools::turn_rules(ctx);
-    for rel in &changed {
-        // Only what the checker checks: `.gitignore`, `notes.txt` or `CHANGES` read as
-        // a script gave a phantom syntax finding that `grounded check` never reports.
-        if !(check::project::is_script(ctx.corpus, std::path::Path::new(rel))
-            || grounded_js::is_markdown(rel))
-        {
-            continue;
-        }
-        let Ok(bytes) = ctx.workspace.read(&ctx.root.join(rel)) else {
-            continue;
-        };
-        let text = String::from_utf8_lossy(&bytes);
-        // Judged as the turn's gates judge (the `[check]` rules, and only the ignore
-        // comments that were there when the turn began).
-        let start = super::tools::turn_start(ctx, rel, None);
-        let found = super::tools::check_as_turn(ctx, &index, &rules, rel, &text, start.as_deref());
-        // A construct the turn left open is outstanding too (its warning was not
-        // there before): the measure would undo the turn for it.
-        let before: Vec<check::Finding> = match snaps.get(rel) {
-            Some(Some(b)) => super::tools::check_as_turn(
-                ctx,
-                &index,
-                &rules,
-                rel,
-                &String::from_utf8_lossy(b),
-                start.as_deref(),
-            ),
-            _ => Vec::new(),
-        };
-        let mut had: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        for f in before.iter().filter(|f| f.code == check::Code::Construct) {
-            *had.entry(super::edits::finding_key(f)).or_default() += 1;
-        }
-        for f in found {
-            let counts = if f.severity == check::Severity::Error {
-                true
-            } else if f.code == check::Code::Construct {
-                match had.get_mut(&super::edits::finding_key(&f)) {
-                    Some(n) if *n > 0 => {
-                        *n -= 1;
-                        false
-                    }
-                    _ => true,
-                }
-            } else {
-                false
-            };
-            if counts {
-                outstanding.push(format!(
-                    "{rel}:{}:{} {}: {}",
-                    f.line,
-                    f.column,
-                    f.code.as_str(),
-                    f.message
-                ));
-            }
-        }
-    }
-    let writes = ctx.edits.counts();
-    TurnFacts {
-        request: request.to_string(),
-        asks_change: intent.asks_change(),
-        names: file_names(ctx, &index),
-        changed,
-        writes,
-        outstanding,
-        plan: ctx.edits.plan(),
-        steps,
-    }
-}
-
-/// What names a file here: the project's paths and those the turn wrote, the script
-/// extensions and the project's own, and the code names (documented globals and
-/// interfaces, the project's declarations).
-fn file_names(ctx: &ToolCtx, index: &check::project::ProjectIndex) -> super::gates::FileNames {
-    let mut paths = super::tools::base::project_files(ctx, ctx.root);
-    paths.extend(ctx.edits.snapshots().into_keys());
-    paths.sort();
-    paths.dedup();
-    let mut extensions: Vec<String> = ctx
-        .corpus
-        .engine
-        .script_extensions
-        .iter()
-        .map(|e| e.trim_start_matches('.').to_ascii_lowercase())
-        .collect();
-    for p in &paths {
-        let name = p.rsplit('/').next().unwrap_or(p);
-        if let Some((_, ext)) = name.rsplit_once('.') {
-            extensions.push(ext.to_ascii_lowercase());
-        }
-    }
-    extensions.sort();
-    extensions.dedup();
-    let corpus = ctx.corpus.corpus();
-    let mut code: Vec<String> = corpus.globals.keys().cloned().collect();
-    code.extend(corpus.interfaces.keys().cloned());
-    for f in index.files.values() {
-        code.extend(f.decls.iter().cloned());
-    }
-    super::gates::FileNames {
-        paths,
-        extensions,
-        code,
     }
 }

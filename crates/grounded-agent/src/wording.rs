@@ -58,10 +58,6 @@ pub const UNCHANGED: &str = "No file was changed: the turn made no edit that lan
 /// injected text ([`super::honest`]).
 pub const ECHO_REPLACED: &str = "The model's final answer only repeated the agent's own instructions to it, so it is not shown. What happened: {reason}. Files changed: {files}.";
 
-/// Appended when a turn a guard or the step limit stopped changed only files the
-/// request did not name ([`super::honest`]): that is not the change asked for.
-pub const STRAYS: &str = "The request named {named}; the turn changed none of them. It changed only {files}, which the request did not name (kept: delete it if you do not want it).";
-
 /// Appended when the turn's writes were undone because they made the project worse.
 pub const UNDONE: &str = "The turn's writes were undone (files restored byte for byte, created files removed) because they made the project worse:";
 
@@ -83,6 +79,37 @@ pub const SCOPE_MIXED_ANSWER: &str = "This request both removes and adds: the re
 /// The result of a call the model made on a step with tools withheld (the step limit,
 /// or a guard's steer): every call is answered, this one by saying it did not run.
 pub const TOOLS_WITHHELD: &str = "not run: tools were withheld on this step (the turn's last); the turn ends with the model's text.";
+
+/// Told the model with the request when it is a question ([`super::intent`]). 47 of 268
+/// question turns of a seeded random model changed a file ("What does lib/title.js do?
+/// Do not change any file." edited it and ended `done`): a person who asks a question
+/// and finds their script changed stops asking. The write tools are withheld; this says
+/// why, and what to do instead.
+pub const QUESTION_NOTE: &str = "[automated note from the agent, not the user] This request is a question: answer it from what the tools show. No file may change in this turn, and the tools that write are not offered. If the answer needs a change, say what you would change (the file, the lines, the new text) and do not make it.";
+
+/// The refusal of a write tool called in a question, before it runs (the dispatcher)
+/// or where it would land (every write's one path).
+pub const QUESTION_NO_WRITE: &str = "this request is a question, and a question changes no file: the tools that write are not offered in this turn. Answer the question; if the answer needs a change, say what you would change (the file, the lines, the new text) without making it.";
+
+/// Added to a pre-write refusal that found a construct the write would leave open: the
+/// end measure undoes a turn for it, so it is refused before it lands.
+pub const CONSTRUCT_OPEN: &str = "A `construct` finding is a construct the write would leave open (a Start without its End, or an End without its Start): write the Start and its End in the same edit, or neither.";
+
+/// The reason (and status line) of a change that changed none of the files its request
+/// named: 12 turns asked to change `main.js` changed only `lib/huge.js` and ended `done`
+/// with no word of it.
+pub const MISSED_NAMED: &str = "changed {files}, not {named}";
+
+/// Added to the answer when a change missed the files its request named.
+pub const MISSED_NAMED_ANSWER: &str = "The request named {named}; the turn changed none of them. It changed only {files}, which the request did not name (kept: delete it if you do not want it).";
+
+/// Added to the answer when a change missed its named files but met the goal there: a
+/// finding of a named file is gone.
+pub const MISSED_NAMED_MET: &str = "The request named {named}; the turn changed {files} instead, and the checker's findings on {named} went from {before} to {after}.";
+
+/// The claim gate's push in a question: the first wording asks the model to make the
+/// change, which a question may not.
+pub const CLAIM_FALSE_QUESTION: &str = "Your answer says {files} changed, but this request is a question: no file may change in this turn, and none did. Say what you would change (\"I would change ...\"), not that it changed.";
 
 /// Appended to the answer of a question the model did not answer (an empty final
 /// answer, or one that only echoed the agent's own words).
@@ -249,6 +276,10 @@ mod tests {
         STUCK_REPEATED_ERROR,
         WRITE_NEEDS_LOOKUP,
         BREAKER_FINAL,
+        QUESTION_NOTE,
+        QUESTION_NO_WRITE,
+        CONSTRUCT_OPEN,
+        CLAIM_FALSE_QUESTION,
     ];
 
     #[test]

@@ -318,3 +318,20 @@ fn a_denial_in_the_passive_is_not_a_claim() {
     assert!(claims("main.js was not changed.", &none).is_empty());
     assert_eq!(claims("main.js was changed.", &none).len(), 1);
 }
+
+#[test]
+fn a_questions_false_claim_is_not_told_to_make_the_change() {
+    // A question may not write: the push asks for the truth, never for the edit.
+    let mut t = facts(&[]);
+    t.asks_change = false;
+    let draft = "Updated main.js to close the table.";
+    let first = Claim.gate(draft, &t).unwrap();
+    assert!(first.contains("this request is a question"), "{first}");
+    assert!(!first.contains("edit_file"), "{first}");
+    let second = Claim.escalated(draft, &t).unwrap();
+    assert!(second.starts_with("Second correction"), "{second}");
+    assert!(!second.contains("Make the change now"), "{second}");
+    assert!(Claim
+        .gate("I would change main.js to close the table.", &t)
+        .is_none());
+}

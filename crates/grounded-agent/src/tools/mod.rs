@@ -251,6 +251,12 @@ pub trait Tool: Send + Sync {
     fn writes(&self) -> bool {
         false
     }
+    /// Whether the tool itself changes files: withheld from a question's offer and
+    /// refused there. By default what [`Tool::writes`] says; `plan` runs alone like a
+    /// write but changes nothing itself (its workers run under the turn's intent).
+    fn changes_files(&self) -> bool {
+        self.writes()
+    }
     /// Runs the call.
     fn run(&self, args: &Value, ctx: &ToolCtx) -> ToolOutput;
 }
@@ -292,10 +298,31 @@ impl Registry {
         self.tools.iter().map(|t| t.name()).collect()
     }
 
-    /// The OpenAI `tools` array.
-    pub fn schemas(&self) -> Vec<Value> {
+    /// Whether the tool called `name` changes files ([`Tool::changes_files`]).
+    pub fn changes_files(&self, name: &str) -> bool {
+        self.get(name).is_some_and(|t| t.changes_files())
+    }
+
+    /// The names offered in a turn: all of them, or (`read_only`, a question) those of
+    /// the tools that change no file.
+    pub fn names_for(&self, read_only: bool) -> Vec<&'static str> {
         self.tools
             .iter()
+            .filter(|t| !(read_only && t.changes_files()))
+            .map(|t| t.name())
+            .collect()
+    }
+
+    /// The OpenAI `tools` array.
+    pub fn schemas(&self) -> Vec<Value> {
+        self.schemas_for(false)
+    }
+
+    /// The OpenAI `tools` array of [`Registry::names_for`].
+    pub fn schemas_for(&self, read_only: bool) -> Vec<Value> {
+        self.tools
+            .iter()
+            .filter(|t| !(read_only && t.changes_files()))
             .map(|t| {
                 json!({"type": "function", "function": {
                     "name": t.name(),
