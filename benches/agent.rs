@@ -127,6 +127,7 @@ fn turn(corpus: &Library, root: &Path, steps: usize, transcript: &Path) -> Statu
         &TurnRequest {
             text: "rename the report title".into(),
             context: None,
+            about: Vec::new(),
         },
     );
     out.status

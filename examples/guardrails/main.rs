@@ -193,6 +193,7 @@ fn main() {
         &TurnRequest {
             text: REQUEST.into(),
             context: None,
+            about: Vec::new(),
         },
     );
 

@@ -190,6 +190,7 @@ pub fn run(a: Args) -> Result<i32, Fail> {
         &TurnRequest {
             text: a.request.to_string(),
             context: None,
+            about: Vec::new(),
         },
     );
     if progress.tty {

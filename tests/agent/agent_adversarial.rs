@@ -13,8 +13,8 @@
 //!   tool that writes (a separate invariant, so a failing seed shrinks to the writes
 //!   that changed a file, not to any request);
 //! - `named`: a change that changed none of the files its request named did not end
-//!   `done`, unless a named file's findings went down (the goal met there), and its
-//!   reason names the files it did change;
+//!   `done`, unless the project's findings went down (the goal met all the same), and
+//!   its reason names the files it did change;
 //! - `rollback`: a turn whose writes were undone left the tree byte for byte as it was
 //!   (files, folders, links);
 //! - `status`: exit status and `final.status` agree; `final.changed` is what the file
@@ -394,16 +394,9 @@ fn run_case(case: &Case) -> Report {
     let named = named_in(request);
     let hit_named = diff.iter().any(|f| named.contains(f));
     if asked != Asked::Question && !named.is_empty() && !diff.is_empty() && !hit_named {
-        let went_down = |m: &BTreeMap<String, usize>| -> usize {
-            m.iter()
-                .filter(|(k, _)| named.iter().any(|n| k.starts_with(&format!("{n} "))))
-                .map(|(_, n)| n)
-                .sum()
-        };
-        let (was, is) = (
-            went_down(&found_before),
-            went_down(&findings(&root, &after)),
-        );
+        // The goal met all the same: the project's findings went down.
+        let total = |m: &BTreeMap<String, usize>| -> usize { m.values().sum() };
+        let (was, is) = (total(&found_before), total(&findings(&root, &after)));
         if status == "done" && is >= was {
             v.push((
                 "named",

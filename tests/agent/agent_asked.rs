@@ -2,7 +2,7 @@
 //! the real binary, a scripted model over real HTTP, real files in a temp dir.
 //!
 //! - a change that changed none of the files its request named is `done` only when the
-//!   goal was met there (a finding of the named file went), and says which it changed;
+//!   goal was met all the same (a finding went), and says which files it changed;
 //! - the pre-write refusal judges a write as the end measure does: a construct the
 //!   write would leave open is refused before it lands, and the model is told to write
 //!   the Start and its End together;
@@ -59,7 +59,7 @@ fn add_banner() -> Scripted {
 }
 
 #[test]
-fn a_fix_made_in_another_file_is_done_when_the_named_files_finding_went() {
+fn a_fix_made_in_another_file_is_done_when_the_finding_went() {
     let dir = fixture("");
     let server = ModelServer::start(vec![
         Scripted::Json(calls(&[("r", "read_file", json!({"path": "lib/util.js"}))])),
@@ -73,7 +73,7 @@ fn a_fix_made_in_another_file_is_done_when_the_named_files_finding_went() {
     let reason = f["reason"].as_str().unwrap();
     assert!(
         reason.starts_with(
-            "changed lib/util.js, not main.js; the findings on main.js went from 1 to 0"
+            "changed lib/util.js, not main.js; the project's findings went from 1 to 0"
         ),
         "{reason}"
     );
@@ -230,4 +230,30 @@ fn worker_steps_come_from_grounded_toml() {
     assert_eq!(first[2], 0, "the third step has tools withheld: {first:?}");
     assert!(first[0] > 0 && first[1] > 0, "{first:?}");
     assert_eq!(worker(2).len(), 1);
+}
+
+#[test]
+fn a_code_name_or_a_missing_file_in_the_request_names_nothing_to_change() {
+    // `layout.heading` is a member and lib/missing.js is not there: neither is a file
+    // the turn could have changed instead of main.js, so changing main.js is not judged.
+    let dir = fixture("");
+    let server = ModelServer::start(vec![
+        Scripted::Json(calls(&[("r", "read_file", json!({"path": "main.js"}))])),
+        Scripted::Json(calls(&[(
+            "e",
+            "edit_file",
+            json!({"path": "main.js", "edits": [{"find": "layout.paragraph(\"done\");",
+                "replace": "layout.heading(\"done\", 2);"}]}),
+        )])),
+        Scripted::Json(say("main.js now ends with a heading.")),
+    ]);
+    let r = run_agent(
+        dir.path(),
+        &server,
+        "Use layout.heading instead of layout.paragraph, as lib/missing.js did.",
+        &[],
+    );
+    let f = final_of(&r);
+    assert_eq!((r.code, f["status"].as_str()), (0, Some("done")), "{f}");
+    assert_eq!(f["changed"], json!(["main.js"]));
 }

@@ -84,7 +84,7 @@ pub fn named_files(request: &str) -> Vec<String> {
 }
 
 /// Whether `path` (relative) is one of `named`, by path or by file name.
-fn is_named(path: &str, named: &[String]) -> bool {
+pub fn is_named(path: &str, named: &[String]) -> bool {
     let p = path.trim_start_matches("./");
     named.iter().any(|n| {
         let n = n.trim_start_matches("./");
@@ -92,39 +92,27 @@ fn is_named(path: &str, named: &[String]) -> bool {
     })
 }
 
-/// The changed files when none of them is a file the request names (and the request
-/// names one): a turn that only left those behind did not do what was asked there.
-pub fn strays(request: &str, changed: &[String]) -> Option<Vec<String>> {
-    let named = named_files(request);
-    if named.is_empty() || changed.is_empty() || changed.iter().any(|c| is_named(c, &named)) {
+/// The changed files when none of them is one of `named` (the files the request is
+/// about, [`named_files`] and the editor's document; the turn keeps those of the
+/// project): a turn that only left those behind did not do what was asked there.
+pub fn strays(named: &[String], changed: &[String]) -> Option<Vec<String>> {
+    if named.is_empty() || changed.is_empty() || changed.iter().any(|c| is_named(c, named)) {
         return None;
     }
     Some(changed.to_vec())
 }
 
-/// Whether a change that missed the files its request named met its goal there all the
-/// same: the findings the measure counts on the named files went down between
-/// `before` and `after` (a fix made in the file they depend on). `Some((before,
-/// after))` counts when they did; `None` otherwise, and when the request names none.
+/// Whether a change that missed the files its request named met its goal all the same:
+/// the findings the measure counts went down between `before` and `after` (asked to fix
+/// `main.js`, the turn defined the helper it calls in the file it loads). `Some((before,
+/// after))` counts when they did.
 ///
-/// Only what the checker proves: a change made elsewhere whose effect on the named file
-/// the checker cannot see is not taken as the goal met.
-pub fn goal_met(
-    request: &str,
-    before: &Measurement,
-    after: &Measurement,
-) -> Option<(usize, usize)> {
-    let named = named_files(request);
-    if named.is_empty() {
-        return None;
-    }
-    let count = |m: &Measurement| -> usize {
-        m.findings
-            .iter()
-            .filter(|(path, _)| is_named(path, &named))
-            .map(|(_, f)| f.len())
-            .sum()
-    };
+/// The whole project's findings, not the named files' alone: asked to "fix this:
+/// `banner` is declared in the project's lib/util.js, which this script does not load",
+/// the fix is a line in the script, and judging lib/util.js alone would accuse a turn
+/// that did what was asked. A wrong accusation is worse than a miss.
+pub fn goal_met(before: &Measurement, after: &Measurement) -> Option<(usize, usize)> {
+    let count = |m: &Measurement| -> usize { m.findings.values().map(Vec::len).sum() };
     let (b, a) = (count(before), count(after));
     (a < b).then_some((b, a))
 }
@@ -147,24 +135,27 @@ mod tests {
 
     #[test]
     fn strays_are_changes_the_request_never_named() {
-        let r = "add a note block at the end of main.js that says Thank you";
+        let r = named_files("add a note block at the end of main.js that says Thank you");
+        assert_eq!(r, vec!["main.js".to_string()]);
         assert_eq!(
-            strays(r, &["file_name.txt".into()]),
+            strays(&r, &["file_name.txt".into()]),
             Some(vec!["file_name.txt".into()])
         );
-        assert_eq!(strays(r, &["main.js".into(), "x.txt".into()]), None);
-        assert_eq!(strays("add a footer", &["x.txt".into()]), None);
+        assert_eq!(strays(&r, &["main.js".into(), "x.txt".into()]), None);
         assert_eq!(
-            strays(
-                "Add a closing paragraph to main.js.",
-                &["lib/huge.js".into()]
-            ),
+            strays(&named_files("add a footer"), &["x.txt".into()]),
+            None
+        );
+        assert_eq!(
+            strays(&["main.js".into()], &["lib/huge.js".into()]),
             Some(vec!["lib/huge.js".into()])
         );
+        // By file name too: the request said `util.js`, the turn changed lib/util.js.
+        assert_eq!(strays(&["util.js".into()], &["lib/util.js".into()]), None);
     }
 
     #[test]
-    fn the_goal_is_met_elsewhere_only_when_a_named_files_finding_went() {
+    fn the_goal_is_met_elsewhere_only_when_a_finding_went() {
         let m = |files: &[(&str, usize)]| {
             let mut m = Measurement::default();
             for (p, n) in files {
@@ -173,21 +164,14 @@ mod tests {
             }
             m
         };
-        let r = "Fix main.js.";
         assert_eq!(
-            goal_met(r, &m(&[("main.js", 2)]), &m(&[("main.js", 1)])),
+            goal_met(&m(&[("main.js", 2)]), &m(&[("main.js", 1)])),
             Some((2, 1))
         );
         assert_eq!(
-            goal_met(r, &m(&[("main.js", 1)]), &m(&[("main.js", 1)])),
+            goal_met(&m(&[("main.js", 1)]), &m(&[("lib/util.js", 1)])),
             None
         );
-        assert_eq!(goal_met(r, &m(&[]), &m(&[])), None);
-        // Another file's findings going down is not the named file's goal.
-        assert_eq!(
-            goal_met(r, &m(&[("lib/huge.js", 3)]), &m(&[("lib/huge.js", 0)])),
-            None
-        );
-        assert_eq!(goal_met("Fix it.", &m(&[("main.js", 2)]), &m(&[])), None);
+        assert_eq!(goal_met(&m(&[]), &m(&[])), None);
     }
 }

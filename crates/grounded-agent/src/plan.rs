@@ -248,6 +248,7 @@ impl Tool for PlanTool {
                 &TurnRequest {
                     text: item.clone(),
                     context: None,
+                    about: Vec::new(),
                 },
                 Some(intent),
             );

@@ -65,6 +65,10 @@ pub struct TurnRequest {
     pub text: String,
     /// What the editor adds: the document, the selection, the diagnostics.
     pub context: Option<String>,
+    /// Files the request is about besides those its words name (the editor's document,
+    /// absolute or relative to the root): a change to one of them is a change to what
+    /// was asked ([`honest::strays`]).
+    pub about: Vec<String>,
 }
 
 /// Everything one turn uses.
@@ -482,16 +486,17 @@ pub fn run_turn_as(turn: Turn, request: &TurnRequest, given: Option<intent::Inte
     let answered = !own.is_empty() && !honest::echoes_injected(&own, &injected);
     // A change whose only changes are files the request never named did not do what
     // was asked, whatever it wrote ("changed lib/huge.js, not main.js"), unless the
-    // goal was met there: a finding of a named file is gone.
+    // goal was met all the same: a finding is gone.
+    let about = about_files(&ctx, request);
     let missed = match error.is_some() || cancelled || undone {
-        false if intent.asks_change() => honest::strays(&request.text, &changed),
+        false if intent.asks_change() => honest::strays(&about, &changed),
         _ => None,
     };
-    let named = honest::named_files(&request.text).join(", ");
+    let named = about.join(", ");
     let met = missed
         .as_ref()
         .and(measured.as_ref())
-        .and_then(|(b, a)| honest::goal_met(&request.text, b, a));
+        .and_then(|(b, a)| honest::goal_met(b, a));
     let strays = missed.clone().filter(|_| met.is_none());
     let missed_line = missed.as_ref().map(|files| {
         wording::fill(
@@ -537,7 +542,7 @@ pub fn run_turn_as(turn: Turn, request: &TurnRequest, given: Option<intent::Inte
         Status::Done if missed_line.is_some() => {
             let (before, after) = met.unwrap_or_default();
             let line = format!(
-                "{}; the findings on {named} went from {before} to {after}",
+                "{}; the project's findings went from {before} to {after}",
                 missed_line.clone().unwrap_or_default()
             );
             match &forced_by {
@@ -627,6 +632,26 @@ pub fn run_turn_as(turn: Turn, request: &TurnRequest, given: Option<intent::Inte
         snapshots: edits.snapshots(),
         created_dirs: edits.created_dirs(),
     }
+}
+
+/// The files `request` is about: those its words name ([`honest::named_files`]) and the
+/// editor's document, relative, of those the project has or the turn wrote. A code name
+/// (`layout.heading`) or a file that is not there names nothing the turn could change:
+/// asked to fix "`lib/x.js` does not exist", the fix is the line that loads it.
+fn about_files(ctx: &ToolCtx, request: &TurnRequest) -> Vec<String> {
+    let snaps = ctx.edits.snapshots();
+    let mut out: Vec<String> = honest::named_files(&request.text);
+    for a in &request.about {
+        let p = std::path::Path::new(a);
+        let abs = std::fs::canonicalize(p).unwrap_or_else(|_| ctx.root.join(p));
+        if let Ok(rel) = abs.strip_prefix(ctx.root) {
+            out.push(rel.to_string_lossy().replace('\\', "/"));
+        }
+    }
+    out.retain(|n| ctx.root.join(n).is_file() || snaps.contains_key(n));
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|n| seen.insert(n.clone()));
+    out
 }
 
 /// In a removal turn, every file the turn changed that it created, grew, or gave a line

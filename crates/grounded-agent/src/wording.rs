@@ -103,9 +103,9 @@ pub const MISSED_NAMED: &str = "changed {files}, not {named}";
 /// Added to the answer when a change missed the files its request named.
 pub const MISSED_NAMED_ANSWER: &str = "The request named {named}; the turn changed none of them. It changed only {files}, which the request did not name (kept: delete it if you do not want it).";
 
-/// Added to the answer when a change missed its named files but met the goal there: a
-/// finding of a named file is gone.
-pub const MISSED_NAMED_MET: &str = "The request named {named}; the turn changed {files} instead, and the checker's findings on {named} went from {before} to {after}.";
+/// Added to the answer when a change missed its named files but met the goal all the
+/// same: a finding the measure counts is gone.
+pub const MISSED_NAMED_MET: &str = "The request named {named}; the turn changed {files} instead, and the project's checker findings went from {before} to {after}.";
 
 /// The claim gate's push in a question: the first wording asks the model to make the
 /// change, which a question may not.

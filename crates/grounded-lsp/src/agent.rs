@@ -367,6 +367,16 @@ impl Backend {
             }
         };
         let context = context_of(&arg);
+        // The document the request is about: a change to it is the change asked for,
+        // whatever file names the request's words carry ("Fix this: `banner` is
+        // declared in the project's lib/util.js, which this script does not load").
+        let about: Vec<String> = arg
+            .get("uri")
+            .and_then(Value::as_str)
+            .and_then(|u| u.parse::<Uri>().ok())
+            .and_then(|u| u.to_file_path().map(|p| p.display().to_string()))
+            .into_iter()
+            .collect();
         // The transcript, when `agent.transcript` names one: opened before the turn
         // starts, so a path that cannot be written is said at once, not after the turn.
         let transcript_path = settings.agent_transcript.as_ref().map(|t| {
@@ -469,6 +479,7 @@ impl Backend {
                     &TurnRequest {
                         text: request,
                         context,
+                        about,
                     },
                 )
             }));
