@@ -210,8 +210,11 @@ impl Tool for PlanTool {
         cfg.max_steps = cfg.worker_max_steps;
         // The composer's measure covers its workers' writes: taken before the first
         // worker, so the turn's end compares against the project before any of them.
-        ctx.edits.ensure_before(ctx);
+        // A question's workers write nothing: nothing to measure.
         let parent = ctx.edits.intent();
+        if !parent.read_only() {
+            ctx.edits.ensure_before(ctx);
+        }
         let mut reports = Vec::new();
         for (i, item) in items.iter().enumerate() {
             // The user's cancel: no further worker starts (the running one ends at its
