@@ -452,8 +452,8 @@ pub fn run_turn_as(turn: Turn, request: &TurnRequest, given: Option<intent::Inte
 
     let mut notes = Vec::new();
     let mut undone = false;
-    // The measure after the turn's last write, kept: a change that missed the files its
-    // request named is judged by the named files' findings.
+    // The measures before the first write and after the last, kept: a change that
+    // missed the files its request named met its goal only if a finding went.
     let mut measured: Option<(measure::Measurement, measure::Measurement)> = None;
     if !cancelled && !edits.changed(&ctx).is_empty() {
         // A removal turn's rule, asked of the file system at the end: whatever path
