@@ -777,6 +777,7 @@ impl<'a> Analysis<'a> {
 // which read the private fields here and may not reach into one another's private items.
 mod flow;
 mod lookup;
+mod patterns;
 mod scoping;
 #[cfg(test)]
 mod tests;
