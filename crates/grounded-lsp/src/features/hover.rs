@@ -62,6 +62,14 @@ pub fn hover(
                     Some(Certain::Builtin(p)) if b.kind != BindingKind::Function => {
                         md.push_str(&format!("\n\nType: `{}`", builtin_type_name(p)))
                     }
+                    Some(Certain::Union(u)) => {
+                        let ifaces: Vec<&str> = u.interfaces().collect();
+                        md.push_str(&format!("\n\n{}", union_markdown(corpus, &ifaces)));
+                    }
+                    Some(Certain::Array(t)) => md.push_str(&format!(
+                        "\n\nType: `{}` (from the docs)",
+                        Type::Array(Box::new(t.clone()))
+                    )),
                     _ => {}
                 }
                 md
