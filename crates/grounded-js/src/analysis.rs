@@ -22,9 +22,13 @@
 //! - a function the script declares and never reassigns: a `Function`, whose
 //!   prototype methods the engine check judges (`f.bind` under ES3).
 //!
-//! Parameters, the project's own functions' results, array elements, unions, `any` and
-//! `object` are never certain; nor are properties of `this` (the walk does not follow
-//! them).
+//! - what modern typings say (turn 6): a union of interfaces ([`Union`]), narrowed by
+//!   the tests that guard a use, a callback's parameters, destructured names, `for...of`
+//!   elements and awaited values, as `flow` says.
+//!
+//! Parameters the docs do not type, the project's own functions' results, elements of
+//! untyped arrays, unions with `any`, `object` or a primitive are never certain; nor
+//! are properties of `this` (the walk does not follow them).
 //!
 //! The language server uses this for hover, completion and signature help:
 //!
