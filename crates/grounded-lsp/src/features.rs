@@ -257,32 +257,6 @@ pub fn split_message(msg: &str) -> (String, Option<String>) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn long_messages_are_cut_where_a_list_starts_and_lose_nothing() {
-        let short = "`Layout` has no member `x`.";
-        assert_eq!(split_message(short), (short.to_string(), None));
-        let names: Vec<String> = (0..30).map(|i| format!("`member{i}`")).collect();
-        let long = format!(
-            "`Layout` has no member `tableCellEnd`: its members are {}.",
-            names.join(", ")
-        );
-        let (head, rest) = split_message(&long);
-        assert!(head.chars().count() <= MESSAGE_MAX, "{head}");
-        let rest = rest.expect("the rest is kept");
-        assert!(rest.contains("member29"), "{rest}");
-        for n in &names {
-            assert!(
-                head.contains(n.as_str()) || rest.contains(n.as_str()),
-                "{n} lost"
-            );
-        }
-    }
-}
-
 /// What a value of a union the docs give may hold (`FrameNode | TextNode`): the members
 /// every interface of it has, and those only some have, each with the interfaces that
 /// have it (inherited members included), in name order.
@@ -343,4 +317,30 @@ pub(crate) fn union_markdown(corpus: &Corpus, ifaces: &[&str]) -> String {
         ));
     }
     md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_messages_are_cut_where_a_list_starts_and_lose_nothing() {
+        let short = "`Layout` has no member `x`.";
+        assert_eq!(split_message(short), (short.to_string(), None));
+        let names: Vec<String> = (0..30).map(|i| format!("`member{i}`")).collect();
+        let long = format!(
+            "`Layout` has no member `tableCellEnd`: its members are {}.",
+            names.join(", ")
+        );
+        let (head, rest) = split_message(&long);
+        assert!(head.chars().count() <= MESSAGE_MAX, "{head}");
+        let rest = rest.expect("the rest is kept");
+        assert!(rest.contains("member29"), "{rest}");
+        for n in &names {
+            assert!(
+                head.contains(n.as_str()) || rest.contains(n.as_str()),
+                "{n} lost"
+            );
+        }
+    }
 }

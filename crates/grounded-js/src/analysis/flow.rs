@@ -560,13 +560,12 @@ fn exits(stmt: Node) -> bool {
 /// Whether a `case` (or `default`) body ends by leaving: it does not fall into the next.
 fn case_exits(case: Node) -> bool {
     let n = case.named_child_count();
+    let value = case.child_by_field_id(query::fields().value);
     n > 0
         && case.named_child(n - 1).is_some_and(|last| {
-            last.kind() != "comment"
-                && !case
-                    .child_by_field_id(query::fields().value)
-                    .is_some_and(|v| v.id() == last.id())
-                && exits(last)
+            // A `case` with no body (`case "A": case "B": ...`) ends in its value.
+            let empty = value.is_some_and(|v| v.id() == last.id());
+            last.kind() != "comment" && !empty && exits(last)
         })
 }
 

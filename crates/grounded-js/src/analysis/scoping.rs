@@ -702,10 +702,8 @@ impl<'a> Analysis<'a> {
             && !self.written_elsewhere.contains(bind.name)
             && !self.project_names.contains(bind.name)
             && self.unconditional_write(bind.start);
-        if (bind.foreign && !implicit_once)
-            || !(matches!(bind.kind, BindingKind::Var | BindingKind::Lexical) || implicit_once)
-            || bind.assigns.is_empty()
-        {
+        let declared = matches!(bind.kind, BindingKind::Var | BindingKind::Lexical);
+        if !implicit_once && (bind.foreign || !declared) || bind.assigns.is_empty() {
             return None;
         }
         let mut result = None;

@@ -303,7 +303,7 @@ fn builtin_members(ctx: &FileCtx, start: usize, dot: usize, level: u16) -> Vec<C
         if x.start_byte() != start || x.end_byte() != dot {
             break;
         }
-        if let Some(Certain::Builtin(p)) = ctx.analysis.certain(x) {
+        if let Some(p) = ctx.analysis.certain(x).and_then(Certain::proto) {
             proto = Some(p);
             break;
         }

@@ -257,9 +257,7 @@ fn builtin_member_markdown<'a>(ctx: &FileCtx<'a>, member: Node<'a>, name: &str) 
             level_note(ctx.corpus, since)
         ));
     }
-    let Some(Certain::Builtin(p)) = ctx.analysis.certain(obj) else {
-        return None;
-    };
+    let p = ctx.analysis.certain(obj).and_then(Certain::proto)?;
     let since = es::proto_since(p, name)?;
     let (owner, plural) = proto_word(p);
     Some(format!(
