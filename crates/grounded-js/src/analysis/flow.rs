@@ -128,7 +128,16 @@ impl<'a> Analysis<'a> {
                 }
                 _ => {}
             }
-            if before || (is_function_kind(parent.kind_id()) && parent.start_byte() <= bind.start) {
+            // A function declaration is hoisted: it may run before the tests around it
+            // (`g(); if (n.type !== "TEXT") return; function g() { n.characters }`).
+            let hoisted = matches!(
+                parent.kind(),
+                "function_declaration" | "generator_function_declaration"
+            );
+            if before
+                || hoisted
+                || (is_function_kind(parent.kind_id()) && parent.start_byte() <= bind.start)
+            {
                 break;
             }
             child = parent;
@@ -640,6 +649,10 @@ mod tests {
         let s = "var n = app.byId('1'); if (n.type === 'TEXT') n.x;";
         assert_eq!(ty(s, "n.x"), "Text | Frame");
         let s = "let n = app.byId('1'); n = app.byId('2'); if (n.type === 'TEXT') n.x;";
+        assert_eq!(ty(s, "n.x"), "Text | Frame");
+        // A declared function may run before the test (it is hoisted).
+        let s =
+            "const n = app.byId('1'); g(); if (n.type !== 'TEXT') return; function g() { n.x; }";
         assert_eq!(ty(s, "n.x"), "Text | Frame");
         // Reassigned to something uncertain: nothing is certain.
         let s = "let n = app.byId('1'); n = other(); n.x;";
