@@ -126,6 +126,8 @@ pub struct Binding<'a> {
     pub narrowed: bool,
     /// Tested by its constructor (`x.constructor`), which no union narrows by.
     ctor_tested: bool,
+    /// From a [`Seed`]: the whole file assigns it once (it may be narrowed; `flow`).
+    seeded_once: bool,
     assigns: Vec<Assign<'a>>,
     /// Assigned by a function other than the one that declares it (a closure writing
     /// an outer variable): which value it holds at a use depends on when that ran.
@@ -510,7 +512,7 @@ impl<'a> Analysis<'a> {
                     .get_key_value(i)
                     .map(|(k, _)| Certain::Interface(k.as_str())),
                 Some(SeedType::Builtin(p) | SeedType::Literal(p)) => Some(Certain::Builtin(*p)),
-                Some(SeedType::Union(of, mask)) => Union::from_parts(of, *mask),
+                Some(SeedType::Union(of, mask, _)) => Union::from_parts(of, *mask),
                 Some(SeedType::Of(t, false)) => Some(Certain::Array(t)),
                 Some(SeedType::Of(t, true)) => Some(Certain::Promise(t)),
                 None => None,
@@ -524,6 +526,7 @@ impl<'a> Analysis<'a> {
                 end: 0,
                 narrowed: false,
                 ctor_tested: false,
+                seeded_once: matches!(certain_seed, Some(SeedType::Union(_, _, true))),
                 assigns: Vec::new(),
                 foreign: false,
                 certain: std::cell::Cell::new(certain),

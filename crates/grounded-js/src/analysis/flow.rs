@@ -149,12 +149,16 @@ impl<'a> Analysis<'a> {
     /// at the uses it guards: a parameter never assigned, or a `let`/`const` assigned
     /// once, in its declaration (a `var` in a loop is one binding for every iteration).
     pub(super) fn assigned_once(&self, bind: &Binding<'a>) -> bool {
-        !bind.seeded
-            && match bind.kind {
-                BindingKind::Param => bind.assigns.is_empty(),
-                BindingKind::Lexical => bind.assigns.len() == 1 && self.declared_with_value(bind),
-                _ => false,
-            }
+        if bind.seeded {
+            // The rest of the file, standing in for a statement analysed alone: the
+            // whole file's analysis said so.
+            return bind.seeded_once;
+        }
+        match bind.kind {
+            BindingKind::Param => bind.assigns.is_empty(),
+            BindingKind::Lexical => bind.assigns.len() == 1 && self.declared_with_value(bind),
+            _ => false,
+        }
     }
 
     /// Whether `bind` (a `let`/`const`) is given its one value where it is declared:
@@ -657,6 +661,31 @@ mod tests {
         // Reassigned to something uncertain: nothing is certain.
         let s = "let n = app.byId('1'); n = other(); n.x;";
         assert_eq!(ty(s, "n.x"), "-");
+    }
+
+    /// A statement re-checked alone (the editor's keystroke) narrows as the whole file
+    /// does: the seed says the name is assigned once.
+    #[test]
+    fn a_statement_analysed_alone_narrows_as_the_whole_file() {
+        let corpus = Corpus::from_texts(&[("api.md", DOCS)]).unwrap();
+        for (decl, want) in [("const", "Text"), ("var", "Text | Frame")] {
+            let script = format!("{decl} n = app.byId('1');\nif (n.type === 'TEXT') n.x;\n");
+            let tree = crate::parse(&script);
+            let whole = Analysis::new(&corpus, &script, &tree);
+            let seed = whole.seed();
+            let stmt = tree.root_node().named_child(1).unwrap();
+            let alone = Analysis::for_node(&corpus, &script, &tree, stmt, &seed);
+            let at = script.rfind("n.x").unwrap();
+            for a in [&whole, &alone] {
+                let node = a.node_at(at, "identifier").unwrap();
+                let got = match a.certain(node) {
+                    Some(crate::Certain::Interface(i)) => i.to_string(),
+                    Some(crate::Certain::Union(u)) => u.text(),
+                    other => format!("{other:?}"),
+                };
+                assert_eq!(got, want, "{decl}");
+            }
+        }
     }
 
     #[test]

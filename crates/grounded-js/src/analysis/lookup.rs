@@ -352,7 +352,7 @@ impl<'a> Analysis<'a> {
             Certain::Builtin(p) => SeedType::Builtin(p),
             Certain::Union(u) => {
                 let (of, mask) = u.parts();
-                SeedType::Union(of.to_vec(), mask)
+                SeedType::Union(of.to_vec(), mask, self.assigned_once(bind))
             }
             Certain::Array(t) => SeedType::Of(t.clone(), false),
             Certain::Promise(t) => SeedType::Of(t.clone(), true),

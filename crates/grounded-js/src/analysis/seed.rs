@@ -87,7 +87,8 @@ pub enum SeedType {
     /// [`Analysis::is_language_value`]).
     Literal(Proto),
     /// [`Certain::Union`]: the docs' union and which entries are left.
-    Union(Vec<Type>, u64),
+    /// With whether the whole file assigns it once (a use may be narrowed).
+    Union(Vec<Type>, u64, bool),
     /// [`Certain::Array`] (an array's element type), or [`Certain::Promise`] (`true`).
     Of(Type, bool),
 }
