@@ -20,4 +20,5 @@ mod lsp_ignore;
 mod lsp_reliability;
 mod lsp_robust;
 mod lsp_transport;
+mod lsp_unions;
 mod lsp_workspace;

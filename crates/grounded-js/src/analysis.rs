@@ -22,9 +22,13 @@
 //! - a function the script declares and never reassigns: a `Function`, whose
 //!   prototype methods the engine check judges (`f.bind` under ES3).
 //!
-//! Parameters, the project's own functions' results, array elements, unions, `any` and
-//! `object` are never certain; nor are properties of `this` (the walk does not follow
-//! them).
+//! - what modern typings say (turn 6): a union of interfaces ([`Union`]), narrowed by
+//!   the tests that guard a use, a callback's parameters, destructured names, `for...of`
+//!   elements and awaited values, as `flow` says.
+//!
+//! Parameters the docs do not type, the project's own functions' results, elements of
+//! untyped arrays, unions with `any`, `object` or a primitive are never certain; nor
+//! are properties of `this` (the walk does not follow them).
 //!
 //! The language server uses this for hover, completion and signature help:
 //!
@@ -120,6 +124,10 @@ pub struct Binding<'a> {
     pub end: usize,
     /// Whether the script tests it with `instanceof` or by its constructor.
     pub narrowed: bool,
+    /// Tested by its constructor (`x.constructor`), which no union narrows by.
+    ctor_tested: bool,
+    /// From a [`Seed`]: the whole file assigns it once (it may be narrowed; `flow`).
+    seeded_once: bool,
     assigns: Vec<Assign<'a>>,
     /// Assigned by a function other than the one that declares it (a closure writing
     /// an outer variable): which value it holds at a use depends on when that ran.
@@ -158,86 +166,11 @@ enum Assign<'a> {
     Expr(Node<'a>, ScopeId),
     /// An object literal: an options object passed by name (`r.format(cfg)`).
     Object(Node<'a>),
+    /// Property `key` of a chain's value: destructured (`const { a } = figma`).
+    Prop(Node<'a>, ScopeId, &'a str),
+    /// An element of a chain's value: the variable of `for (const n of xs)`.
+    Elem(Node<'a>, ScopeId),
     Other,
-}
-
-/// The whole file's facts a statement's analysis depends on (see [`Analysis::seed`]).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Seed {
-    /// Program-scope bindings: name, kind, certain type.
-    pub globals: Vec<(String, BindingKind, Option<SeedType>)>,
-    /// Globals the script narrows.
-    pub narrowed: Vec<String>,
-    /// Names tested with `typeof`.
-    pub typeof_names: Vec<String>,
-    /// Built-ins the script (and its reachable files) supply.
-    pub polyfills: Vec<String>,
-    /// Top-level names of reachable project files.
-    pub project_names: Vec<String>,
-    /// The script's construct helpers (functions that only open or only close a
-    /// construct): their calls pair across the whole file.
-    pub construct_helpers: Vec<String>,
-}
-
-impl Seed {
-    /// The words of `text` (identifier characters, and `\` for escaped identifiers),
-    /// with those inside strings and comments: more than a parse would name, never
-    /// fewer.
-    pub fn words(text: &str) -> impl Iterator<Item = &str> {
-        text.split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '$' | '\\')))
-            .filter(|w| !w.is_empty())
-    }
-
-    /// The name a polyfill is asked about by: `trim` of `String.prototype.trim`.
-    pub fn polyfill_name(path: &str) -> &str {
-        path.rsplit('.').next().unwrap_or(path)
-    }
-
-    /// This seed with only the globals, project names and polyfills that `text` (one
-    /// statement) spells as a word ([`Seed::words`]).
-    ///
-    /// A name the statement never spells cannot change how it is read: every use of a
-    /// binding is by name, and every polyfill question ends in a name. Seeding all of
-    /// a 7.8 MB script's 68,000 top-level names and 34,000 polyfills cost a keystroke's
-    /// re-check and each hover tens of milliseconds.
-    pub fn spelt_in(&self, text: &str) -> Seed {
-        let words: HashSet<&str> = Seed::words(text).collect();
-        Seed {
-            globals: self
-                .globals
-                .iter()
-                .filter(|g| words.contains(g.0.as_str()))
-                .cloned()
-                .collect(),
-            narrowed: self.narrowed.clone(),
-            typeof_names: self.typeof_names.clone(),
-            polyfills: self
-                .polyfills
-                .iter()
-                .filter(|p| words.contains(Seed::polyfill_name(p)))
-                .cloned()
-                .collect(),
-            project_names: self
-                .project_names
-                .iter()
-                .filter(|p| words.contains(p.as_str()))
-                .cloned()
-                .collect(),
-            construct_helpers: self.construct_helpers.clone(),
-        }
-    }
-}
-
-/// [`Certain`], owned.
-#[derive(Debug, Clone, PartialEq)]
-pub enum SeedType {
-    /// A documented interface.
-    Interface(String),
-    /// A built-in value type.
-    Builtin(Proto),
-    /// A built-in value type the language gives by itself (a literal; see
-    /// [`Analysis::is_language_value`]).
-    Literal(Proto),
 }
 
 /// The certain type of an expression.
@@ -246,9 +179,19 @@ pub enum Certain<'a> {
     /// An object of a documented interface.
     Interface(&'a str),
     /// A value of a built-in type of the language (array or string literal, a member
-    /// documented as `string`, `number`, `T[]`, `Date`...): judged against the
+    /// documented as `string`, `number`, `Date`...): judged against the
     /// prototype table of [`grounded_es`], never against the docs.
     Builtin(Proto),
+    /// One of several documented interfaces, whichever (a union the docs write; turn 6):
+    /// judged like a family, a member none of them documents is a finding.
+    Union(Union<'a>),
+    /// An array the docs type with its elements (`SceneNode[]`): an array
+    /// ([`Certain::proto`]) whose elements (`xs[0]`, `for...of`, `forEach`'s
+    /// callback) are of this type, when that is certain.
+    Array(&'a Type),
+    /// A `Promise<T>` the docs give: itself not judged (its members are the
+    /// language's), `await` of it and its `.then` callback's parameter are a `T`.
+    Promise(&'a Type),
 }
 
 /// One script's scopes, bindings and the facts receiver typing needs.
@@ -450,7 +393,8 @@ impl std::fmt::Debug for Analysis<'_> {
 
 struct Pending<'a> {
     assigns: Vec<(&'a str, ScopeId, usize, Assign<'a>)>,
-    narrows: Vec<(&'a str, ScopeId)>,
+    /// (name, scope, by `x.constructor` rather than `instanceof`)
+    narrows: Vec<(&'a str, ScopeId, bool)>,
 }
 
 impl<'a> Analysis<'a> {
@@ -568,6 +512,9 @@ impl<'a> Analysis<'a> {
                     .get_key_value(i)
                     .map(|(k, _)| Certain::Interface(k.as_str())),
                 Some(SeedType::Builtin(p) | SeedType::Literal(p)) => Some(Certain::Builtin(*p)),
+                Some(SeedType::Union(of, mask, _)) => Union::from_parts(of, *mask),
+                Some(SeedType::Of(t, false)) => Some(Certain::Array(t)),
+                Some(SeedType::Of(t, true)) => Some(Certain::Promise(t)),
                 None => None,
             };
             let literal = matches!(certain_seed, Some(SeedType::Literal(_)));
@@ -578,6 +525,8 @@ impl<'a> Analysis<'a> {
                 start: 0,
                 end: 0,
                 narrowed: false,
+                ctor_tested: false,
+                seeded_once: matches!(certain_seed, Some(SeedType::Union(_, _, true))),
                 assigns: Vec::new(),
                 foreign: false,
                 certain: std::cell::Cell::new(certain),
@@ -664,6 +613,15 @@ impl<'a> Analysis<'a> {
                     // Its keys: what the option check reads when it is passed by name
                     // (`var App = { init: function () {...} }` is edited alone).
                     Assign::Object(n) => format!("object {}", self.object_keys(n)),
+                    Assign::Prop(n, _, _) | Assign::Elem(n, _) => {
+                        let key = match *a {
+                            Assign::Prop(_, _, key) => key,
+                            _ => "[i]",
+                        };
+                        let mut shape = format!("{key} of ");
+                        self.chain_shape(n, Some(&mut shape));
+                        shape
+                    }
                     Assign::Other => "other".into(),
                 };
                 line.push(' ');
@@ -741,11 +699,17 @@ impl<'a> Analysis<'a> {
 // The rooms of this module: the parent holds the types and the entry points; the walk
 // that fills them, the queries on what it recorded and the receiver typing are children,
 // which read the private fields here and may not reach into one another's private items.
+mod flow;
 mod lookup;
+mod patterns;
 mod scoping;
+mod seed;
 #[cfg(test)]
 mod tests;
 mod typing;
+mod union;
 
 pub use lookup::ScopeFacts;
+pub use seed::{Seed, SeedType};
 pub use typing::{builtin_proto, member_type, type_certain};
+pub use union::Union;

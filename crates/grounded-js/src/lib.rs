@@ -34,7 +34,7 @@ mod walk;
 pub use analysis::{
     builtin_proto, is_function_kind, member_type, type_certain, Analysis, Binding, BindingId,
     BindingKind, Certain, ConstructName, IdHash, IdHasher, NameHash, NameHasher, Part, PathNode,
-    Ref, Scope, ScopeFacts, ScopeId, ScopeKind, Seed, SeedType, WalkPath,
+    Ref, Scope, ScopeFacts, ScopeId, ScopeKind, Seed, SeedType, Union, WalkPath,
 };
 pub use cut::{parse_range, Whole};
 pub use globals::{global_value, global_value_interface};

@@ -266,7 +266,12 @@ impl<'a> Analysis<'a> {
         s
     }
 
-    fn declare(&mut self, scope: ScopeId, name_node: Node, kind: BindingKind) -> BindingId {
+    pub(super) fn declare(
+        &mut self,
+        scope: ScopeId,
+        name_node: Node,
+        kind: BindingKind,
+    ) -> BindingId {
         let name = self.node_text(name_node);
         if let Some(&b) = self.scopes[scope].names.get(name) {
             return b;
@@ -278,6 +283,8 @@ impl<'a> Analysis<'a> {
             start: name_node.start_byte(),
             end: name_node.end_byte(),
             narrowed: false,
+            ctor_tested: false,
+            seeded_once: false,
             assigns: Vec::new(),
             foreign: false,
             certain: std::cell::Cell::new(None),
@@ -288,35 +295,6 @@ impl<'a> Analysis<'a> {
         let id = self.bindings.len() - 1;
         self.scopes[scope].names.insert(name, id);
         id
-    }
-
-    /// Declares every identifier a pattern binds (`a`, `{a, b: c}`, `[a, ...b]`, `a = 1`).
-    fn declare_pattern(&mut self, scope: ScopeId, pattern: Node, kind: BindingKind) {
-        let mut stack = vec![pattern];
-        while let Some(n) = stack.pop() {
-            match n.kind() {
-                "identifier" | "shorthand_property_identifier_pattern" => {
-                    self.declare(scope, n, kind);
-                }
-                "assignment_pattern" | "object_assignment_pattern" => {
-                    if let Some(l) = n.child_by_field_id(crate::query::fields().left) {
-                        stack.push(l);
-                    }
-                }
-                "pair_pattern" => {
-                    if let Some(v) = n.child_by_field_id(crate::query::fields().value) {
-                        stack.push(v);
-                    }
-                }
-                "object_pattern" | "array_pattern" | "rest_pattern" | "formal_parameters" => {
-                    let mut c = n.walk();
-                    for child in n.named_children(&mut c) {
-                        stack.push(child);
-                    }
-                }
-                _ => {}
-            }
-        }
     }
 
     fn classify(&self, value: Node<'a>, scope: ScopeId) -> Assign<'a> {
@@ -339,7 +317,11 @@ impl<'a> Analysis<'a> {
             "object" => Assign::Object(v),
             // Typed when asked, by the same rules as a receiver: a documented global,
             // a member of a certain receiver, an element, another certain variable.
-            "identifier" | "member_expression" | "call_expression" | "subscript_expression"
+            "identifier"
+            | "member_expression"
+            | "call_expression"
+            | "subscript_expression"
+            | "await_expression"
                 if self.chain_shape(v, None) =>
             {
                 Assign::Expr(v, scope)
@@ -415,13 +397,16 @@ impl<'a> Analysis<'a> {
                             p.assigns
                                 .push((self.node_text(name), scope, name.start_byte(), a));
                         }
-                    } else if node
-                        .child_by_field_id(crate::query::fields().value)
-                        .is_some()
+                    } else if let Some(value) = node.child_by_field_id(crate::query::fields().value)
                     {
-                        // `var { a, b } = obj`: what each name holds is a part of a
-                        // value, never certain (a later `a = layout` must not make it so).
-                        self.note_pattern_assigns(p, name, scope);
+                        // `var { a, b: c } = figma`: each name holds a member of the
+                        // value, certain as the member is; anything else a pattern binds
+                        // (nested, defaulted, rest) is never certain.
+                        let value = match self.classify(value, scope) {
+                            Assign::Expr(v, _) if name.kind() == "object_pattern" => Some(v),
+                            _ => None,
+                        };
+                        self.note_destructure(p, name, value, scope);
                     }
                 }
                 None
@@ -471,7 +456,24 @@ impl<'a> Analysis<'a> {
                         };
                         self.declare_pattern(fs, left, kind);
                     }
-                    self.note_other_assign(p, left, scope);
+                    // `for (const n of xs)`: `n` holds each element of `xs`, certain as
+                    // the elements are; a `for...in` key is a string, not followed.
+                    let of = node
+                        .child_by_field_id(crate::query::fields().operator)
+                        .is_some_and(|o| o.kind() == "of");
+                    let right = node.child_by_field_id(crate::query::fields().right);
+                    match right.map(|r| self.classify(r, scope)) {
+                        Some(Assign::Expr(r, _)) if of && left.kind() == "identifier" => {
+                            p.assigns.push((
+                                self.node_text(left),
+                                scope,
+                                left.start_byte(),
+                                Assign::Elem(r, scope),
+                            ));
+                        }
+                        _ if left.kind() == "identifier" => self.note_other_assign(p, left, scope),
+                        _ => self.note_pattern_assigns(p, left, scope),
+                    }
                 }
                 None
             }
@@ -480,7 +482,7 @@ impl<'a> Analysis<'a> {
                 if let Some(bin) = node.parent() {
                     if let Some(left) = bin.child_by_field_id(crate::query::fields().left) {
                         if left.kind() == "identifier" {
-                            p.narrows.push((self.node_text(left), scope));
+                            p.narrows.push((self.node_text(left), scope, false));
                         }
                     }
                 }
@@ -491,7 +493,7 @@ impl<'a> Analysis<'a> {
                 if prop.is_some_and(|pr| self.node_text(pr) == "constructor") {
                     if let Some(obj) = node.child_by_field_id(crate::query::fields().object) {
                         if obj.kind() == "identifier" {
-                            p.narrows.push((self.node_text(obj), scope));
+                            p.narrows.push((self.node_text(obj), scope, true));
                         }
                     }
                 }
@@ -527,29 +529,6 @@ impl<'a> Analysis<'a> {
         }
     }
 
-    /// Records an uncertain assignment to every name a destructuring pattern binds.
-    fn note_pattern_assigns(&self, p: &mut Pending<'a>, pattern: Node<'a>, scope: ScopeId) {
-        let f = crate::query::fields();
-        let mut stack = vec![pattern];
-        while let Some(n) = stack.pop() {
-            match n.kind() {
-                "identifier" | "shorthand_property_identifier_pattern" => {
-                    p.assigns
-                        .push((self.node_text(n), scope, n.start_byte(), Assign::Other));
-                }
-                "assignment_pattern" | "object_assignment_pattern" => {
-                    stack.extend(n.child_by_field_id(f.left));
-                }
-                "pair_pattern" => stack.extend(n.child_by_field_id(f.value)),
-                "object_pattern" | "array_pattern" | "rest_pattern" => {
-                    let mut c = n.walk();
-                    stack.extend(n.named_children(&mut c));
-                }
-                _ => {}
-            }
-        }
-    }
-
     fn note_polyfill(&mut self, left: Node) {
         let t = self.node_text(left);
         let plain = t.split('.').all(|p| {
@@ -574,6 +553,8 @@ impl<'a> Analysis<'a> {
                         start: at,
                         end: at + name.len(),
                         narrowed: false,
+                        ctor_tested: false,
+                        seeded_once: false,
                         assigns: Vec::new(),
                         foreign: false,
                         certain: std::cell::Cell::new(None),
@@ -594,10 +575,13 @@ impl<'a> Analysis<'a> {
                 self.bindings[b].assigns.push(a);
             }
         }
-        for (name, scope) in p.narrows {
+        for (name, scope, by_ctor) in p.narrows {
             match self.resolve(name, scope) {
                 Some(b) if self.bindings[b].seeded => {}
-                Some(b) => self.bindings[b].narrowed = true,
+                Some(b) => {
+                    self.bindings[b].narrowed = true;
+                    self.bindings[b].ctor_tested |= by_ctor;
+                }
                 None => {
                     self.narrowed_globals.insert(name);
                 }
@@ -645,7 +629,7 @@ impl<'a> Analysis<'a> {
                         self.binding_type(v).is_some() && self.bindings[v].literal.get()
                     })
             }
-            Assign::Object(_) | Assign::Other => false,
+            Assign::Object(_) | Assign::Prop(..) | Assign::Elem(..) | Assign::Other => false,
         })
     }
 
@@ -684,7 +668,29 @@ impl<'a> Analysis<'a> {
     /// type (interfaces.md, "What is judged"), and which.
     fn binding_certain(&self, b: BindingId) -> Option<Certain<'a>> {
         let bind = &self.bindings[b];
-        if bind.kind == BindingKind::Function && !bind.narrowed && bind.assigns.is_empty() {
+        if bind.narrowed {
+            // A variable the script tests by its constructor is one it does not take
+            // for the type the docs give; a union the docs give is still every value
+            // it may hold, and `instanceof` narrows it where it guards (`flow`).
+            let c = if bind.ctor_tested || !self.assigned_once(bind) {
+                None
+            } else {
+                self.unnarrowed_certain(b)
+            };
+            return c.filter(|c| matches!(c, Certain::Union(_)));
+        }
+        self.unnarrowed_certain(b)
+    }
+
+    /// [`Analysis::binding_certain`] as if the script never tested the binding.
+    fn unnarrowed_certain(&self, b: BindingId) -> Option<Certain<'a>> {
+        let bind = &self.bindings[b];
+        if bind.kind == BindingKind::Param {
+            // A parameter the docs type: of a function literal passed as a callback
+            // (`flow`).
+            return self.param_certain(b);
+        }
+        if bind.kind == BindingKind::Function && bind.assigns.is_empty() {
             // A declared function never reassigned is a `Function`: `f.bind(o)` is
             // judged by the engine check like `[].map` (ES5 on an ES3 engine).
             return Some(Certain::Builtin(Proto::Function));
@@ -698,11 +704,8 @@ impl<'a> Analysis<'a> {
             && !self.written_elsewhere.contains(bind.name)
             && !self.project_names.contains(bind.name)
             && self.unconditional_write(bind.start);
-        if bind.narrowed
-            || (bind.foreign && !implicit_once)
-            || !(matches!(bind.kind, BindingKind::Var | BindingKind::Lexical) || implicit_once)
-            || bind.assigns.is_empty()
-        {
+        let declared = matches!(bind.kind, BindingKind::Var | BindingKind::Lexical);
+        if !implicit_once && (bind.foreign || !declared) || bind.assigns.is_empty() {
             return None;
         }
         let mut result = None;
@@ -714,6 +717,16 @@ impl<'a> Analysis<'a> {
                 Assign::Number => Certain::Builtin(Proto::Number),
                 Assign::Regex => Certain::Builtin(Proto::RegExp),
                 Assign::Expr(node, scope) => self.certain_in(node, scope)?,
+                // A destructured property: read, never called (a method taken off its
+                // object is a function value).
+                Assign::Prop(node, scope, key) => {
+                    let obj = self.certain_in(node, scope)?;
+                    self.step(obj, Some(key), false)?
+                }
+                Assign::Elem(node, scope) => {
+                    let coll = self.certain_in(node, scope)?;
+                    self.step(coll, None, false)?
+                }
                 Assign::Object(_) | Assign::Other => return None,
             };
             if result.is_some_and(|r| r != t) {
@@ -722,97 +735,6 @@ impl<'a> Analysis<'a> {
             result = Some(t);
         }
         result
-    }
-
-    /// Whether the identifier at `start` is the target of a plain `name = value;`
-    /// statement that runs whenever its script or function body does: at the top of
-    /// the program or of a function, in plain blocks only (not under `if`, a loop,
-    /// `try`, `switch`, a `&&` or another assignment).
-    fn unconditional_write(&self, start: usize) -> bool {
-        let ids = query::kind_ids();
-        let Some(id) = self
-            .tree
-            .root_node()
-            .descendant_for_byte_range(start, start)
-            .filter(|n| n.kind_id() == ids.identifier && n.start_byte() == start)
-        else {
-            return false;
-        };
-        let Some(assign) = id.parent().filter(|p| {
-            p.kind() == "assignment_expression"
-                && p.child_by_field_id(query::fields().left) == Some(id)
-        }) else {
-            return false;
-        };
-        let Some(mut cur) = assign
-            .parent()
-            .filter(|p| p.kind() == "expression_statement")
-        else {
-            return false;
-        };
-        while let Some(p) = cur.parent() {
-            match p.kind() {
-                "program" => return true,
-                "statement_block" => cur = p,
-                _ => return p.kind_id() != 0 && is_function_kind(p.kind_id()),
-            }
-        }
-        false
-    }
-
-    /// The keys of an object literal, nested literals' keys in braces (`{a b{c d} }`):
-    /// all that the option check reads of it. For a statement summary.
-    pub(super) fn object_keys(&self, obj: Node<'a>) -> String {
-        let mut out = String::new();
-        self.keys_into(obj, 0, &mut out);
-        out
-    }
-
-    fn keys_into(&self, obj: Node<'a>, depth: usize, out: &mut String) {
-        let f = crate::query::fields();
-        out.push('{');
-        let mut c = obj.walk();
-        for kid in obj.named_children(&mut c) {
-            let key = match kid.kind() {
-                "pair" => kid.child_by_field_id(f.key),
-                "method_definition" => kid.child_by_field_id(f.name),
-                "shorthand_property_identifier" => Some(kid),
-                "comment" => continue,
-                _ => None,
-            };
-            match key {
-                Some(k) => out.push_str(self.node_text(k)),
-                None => out.push_str(kid.kind()),
-            }
-            if kid.kind() == "pair" && depth < 8 {
-                if let Some(v) = kid
-                    .child_by_field_id(f.value)
-                    .filter(|v| v.kind() == "object")
-                {
-                    self.keys_into(v, depth + 1, out);
-                }
-            }
-            out.push(' ');
-        }
-        out.push('}');
-    }
-
-    /// The object literal a variable holds, when it is its only assignment (`var cfg =
-    /// { bold: true }`, never reassigned, narrowed or written by another function): an
-    /// options object passed by name is judged as the literal would be.
-    pub fn object_literal_of(&self, name: &str, scope: ScopeId) -> Option<Node<'a>> {
-        let bind = &self.bindings[self.resolve(name, scope)?];
-        if bind.narrowed
-            || bind.foreign
-            || bind.seeded
-            || !matches!(bind.kind, BindingKind::Var | BindingKind::Lexical)
-        {
-            return None;
-        }
-        match bind.assigns.as_slice() {
-            [Assign::Object(n)] => Some(*n),
-            _ => None,
-        }
     }
 
     /// The type `new ctor()` gives at `scope`: a documented constructor's interface, or a
