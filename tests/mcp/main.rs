@@ -1,6 +1,7 @@
 //! `grounded mcp` as the agents people already run meet it: the MCP Python SDK as the
 //! client over stdio (`mcp_client`), and raw JSON-RPC lines for what no SDK sends
-//! (`mcp_raw`: malformed input, unknown methods, bounds, stdout purity).
+//! (`mcp_raw`: malformed input, unknown methods, bounds, stdout purity); and
+//! `grounded hook claude-code` under Claude Code's hook input (`mcp_hook`).
 //!
 //! One test binary per area (each links the whole crate graph once); see
 //! ARCHITECTURE.md, *Tests*.
@@ -9,6 +10,7 @@
 mod common;
 
 mod mcp_client;
+mod mcp_hook;
 mod mcp_raw;
 
 use std::path::{Path, PathBuf};
