@@ -19,7 +19,12 @@ fn hook(dir: &Path, input: &str) -> (Option<i32>, String) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     (out.status.code(), String::from_utf8(out.stdout).unwrap())
 }
@@ -44,13 +49,22 @@ fn an_edit_with_findings_is_handed_back_as_a_block_decision() {
     assert_eq!(code, Some(0));
     let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out:?}"));
     assert_eq!(v["decision"], json!("block"));
-    assert_eq!(v["hookSpecificOutput"]["hookEventName"], json!("PostToolUse"));
+    assert_eq!(
+        v["hookSpecificOutput"]["hookEventName"],
+        json!("PostToolUse")
+    );
     let reason = v["reason"].as_str().unwrap();
     assert!(reason.contains("line 8:8 error[member]"), "{reason}");
     assert!(reason.contains("tableCellEnd"), "{reason}");
-    assert!(reason.contains("fix: Delete `layout.tableCellEnd()`"), "{reason}");
+    assert!(
+        reason.contains("fix: Delete `layout.tableCellEnd()`"),
+        "{reason}"
+    );
     let cli = crate::cli_check(dir.path(), &["mistakes/member.js"]);
-    assert!(reason.starts_with(&format!("grounded check found {} finding", cli.len())), "{reason}");
+    assert!(
+        reason.starts_with(&format!("grounded check found {} finding", cli.len())),
+        "{reason}"
+    );
 }
 
 /// A clean script, a file that is no script, and a hook input without a file: nothing
@@ -58,8 +72,20 @@ fn an_edit_with_findings_is_handed_back_as_a_block_decision() {
 #[test]
 fn a_clean_edit_or_another_file_passes_silently() {
     let dir = crate::demo_copy();
-    assert_eq!(hook(dir.path(), &input(dir.path(), "main.js")), (Some(0), String::new()));
-    assert_eq!(hook(dir.path(), &input(dir.path(), "grounded.toml")), (Some(0), String::new()));
-    assert_eq!(hook(dir.path(), r#"{"tool_name": "Bash", "tool_input": {"command": "ls"}}"#), (Some(0), String::new()));
+    assert_eq!(
+        hook(dir.path(), &input(dir.path(), "main.js")),
+        (Some(0), String::new())
+    );
+    assert_eq!(
+        hook(dir.path(), &input(dir.path(), "grounded.toml")),
+        (Some(0), String::new())
+    );
+    assert_eq!(
+        hook(
+            dir.path(),
+            r#"{"tool_name": "Bash", "tool_input": {"command": "ls"}}"#
+        ),
+        (Some(0), String::new())
+    );
     assert_eq!(hook(dir.path(), "not json").0, Some(2));
 }

@@ -20,7 +20,7 @@ fn bad_input_is_answered_and_the_server_lives_on() {
         json!("2025-06-18"),
         "{init}"
     );
-    assert_eq!(init["result"]["capabilities"]["tools"].is_object(), true);
+    assert!(init["result"]["capabilities"]["tools"].is_object());
 
     m.send_bytes(b"{not json at all\n");
     let parse = m.next(common::WAIT).expect("an answer to a broken line");

@@ -128,11 +128,13 @@ impl<'a> Args<'a> {
                         Value::String(s) if s.trim().is_empty() => {
                             return Err(bad("an empty string"))
                         }
-                        Value::String(s) if s.len() > MAX_ARG => return Err(format!(
+                        Value::String(s) if s.len() > MAX_ARG => {
+                            return Err(format!(
                             "an item of `{name}` of `{}` is {} bytes; the bound is {MAX_ARG} bytes",
                             self.tool,
                             s.len()
-                        )),
+                        ))
+                        }
                         Value::String(s) => out.push(s.clone()),
                         v => return Err(bad(&format!("a list holding {}", kind(v)))),
                     }

@@ -88,10 +88,10 @@ mod tests {
     #[test]
     fn a_repeat_is_served_from_the_cache_and_says_so() {
         let c = Cache::default();
-        let mut runs = 0;
-        let mut ask = |q: &str| {
+        let runs = std::cell::Cell::new(0);
+        let ask = |q: &str| {
             c.answer(key("lookup_docs", &json!({ "query": q })), || {
-                runs += 1;
+                runs.set(runs.get() + 1);
                 Answer::ok("hit", json!({ "hits": [] }))
             })
         };
@@ -101,8 +101,7 @@ mod tests {
         assert_eq!(second.structured["served"], "cache");
         assert_eq!(second.structured["asked"], 2);
         assert!(second.text.starts_with("(Served from this session's cache"));
-        drop(ask);
-        assert_eq!(runs, 1);
+        assert_eq!(runs.get(), 1);
     }
 
     #[test]

@@ -93,7 +93,7 @@ where
             eprintln!("grounded: mcp: a line longer than {MAX_LINE} bytes, skipped");
             loop {
                 let chunk = match reader.fill_buf().await {
-                    Ok(c) if c.is_empty() => return,
+                    Ok([]) => return,
                     Ok(c) => c,
                     Err(_) => return,
                 };
