@@ -283,7 +283,8 @@ fn bad_calls_are_errors_that_say_what_would_work() {
             {"roots": [lib], "calls": [
                 ["check_code", {"code": "var a;", "path": "main.js"}],
                 ["check_code", {"code": "var a = 1;\n", "path": "lib/new.js"}],
-                ["check_files", {}]
+                ["check_files", {}],
+                ["dry_run", {}]
             ]}
         ]),
     );
@@ -322,5 +323,6 @@ fn bad_calls_are_errors_that_say_what_would_work() {
         ok(&r[2])["findings"],
         json!(crate::cli_check(root, &["lib"]))
     );
+    refused(&r[3], "not inside the client's roots");
     assert!(!lib.join("new.js").exists());
 }

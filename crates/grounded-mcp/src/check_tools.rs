@@ -276,9 +276,11 @@ pub fn check_files(s: &Session, roots: &[PathBuf], a: &Args) -> Result<Answer, S
                 rels.push(i.rel);
             }
         }
+        // The project, or the client's root inside it; a project outside every root
+        // is refused like any path there.
         None => match roots.iter().find(|r| r.starts_with(s.root())) {
             Some(r) => rels.push(inside(s.root(), roots, &r.to_string_lossy())?.rel),
-            None => rels.push(".".into()),
+            None => rels.push(inside(s.root(), roots, ".")?.rel),
         },
     }
     let mut args: Vec<String> = vec!["check".into(), "--format".into(), "json".into()];
@@ -303,6 +305,14 @@ pub fn check_files(s: &Session, roots: &[PathBuf], a: &Args) -> Result<Answer, S
 
 /// `dry_run {entry?}`: `grounded dry-run --format json [ENTRY]` in the project root.
 pub fn dry_run(s: &Session, roots: &[PathBuf], a: &Args) -> Result<Answer, String> {
+    // The run starts from the root and reads what the scripts load: a project that is
+    // not wholly inside the client's roots is not run.
+    if !roots.is_empty() && !roots.iter().any(|r| s.root().starts_with(r)) {
+        return Err(format!(
+            "the dry run runs the project from its root {}, which is not inside the client's roots; check_code and check_files work inside them",
+            s.root().display()
+        ));
+    }
     let entry = match a.opt_string("entry", "main.js", MAX_ARG)? {
         Some(e) => {
             let i = inside(s.root(), roots, &e)?;
