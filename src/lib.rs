@@ -17,5 +17,6 @@ pub use grounded_footprint as footprint;
 pub use grounded_import as import;
 pub use grounded_js as js;
 pub use grounded_lsp as lsp;
+pub use grounded_mcp as mcp;
 pub use grounded_project as project;
 pub use grounded_textfile as textfile;

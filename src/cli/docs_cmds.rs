@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::docs::{Corpus, Library};
+use crate::docs::Library;
 
 use super::{plain_format, project_and_corpus, Fail, Format};
 
@@ -166,90 +166,17 @@ pub fn corpus(docs: Option<&Path>, format: Format) -> Result<i32, Fail> {
     Ok(0)
 }
 
-/// What `grounded doc NAME` found: a chunk, and for an interface its members.
-struct DocHit<'a> {
-    chunk: Option<&'a crate::docs::Chunk>,
-    /// The interface the name is (an interface, or a global's interface).
-    interface: Option<&'a str>,
-    /// The member the name is, with the interface it was asked on.
-    member: Option<(&'a str, &'a crate::docs::Member)>,
-}
-
-/// Resolves a name the way a script or a reader writes it.
-fn resolve<'a>(corpus: &'a Corpus, name: &str) -> Option<DocHit<'a>> {
-    let name = name.trim();
-    let iface_of = |n: &str| -> Option<&'a str> {
-        if let Some((k, _)) = corpus.interfaces.get_key_value(n) {
-            return Some(k.as_str());
-        }
-        corpus.global_interface(n)
-    };
-    let split = name
-        .split_once('.')
-        .or_else(|| crate::docs::model::split_member_title(name));
-    if let Some((owner, member)) = split {
-        if let Some(iface) = iface_of(owner) {
-            if let Some(m) = corpus.member(iface, member) {
-                return Some(DocHit {
-                    chunk: m.chunk.map(|id| corpus.chunk(id)),
-                    interface: None,
-                    member: Some((iface, m)),
-                });
-            }
-        }
-    } else if let Some(iface) = iface_of(name) {
-        let chunk = corpus.interfaces.get(iface).and_then(|i| i.chunk);
-        return Some(DocHit {
-            chunk: chunk.map(|id| corpus.chunk(id)),
-            interface: Some(iface),
-            member: None,
-        });
-    } else if let Some(m) = corpus.global_member(name) {
-        return Some(DocHit {
-            chunk: m.chunk.map(|id| corpus.chunk(id)),
-            interface: None,
-            member: Some((crate::docs::model::GLOBAL_INTERFACE, m)),
-        });
-    }
-    // A guide or any other chunk, by its title.
-    let chunk = corpus.chunks.iter().find(|c| c.title == name).or_else(|| {
-        corpus
-            .chunks
-            .iter()
-            .find(|c| c.title.eq_ignore_ascii_case(name))
-    })?;
-    Some(DocHit {
-        chunk: Some(chunk),
-        interface: None,
-        member: None,
-    })
-}
-
 /// `grounded doc NAME`: the docs on the command line. `lookup` showed one line of a
 /// chunk; reading a whole member's text meant opening the corpus file by hand.
 pub fn doc(docs: Option<&Path>, name: &str, format: Format) -> Result<i32, Fail> {
     let format = plain_format("doc", format)?;
     let (_, corpus) = project_and_corpus(Path::new("."), docs)?;
-    let Some(hit) = resolve(&corpus, name) else {
-        let mut near: Vec<(usize, &str)> = corpus
-            .chunks
-            .iter()
-            .map(|c| c.title.as_str())
-            .chain(corpus.globals.keys().map(String::as_str))
-            .map(|t| {
-                (
-                    strsim::levenshtein(&t.to_lowercase(), &name.to_lowercase()),
-                    t,
-                )
-            })
-            .filter(|(d, _)| *d <= 2.max(name.len() / 4))
-            .collect();
-        near.sort();
-        near.dedup_by(|a, b| a.1 == b.1);
+    let Some(hit) = crate::docs::names::resolve(&corpus, name) else {
+        let near = crate::docs::names::near_names(&corpus, name, 5);
         let hint = if near.is_empty() {
             String::new()
         } else {
-            let names: Vec<String> = near.iter().take(5).map(|(_, t)| format!("`{t}`")).collect();
+            let names: Vec<String> = near.iter().map(|t| format!("`{t}`")).collect();
             format!("; near: {}", names.join(", "))
         };
         eprintln!("grounded: the docs document no `{name}`{hint}");

@@ -18,7 +18,9 @@ mod dryrun;
 mod excerpt;
 mod find;
 mod fix;
+mod hook;
 mod import;
+pub mod mcp;
 mod serve;
 
 /// Where `--help` sends people: the guides in the repository's `docs/` folder. They
@@ -236,9 +238,37 @@ enum Command {
         /// The request.
         request: String,
     },
+    /// The MCP server on stdio: the docs and the checker as tools for any agent
+    /// (Claude Code, Copilot, Cursor, Codex). See docs/agents.md.
+    Mcp {
+        /// The corpus (overrides grounded.toml).
+        #[arg(long)]
+        docs: Option<PathBuf>,
+        /// Where to look for the project (default: the current folder).
+        #[arg(long)]
+        root: Option<PathBuf>,
+    },
+    /// A coding agent's hook after each edit: `grounded hook claude-code` reads Claude
+    /// Code's PostToolUse JSON on stdin, checks the edited file and hands its findings
+    /// back (docs/agents.md).
+    Hook {
+        /// The corpus (overrides grounded.toml).
+        #[arg(long)]
+        docs: Option<PathBuf>,
+        /// The agent whose hook protocol is spoken.
+        #[arg(value_enum)]
+        agent: HookAgent,
+    },
     /// Make a corpus from what the engine already has: `grounded import dts PATHS...`.
     #[command(subcommand)]
     Import(import::ImportCmd),
+}
+
+/// The agents `grounded hook` speaks the hook protocol of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HookAgent {
+    /// Claude Code's PostToolUse hook (JSON on stdin, a `block` decision on stdout).
+    ClaudeCode,
 }
 
 /// A command's failure: exit 2 with a one-line reason.
@@ -442,6 +472,10 @@ fn run() -> i32 {
             request: &request,
         }),
         Command::Import(cmd) => import::run(cmd),
+        Command::Mcp { docs, root } => mcp::run(docs.as_deref(), root.as_deref()),
+        Command::Hook { docs, agent } => match agent {
+            HookAgent::ClaudeCode => hook::claude_code(docs.as_deref()),
+        },
     };
     match result {
         Ok(code) => code,

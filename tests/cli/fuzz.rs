@@ -2,7 +2,8 @@
 //! JSONL), the signature parser, `facts.toml`, the whole corpus load, `check` on
 //! arbitrary text under a fixed corpus, `script_text` (Markdown blocks and directives),
 //! `grounded import dts` on declaration text (what it writes must load, one chunk a line),
-//! and the language server's transport (arbitrary bytes on the real binary's stdin).
+//! the language server's transport and the MCP server's (arbitrary bytes on the real
+//! binary's stdin).
 //!
 //! Short and deterministic under `cargo test` (a fixed seed, a fixed number of cases).
 //! For a long run while changing a parser:
@@ -583,6 +584,73 @@ fn fuzz_lsp_transport() {
     }
     if b.until.is_some() {
         eprintln!("fuzz lsp_transport: {case} cases, seed {}, no hang", b.seed);
+    }
+}
+
+/// Arbitrary bytes on the real MCP server's stdin (`grounded mcp`) after `initialize`,
+/// then a valid request: it is answered, every line of stdout stays JSON (the client
+/// fails on any other), and the server is alive. Mutations of JSON-RPC lines, tool calls
+/// with strange arguments, and raw bytes.
+#[test]
+fn fuzz_mcp_transport() {
+    use common::mcp::Mcp;
+    use serde_json::json;
+    let seeds: Vec<Vec<u8>> = vec![
+        br#"{"jsonrpc":"2.0","id":70,"method":"tools/call","params":{"name":"check_code","arguments":{"code":"layout.tableCellEnd();","path":"main.js"}}}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":71,"method":"tools/call","params":{"name":"lookup_docs","arguments":{"query":"tableStart","limit":3}}}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":72,"method":"tools/call","params":{"name":"get_doc","arguments":{"name":"Layout"}}}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":73,"method":"tools/call","params":{"name":"check_code","arguments":{"code":"x","path":"../../etc/passwd"}}}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","id":74,"method":"tools/list"}"#.to_vec(),
+        br#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#.to_vec(),
+        b"\xff\xfe{[\n\n".to_vec(),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("grounded.toml"),
+        format!("docs = {:?}\n", common::demo_corpus()),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("main.js"),
+        "layout.tableStart(new Table());\nlayout.tableEnd();\n",
+    )
+    .unwrap();
+    // Each case starts a server: a dozen under `cargo test`.
+    let b = budget(12);
+    let mut rng = Rng::new(b.seed);
+    let mut case = 0;
+    while case < b.cases && b.until.is_none_or(|t| Instant::now() < t) {
+        let mut m = Mcp::start(dir.path(), &[]);
+        m.initialize();
+        let mut garbage = Vec::new();
+        for _ in 0..1 + rng.below(4) {
+            let base = rng.pick(&seeds).clone();
+            let line = if case < seeds.len() && garbage.is_empty() {
+                seeds[case].clone()
+            } else {
+                mutate(&mut rng, &base, &seeds)
+            };
+            garbage.extend(line.iter().filter(|&&b| b != b'\n'));
+            garbage.push(b'\n');
+        }
+        m.send_bytes(&garbage);
+        let id = m.request("tools/list", json!({}));
+        let answered = m.response(id, common::WAIT);
+        assert!(
+            answered.is_some_and(|r| r["result"]["tools"].is_array()) && m.alive(),
+            "no answer after {:?} (seed {}, case {case})",
+            String::from_utf8_lossy(&garbage),
+            b.seed
+        );
+        // The check of another text as main.js wrote nothing.
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("main.js")).unwrap(),
+            "layout.tableStart(new Table());\nlayout.tableEnd();\n"
+        );
+        case += 1;
+    }
+    if b.until.is_some() {
+        eprintln!("fuzz mcp_transport: {case} cases, seed {}, no hang", b.seed);
     }
 }
 

@@ -9,6 +9,7 @@
 pub mod adversarial;
 pub mod agent;
 pub mod atlas;
+pub mod mcp;
 pub mod model_server;
 pub mod nvim;
 

@@ -22,6 +22,7 @@ pub mod family;
 pub mod globals;
 pub mod library;
 pub mod model;
+pub mod names;
 pub mod search;
 pub mod signature;
 pub mod topic;

@@ -23,6 +23,7 @@ import {
   State,
   TransportKind,
 } from "vscode-languageclient/node";
+import { McpApi, McpLaunch, registerMcp } from "./mcp";
 import { findServer, installAdvice, probe } from "./server";
 import { Status } from "./status";
 
@@ -590,6 +591,20 @@ async function ask(): Promise<void> {
   await vscode.commands.executeCommand(ASK, arg);
 }
 
+/** What `grounded mcp` is started with: the language server's binary and `grounded.docs`. */
+function mcpLaunch(context: vscode.ExtensionContext): McpLaunch {
+  const c = vscode.workspace.getConfiguration("grounded");
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  const found = findServer(c.get<string>("serverPath") ?? "", extensionPath, folder);
+  const docs = c.get<string>("docs") ?? "";
+  return {
+    command: found?.path,
+    folder,
+    docs: docs && folder && !path.isAbsolute(docs) ? path.join(folder, docs) : docs,
+    version: String(context.extension.packageJSON?.version ?? ""),
+  };
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel("grounded");
   extensionPath = context.extensionPath;
@@ -627,6 +642,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       }
     }),
   );
+  // The editor's own agent gets the MCP tools where the editor has the API (src/mcp.ts).
+  const mcp = registerMcp(vscode as unknown as McpApi, () => mcpLaunch(context));
+  if (mcp) {
+    context.subscriptions.push(mcp);
+    output.appendLine("MCP: grounded's tools are registered with the editor's agent (grounded mcp)");
+  } else {
+    output.appendLine("MCP: this editor has no MCP server API (VS Code 1.101 or later has it); the tools are not registered");
+  }
   await start();
 }
 
