@@ -102,6 +102,8 @@ pub enum BindingKind {
     Catch,
     /// Assigned without any declaration (`x = 1` makes a global at run time).
     Implicit,
+    /// `import x from "m"`, `import { x } from "m"`, `import * as x from "m"`.
+    Import,
 }
 
 /// A declared name.
@@ -158,6 +160,8 @@ enum Assign<'a> {
     Expr(Node<'a>, ScopeId),
     /// An object literal: an options object passed by name (`r.format(cfg)`).
     Object(Node<'a>),
+    /// An import binding: what it takes from module `spec` (see `modules`).
+    Module(&'a str, ImportPart<'a>),
     Other,
 }
 
@@ -295,6 +299,8 @@ pub struct Analysis<'a> {
     refs: Vec<Ref>,
     /// How many bindings are being settled inside one another ([`Analysis::binding_type`]).
     settle_depth: std::cell::Cell<u32>,
+    /// Every `import` / `export ... from` statement's module ([`Analysis::module_requests`]).
+    module_requests: Vec<ModuleRequest<'a>>,
 }
 
 /// An identifier of the code and what it names there, recorded by
@@ -491,6 +497,7 @@ impl<'a> Analysis<'a> {
             construct_paths: Vec::new(),
             refs: Vec::new(),
             settle_depth: std::cell::Cell::new(0),
+            module_requests: Vec::new(),
         }
     }
 
@@ -664,6 +671,7 @@ impl<'a> Analysis<'a> {
                     // Its keys: what the option check reads when it is passed by name
                     // (`var App = { init: function () {...} }` is edited alone).
                     Assign::Object(n) => format!("object {}", self.object_keys(n)),
+                    Assign::Module(spec, part) => format!("module {spec} {part:?}"),
                     Assign::Other => "other".into(),
                 };
                 line.push(' ');
@@ -742,10 +750,12 @@ impl<'a> Analysis<'a> {
 // that fills them, the queries on what it recorded and the receiver typing are children,
 // which read the private fields here and may not reach into one another's private items.
 mod lookup;
+mod modules;
 mod scoping;
 #[cfg(test)]
 mod tests;
 mod typing;
 
 pub use lookup::ScopeFacts;
+pub use modules::{literal_text, ImportPart, ModuleRequest};
 pub use typing::{builtin_proto, member_type, type_certain};

@@ -107,6 +107,7 @@ fn binding_word(kind: BindingKind) -> &'static str {
         BindingKind::Param => "parameter",
         BindingKind::Catch => "caught exception",
         BindingKind::Implicit => "global assigned without `var`",
+        BindingKind::Import => "import",
     }
 }
 

@@ -266,7 +266,12 @@ impl<'a> Analysis<'a> {
         s
     }
 
-    fn declare(&mut self, scope: ScopeId, name_node: Node, kind: BindingKind) -> BindingId {
+    pub(super) fn declare(
+        &mut self,
+        scope: ScopeId,
+        name_node: Node,
+        kind: BindingKind,
+    ) -> BindingId {
         let name = self.node_text(name_node);
         if let Some(&b) = self.scopes[scope].names.get(name) {
             return b;
@@ -378,6 +383,10 @@ impl<'a> Analysis<'a> {
             }
             "lexical_declaration" => {
                 self.lexical_until = node.end_byte();
+                None
+            }
+            "import_statement" | "export_statement" => {
+                self.note_import(node, scope, p);
                 None
             }
             "with_statement" => {
@@ -645,7 +654,7 @@ impl<'a> Analysis<'a> {
                         self.binding_type(v).is_some() && self.bindings[v].literal.get()
                     })
             }
-            Assign::Object(_) | Assign::Other => false,
+            Assign::Object(_) | Assign::Module(..) | Assign::Other => false,
         })
     }
 
@@ -684,6 +693,13 @@ impl<'a> Analysis<'a> {
     /// type (interfaces.md, "What is judged"), and which.
     fn binding_certain(&self, b: BindingId) -> Option<Certain<'a>> {
         let bind = &self.bindings[b];
+        if bind.kind == BindingKind::Import {
+            // An import binding is read-only: its one value is what the module gives.
+            return match bind.assigns.first() {
+                Some(&Assign::Module(spec, part)) => self.import_certain(spec, part),
+                _ => None,
+            };
+        }
         if bind.kind == BindingKind::Function && !bind.narrowed && bind.assigns.is_empty() {
             // A declared function never reassigned is a `Function`: `f.bind(o)` is
             // judged by the engine check like `[].map` (ES5 on an ES3 engine).
@@ -714,7 +730,7 @@ impl<'a> Analysis<'a> {
                 Assign::Number => Certain::Builtin(Proto::Number),
                 Assign::Regex => Certain::Builtin(Proto::RegExp),
                 Assign::Expr(node, scope) => self.certain_in(node, scope)?,
-                Assign::Object(_) | Assign::Other => return None,
+                Assign::Object(_) | Assign::Module(..) | Assign::Other => return None,
             };
             if result.is_some_and(|r| r != t) {
                 return None;
