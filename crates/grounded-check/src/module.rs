@@ -164,9 +164,7 @@ fn judge<'a>(cx: &mut Ctx<'a>, spec: &'a str, source: Node<'a>, names: &[(Node<'
             .map(|m| m.name.as_str())
             .collect();
         let close = near(name, exports);
-        let mut msg = format!(
-            "module \"{spec}\" has no export `{name}` (its exports are `{iface}`'s members)"
-        );
+        let mut msg = format!("module `{spec}` has no export `{name}`");
         if !close.is_empty() {
             msg.push_str(&format!("; did you mean {}?", or_list(&close)));
         }
