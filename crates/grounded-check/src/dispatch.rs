@@ -163,10 +163,8 @@ impl<'a> Ctx<'a> {
             "member_expression" => {
                 let obj = self.a.head(callee)?;
                 let prop = self.a.tail(callee)?;
-                match self.a.certain_in(obj, scope)? {
-                    Certain::Interface(i) => self.a.member(i, self.a.node_text(prop)),
-                    Certain::Builtin(_) => None,
-                }
+                let c = self.a.certain_in(obj, scope)?;
+                common_member(&self.a, c, self.a.node_text(prop))
             }
             "identifier" => self.called_global(self.a.node_text(callee), scope),
             _ => None,
@@ -300,8 +298,24 @@ fn visit_member<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId, site: usiz
                 Some(m) if m.overloads.first().is_some_and(|s| s.readonly) => {
                     member::readonly(cx, node, m, prop.node)
                 }
-                Some(_) => {}
+                Some(_) => member::literal_test(cx, node, &[iface], prop.node),
             }
+        }
+        Some(c @ Certain::Union(u)) => {
+            let name = cx.a.part_text(&prop);
+            set_member(cx, site, common_member(&cx.a, c, name));
+            let ifaces: Vec<&str> = u.interfaces().collect();
+            if ifaces.iter().all(|i| cx.a.member(i, name).is_none()) {
+                member::check_union(cx, node, &ifaces, prop.node);
+            } else {
+                member::literal_test(cx, node, &ifaces, prop.node);
+            }
+        }
+        Some(Certain::Array(_)) => {
+            // An array the docs type: the engine's edition of `Array.prototype` is
+            // judged, but not as a literal (the engine's collection may have more).
+            set_member(cx, site, None);
+            engine::proto_member(cx, grounded_es::Proto::Array, prop.node);
         }
         Some(Certain::Builtin(proto)) => {
             set_member(cx, site, None);
@@ -310,11 +324,22 @@ fn visit_member<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId, site: usiz
                 member::builtin(cx, node, proto, prop.node);
             }
         }
-        None => {
+        // A promise's members are the language's: not judged here.
+        Some(Certain::Promise(_)) | None => {
             set_member(cx, site, None);
             engine::prototype_chain(cx, obj.node, prop.node)
         }
     }
+}
+
+/// The documented member `name` of a value of type `c`: of its interface, or the one
+/// member every interface of its union shares (inherited from one parent), so that a
+/// call of it is judged by its one signature.
+fn common_member<'a>(a: &Analysis<'a>, c: Certain<'a>, name: &'a str) -> Option<&'a Member> {
+    let mut it = c.interfaces().into_iter().map(|i| a.member(i, name));
+    let first = it.next()??;
+    it.all(|m| m.is_some_and(|m| std::ptr::eq(m, first)))
+        .then_some(first)
 }
 
 fn visit_call<'a>(cx: &mut Ctx<'a>, scope: ScopeId, site: usize) {

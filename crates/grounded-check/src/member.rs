@@ -272,3 +272,178 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>, node: Node<'a>, iface: &'a str, prop: 
     f.fixes = fixes;
     f.related = related;
 }
+
+/// Judges `node` (`receiver.prop`) whose receiver is certainly one of `ifaces` (a union
+/// the docs write, interfaces.md "What modern typings say"): judged like a family over
+/// several roots, a member that none of them (nor a descendant of any) documents is a
+/// finding; the near names are all of theirs.
+///
+/// Why: modern typings type most values as unions (`selection[0]` is one of 30 node
+/// interfaces); a member none of them has is missing whatever the value is, and tsc
+/// says so too. One that any documents is not reported: the script may know which.
+pub(crate) fn check_union<'a>(
+    cx: &mut Ctx<'a>,
+    node: Node<'a>,
+    ifaces: &[&'a str],
+    prop: Node<'a>,
+) {
+    let name = cx.a.node_text(prop);
+    if grounded_es::proto_since(Proto::Object, name).is_some_and(|y| y <= cx.level) {
+        return;
+    }
+    let written = cx.a.head(node).is_some_and(|obj| {
+        let path = format!("{}.{name}", cx.a.node_text(obj));
+        cx.polyfills.contains(&path)
+    });
+    let is_write = is_write(node);
+    for &i in ifaces {
+        let supplied = std::iter::once(i)
+            .chain(cx.corpus.ancestors(i).iter().map(String::as_str))
+            .any(|x| cx.polyfills.contains(&format!("{x}.prototype.{name}")));
+        if supplied
+            || cx.corpus.open_keys(i)
+            || cx.corpus.descendant_member(i, name).is_some()
+            || (cx.corpus.is_extensible(i) && (is_write || written))
+        {
+            return;
+        }
+    }
+    if written && !is_write {
+        // The same mistake as the write, which is reported.
+        return;
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for &i in ifaces {
+        for m in cx.corpus.members_of(i) {
+            if !names.contains(&m.name.as_str()) {
+                names.push(m.name.as_str());
+            }
+        }
+    }
+    let close = near(name, names.iter().copied());
+    let shown: Vec<String> = ifaces.iter().map(|i| format!("`{i}`")).collect();
+    let mut msg = if shown.len() <= 5 {
+        format!(
+            "None of {} has a member `{name}` (the docs type this value as any of them)",
+            and_list(ifaces)
+        )
+    } else {
+        format!(
+            "None of the {} interfaces the docs type this value as ({}, ...) has a member `{name}`",
+            shown.len(),
+            shown[..3].join(", ")
+        )
+    };
+    if is_write {
+        msg.push_str(": the docs give no such property to assign");
+    }
+    if !close.is_empty() {
+        msg.push_str(&format!("; did you mean {}?", or_list(&close)));
+    }
+    let span = Span::new(prop.start_byte(), prop.end_byte());
+    let related = interface_related(cx.corpus, ifaces[0]);
+    let f = cx.push(span.start, span.end, Code::Member, msg);
+    f.fixes = Fix::replace_each(&close, span);
+    f.related = related;
+}
+
+/// Judges a test of `node` (`receiver.prop`, a documented member of each of `ifaces`)
+/// against a literal (`node.type === "TXET"`, `switch (node.type) { case "TXET": }`):
+/// when the docs type the member with literals alone on every interface the receiver
+/// may be, a literal none of them gives is a finding, with the near literals.
+///
+/// Why `member`: the test names a value of the member that the docs say it never has,
+/// the same mistake as a misspelt member (its branch never runs, silently), found by the
+/// same reading of the receiver's interfaces; a code of its own would split one
+/// mistake across two filters.
+pub(crate) fn literal_test<'a>(
+    cx: &mut Ctx<'a>,
+    node: Node<'a>,
+    ifaces: &[&'a str],
+    prop: Node<'a>,
+) {
+    let Some(parent) = node.parent() else {
+        return;
+    };
+    let f = grounded_js::query::fields();
+    let mut tested: Vec<Node<'a>> = Vec::new();
+    match parent.kind() {
+        "binary_expression" => {
+            let op = parent.child_by_field_id(f.operator).map(|o| o.kind());
+            if !matches!(op, Some("===" | "!==" | "==" | "!=")) {
+                return;
+            }
+            let other = [f.left, f.right]
+                .into_iter()
+                .filter_map(|id| parent.child_by_field_id(id))
+                .find(|n| n.id() != node.id());
+            tested.extend(other);
+        }
+        "parenthesized_expression" => {
+            let Some(switch) = parent.parent().filter(|s| s.kind() == "switch_statement") else {
+                return;
+            };
+            let Some(body) = switch.child_by_field_name("body") else {
+                return;
+            };
+            let mut c = body.walk();
+            for case in body.named_children(&mut c) {
+                tested.extend(case.child_by_field_id(f.value));
+            }
+        }
+        _ => return,
+    }
+    let name = cx.a.node_text(prop);
+    let mut all: Vec<String> = Vec::new();
+    for &i in ifaces {
+        let Some(lits) = cx.a.literals_of(i, name) else {
+            return;
+        };
+        for l in lits {
+            if !all.contains(&l) {
+                all.push(l);
+            }
+        }
+    }
+    for lit in tested {
+        let text = cx.a.node_text(lit);
+        let value = match lit.kind() {
+            "string" => &text[1..text.len().saturating_sub(1).max(1)],
+            "number" => text,
+            _ => continue,
+        };
+        if all.iter().any(|l| l == value) {
+            continue;
+        }
+        let close = near(value, all.iter().map(String::as_str));
+        let whose = match ifaces {
+            [one] => format!("`{one}.{name}`"),
+            _ => format!("`{name}` of any interface this value may be"),
+        };
+        let quote = |l: &str| match lit.kind() {
+            "string" => format!("\"{l}\""),
+            _ => l.to_string(),
+        };
+        let shown: Vec<String> = all.iter().take(8).map(|l| quote(l)).collect();
+        let mut msg = format!(
+            "`{text}` is never {whose}: the docs give {}{}",
+            or_list(&shown.iter().map(String::as_str).collect::<Vec<_>>()),
+            if all.len() > 8 { ", ..." } else { "" }
+        );
+        if !close.is_empty() {
+            let q: Vec<String> = close.iter().map(|l| quote(l)).collect();
+            msg.push_str(&format!(
+                "; did you mean {}?",
+                or_list(&q.iter().map(String::as_str).collect::<Vec<_>>())
+            ));
+        }
+        // The literal's text between its quotes is replaced.
+        let inner = if lit.kind() == "string" {
+            Span::new(lit.start_byte() + 1, lit.end_byte().saturating_sub(1))
+        } else {
+            Span::new(lit.start_byte(), lit.end_byte())
+        };
+        let fixes = Fix::replace_each(&close, inner);
+        cx.push(inner.start, inner.end, Code::Member, msg).fixes = fixes;
+    }
+}

@@ -35,6 +35,18 @@ pub enum Type {
     Union(Vec<Type>),
     /// A name not yet resolved (only between parsing and resolution).
     Named(String),
+    /// A string literal type, `"TEXT"` (the text between the quotes): a string whose
+    /// value the docs name. Interfaces that each document one for the same property
+    /// (`readonly type: "TEXT"`) are told apart by it (narrowing, interfaces.md).
+    StringLit(String),
+    /// A number literal type, `3`, as written.
+    NumberLit(String),
+    /// A function type, `(node: SceneNode) => boolean`: a callback's parameters and what
+    /// it returns. A function literal passed where one is documented has its
+    /// parameters typed so.
+    Func(Vec<Param>, Box<Type>),
+    /// `Promise<T>`: `await` of it, and the parameter of its `.then` callback, is a `T`.
+    Promise(Box<Type>),
 }
 
 impl Type {
@@ -59,8 +71,19 @@ impl Type {
     pub fn is_primitive(&self) -> bool {
         matches!(
             self,
-            Type::Void | Type::String | Type::Number | Type::Boolean | Type::Path
+            Type::Void
+                | Type::String
+                | Type::Number
+                | Type::Boolean
+                | Type::Path
+                | Type::StringLit(_)
+                | Type::NumberLit(_)
         )
+    }
+
+    /// Whether the type is a function of any form (`Function` or a function type).
+    pub fn is_function(&self) -> bool {
+        matches!(self, Type::Function | Type::Func(..))
     }
 }
 
@@ -89,6 +112,21 @@ impl std::fmt::Display for Type {
                 }
                 Ok(())
             }
+            Type::StringLit(s) => write!(f, "\"{s}\""),
+            Type::NumberLit(n) => f.write_str(n),
+            Type::Func(params, ret) => {
+                f.write_str("(")?;
+                for (i, p) in params.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    let dots = if p.rest { "..." } else { "" };
+                    let q = if p.optional && !p.rest { "?" } else { "" };
+                    write!(f, "{dots}{}{q}: {}", p.name, p.ty)?;
+                }
+                write!(f, ") => {ret}")
+            }
+            Type::Promise(t) => write!(f, "Promise<{t}>"),
         }
     }
 }
@@ -216,6 +254,10 @@ pub fn parse(line: &str, name: &str) -> Result<Signature, String> {
 }
 
 fn parse_param(p: &str) -> Result<Param, String> {
+    param_at_depth(p, 0)
+}
+
+fn param_at_depth(p: &str, depth: usize) -> Result<Param, String> {
     let (rest, p) = match p.strip_prefix("...") {
         Some(r) => (true, r.trim_start()),
         None => (false, p),
@@ -226,7 +268,7 @@ fn parse_param(p: &str) -> Result<Param, String> {
         _ => (p, false),
     };
     let (name_part, ty) = match p.find(':') {
-        Some(i) => (p[..i].trim(), parse_type(p[i + 1..].trim())?),
+        Some(i) => (p[..i].trim(), type_at_depth(p[i + 1..].trim(), depth)?),
         None => (p.trim(), Type::Any),
     };
     let (name, optional) = match name_part.strip_suffix('?') {
@@ -265,6 +307,22 @@ fn type_at_depth(s: &str, depth: usize) -> Result<Type, String> {
         ));
     }
     let parse_type = |t: &str| type_at_depth(t, depth + 1);
+    // `(node: SceneNode) => A | B` is one function type whose return is the union (as
+    // TypeScript reads it), so the arrow is found before the union is split.
+    if let Some(inner) = s.strip_prefix('(') {
+        if let Some(close) = matching_paren(inner) {
+            if let Some(ret) = inner[close + 1..].trim_start().strip_prefix("=>") {
+                let mut params = Vec::new();
+                for p in split_top(&inner[..close], ',') {
+                    let p = p.trim();
+                    if !p.is_empty() {
+                        params.push(param_at_depth(p, depth + 1)?);
+                    }
+                }
+                return Ok(Type::Func(params, Box::new(parse_type(ret)?)));
+            }
+        }
+    }
     let parts = split_top(s, '|');
     if parts.len() > 1 {
         let mut v = Vec::new();
@@ -292,14 +350,24 @@ fn type_at_depth(s: &str, depth: usize) -> Result<Type, String> {
     if s.starts_with('{') && s.ends_with('}') {
         return Ok(Type::Object);
     }
-    if let Some(inner) = s.strip_prefix("Array<").and_then(|r| r.strip_suffix('>')) {
-        return Ok(Type::Array(Box::new(parse_type(inner)?)));
+    for array in ["Array<", "ReadonlyArray<"] {
+        if let Some(inner) = s.strip_prefix(array).and_then(|r| r.strip_suffix('>')) {
+            return Ok(Type::Array(Box::new(parse_type(inner)?)));
+        }
+    }
+    if let Some(inner) = s.strip_prefix("Promise<").and_then(|r| r.strip_suffix('>')) {
+        return Ok(Type::Promise(Box::new(parse_type(inner)?)));
+    }
+    for q in ['"', '\'', '`'] {
+        if let Some(lit) = s.strip_prefix(q).and_then(|r| r.strip_suffix(q)) {
+            return Ok(Type::StringLit(lit.to_string()));
+        }
     }
     if s.starts_with('"') || s.starts_with('\'') {
         return Ok(Type::String);
     }
     if s.parse::<f64>().is_ok() {
-        return Ok(Type::Number);
+        return Ok(Type::NumberLit(s.to_string()));
     }
     // Generic arguments of other names are ignored: `Promise<X>` is `Promise`.
     let base = s.split('<').next().unwrap_or(s).trim();
@@ -323,13 +391,17 @@ fn type_at_depth(s: &str, depth: usize) -> Result<Type, String> {
 /// Index of the `)` that closes an already-opened `(`, in `s`.
 fn matching_paren(s: &str) -> Option<usize> {
     let mut depth = 0i32;
+    let mut prev = '\0';
     for (i, c) in s.char_indices() {
         match c {
             '(' | '[' | '{' | '<' => depth += 1,
             ')' if depth == 0 => return Some(i),
+            // The `>` of an arrow (`cb: (n: A) => void`) closes nothing.
+            '>' if prev == '=' => {}
             ')' | ']' | '}' | '>' => depth -= 1,
             _ => {}
         }
+        prev = c;
     }
     None
 }
@@ -345,6 +417,8 @@ fn split_top(s: &str, sep: char) -> Vec<&str> {
             '(' | '[' | '{' | '<' => depth += 1,
             ')' | ']' | '}' => depth -= 1,
             '>' if prev != '=' => depth -= 1,
+            // The `=` of an arrow (`cb: (n: A) => void`) is no default value.
+            '=' if sep == '=' && s[i + 1..].starts_with('>') => {}
             _ if c == sep && depth == 0 => {
                 out.push(&s[start..i]);
                 start = i + c.len_utf8();
@@ -413,6 +487,53 @@ mod tests {
         let s = parse("f(...items: any[], n: number = 2): Array", "f").unwrap();
         let p = s.params.unwrap();
         assert!(p[0].rest && p[1].optional);
+    }
+
+    #[test]
+    fn modern_types() {
+        let s = parse(
+            "findAll(callback?: (node: SceneNode, i: number) => boolean): Array<SceneNode>",
+            "findAll",
+        )
+        .unwrap();
+        let p = &s.params.as_ref().unwrap()[0];
+        assert!(p.optional);
+        let Type::Func(ps, ret) = &p.ty else {
+            panic!("{:?}", p.ty)
+        };
+        assert_eq!(ps[0].ty, Type::Named("SceneNode".into()));
+        assert_eq!(**ret, Type::Boolean);
+        assert_eq!(
+            parse_type("() => A | B").unwrap(),
+            Type::Func(
+                vec![],
+                Box::new(Type::Union(vec![
+                    Type::Named("A".into()),
+                    Type::Named("B".into())
+                ]))
+            )
+        );
+        assert_eq!(
+            parse_type("Promise<Variable | null>").unwrap().to_string(),
+            "Promise<Variable | void>"
+        );
+        assert_eq!(
+            parse_type("\"TEXT\"").unwrap(),
+            Type::StringLit("TEXT".into())
+        );
+        assert_eq!(parse_type("'A'").unwrap(), Type::StringLit("A".into()));
+        assert_eq!(parse_type("3").unwrap(), Type::NumberLit("3".into()));
+        assert_eq!(
+            parse_type("ReadonlyArray<SceneNode>").unwrap(),
+            Type::Array(Box::new(Type::Named("SceneNode".into())))
+        );
+        let s = parse("readonly type: \"TEXT\"", "type").unwrap();
+        assert_eq!(s.ty.to_string(), "\"TEXT\"");
+        assert!(s.ty.is_primitive());
+        // A default value still makes a parameter optional beside an arrow.
+        let s = parse("f(cb: (a: A) => void, n: number = 2): void", "f").unwrap();
+        let p = s.params.unwrap();
+        assert!(p[0].ty.is_function() && !p[0].optional && p[1].optional);
     }
 
     #[test]

@@ -16,12 +16,12 @@ use grounded_docs::{Corpus, MemberKind, Type};
 pub fn type_code(t: &Type) -> Value {
     match t {
         Type::Void => json!("v"),
-        Type::Any | Type::Union(_) | Type::Named(_) => json!("a"),
-        Type::String => json!("s"),
-        Type::Number => json!("n"),
+        Type::Any | Type::Union(_) | Type::Named(_) | Type::Promise(_) => json!("a"),
+        Type::String | Type::StringLit(_) => json!("s"),
+        Type::Number | Type::NumberLit(_) => json!("n"),
         Type::Boolean => json!("b"),
         Type::Object => json!("o"),
-        Type::Function => json!("f"),
+        Type::Function | Type::Func(..) => json!("f"),
         Type::Path => json!("p"),
         Type::Array(inner) => json!({ "r": type_code(inner) }),
         Type::Builtin(n) => json!({ "B": n }),
@@ -43,7 +43,7 @@ fn member_code(m: &grounded_docs::Member) -> Value {
             if p.ty.is_path() && !paths.contains(&i) {
                 paths.push(i);
             }
-            if p.ty == Type::Function && !funcs.contains(&i) {
+            if p.ty.is_function() && !funcs.contains(&i) {
                 funcs.push(i);
             }
         }

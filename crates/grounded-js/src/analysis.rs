@@ -122,6 +122,8 @@ pub struct Binding<'a> {
     pub end: usize,
     /// Whether the script tests it with `instanceof` or by its constructor.
     pub narrowed: bool,
+    /// Tested by its constructor (`x.constructor`), which no union narrows by.
+    ctor_tested: bool,
     assigns: Vec<Assign<'a>>,
     /// Assigned by a function other than the one that declares it (a closure writing
     /// an outer variable): which value it holds at a use depends on when that ran.
@@ -162,6 +164,10 @@ enum Assign<'a> {
     Object(Node<'a>),
     /// An import binding: what it takes from module `spec` (see `modules`).
     Module(&'a str, ImportPart<'a>),
+    /// Property `key` of a chain's value: destructured (`const { a } = figma`).
+    Prop(Node<'a>, ScopeId, &'a str),
+    /// An element of a chain's value: the variable of `for (const n of xs)`.
+    Elem(Node<'a>, ScopeId),
     Other,
 }
 
@@ -242,6 +248,10 @@ pub enum SeedType {
     /// A built-in value type the language gives by itself (a literal; see
     /// [`Analysis::is_language_value`]).
     Literal(Proto),
+    /// [`Certain::Union`]: the docs' union and which entries are left.
+    Union(Vec<Type>, u64),
+    /// [`Certain::Array`] (an array's element type), or [`Certain::Promise`] (`true`).
+    Of(Type, bool),
 }
 
 /// The certain type of an expression.
@@ -250,9 +260,19 @@ pub enum Certain<'a> {
     /// An object of a documented interface.
     Interface(&'a str),
     /// A value of a built-in type of the language (array or string literal, a member
-    /// documented as `string`, `number`, `T[]`, `Date`...): judged against the
+    /// documented as `string`, `number`, `Date`...): judged against the
     /// prototype table of [`grounded_es`], never against the docs.
     Builtin(Proto),
+    /// One of several documented interfaces, whichever (a union the docs write; turn 6):
+    /// judged like a family, a member none of them documents is a finding.
+    Union(Union<'a>),
+    /// An array the docs type with its elements (`SceneNode[]`): an array
+    /// ([`Certain::proto`]) whose elements (`xs[0]`, `for...of`, `forEach`'s
+    /// callback) are of this type, when that is certain.
+    Array(&'a Type),
+    /// A `Promise<T>` the docs give: itself not judged (its members are the
+    /// language's), `await` of it and its `.then` callback's parameter are a `T`.
+    Promise(&'a Type),
 }
 
 /// One script's scopes, bindings and the facts receiver typing needs.
@@ -456,7 +476,8 @@ impl std::fmt::Debug for Analysis<'_> {
 
 struct Pending<'a> {
     assigns: Vec<(&'a str, ScopeId, usize, Assign<'a>)>,
-    narrows: Vec<(&'a str, ScopeId)>,
+    /// (name, scope, by `x.constructor` rather than `instanceof`)
+    narrows: Vec<(&'a str, ScopeId, bool)>,
 }
 
 impl<'a> Analysis<'a> {
@@ -575,6 +596,9 @@ impl<'a> Analysis<'a> {
                     .get_key_value(i)
                     .map(|(k, _)| Certain::Interface(k.as_str())),
                 Some(SeedType::Builtin(p) | SeedType::Literal(p)) => Some(Certain::Builtin(*p)),
+                Some(SeedType::Union(of, mask)) => Union::from_parts(of, *mask),
+                Some(SeedType::Of(t, false)) => Some(Certain::Array(t)),
+                Some(SeedType::Of(t, true)) => Some(Certain::Promise(t)),
                 None => None,
             };
             let literal = matches!(certain_seed, Some(SeedType::Literal(_)));
@@ -585,6 +609,7 @@ impl<'a> Analysis<'a> {
                 start: 0,
                 end: 0,
                 narrowed: false,
+                ctor_tested: false,
                 assigns: Vec::new(),
                 foreign: false,
                 certain: std::cell::Cell::new(certain),
@@ -672,6 +697,15 @@ impl<'a> Analysis<'a> {
                     // (`var App = { init: function () {...} }` is edited alone).
                     Assign::Object(n) => format!("object {}", self.object_keys(n)),
                     Assign::Module(spec, part) => format!("module {spec} {part:?}"),
+                    Assign::Prop(n, _, _) | Assign::Elem(n, _) => {
+                        let key = match *a {
+                            Assign::Prop(_, _, key) => key,
+                            _ => "[i]",
+                        };
+                        let mut shape = format!("{key} of ");
+                        self.chain_shape(n, Some(&mut shape));
+                        shape
+                    }
                     Assign::Other => "other".into(),
                 };
                 line.push(' ');
@@ -749,13 +783,16 @@ impl<'a> Analysis<'a> {
 // The rooms of this module: the parent holds the types and the entry points; the walk
 // that fills them, the queries on what it recorded and the receiver typing are children,
 // which read the private fields here and may not reach into one another's private items.
+mod flow;
 mod lookup;
 mod modules;
 mod scoping;
 #[cfg(test)]
 mod tests;
 mod typing;
+mod union;
 
 pub use lookup::ScopeFacts;
 pub use modules::{literal_text, ImportPart, ModuleRequest};
 pub use typing::{builtin_proto, member_type, type_certain};
+pub use union::Union;

@@ -25,6 +25,6 @@ pub fn global_value<'c>(corpus: &'c Corpus, name: &str) -> Option<Certain<'c>> {
 pub fn global_value_interface<'c>(corpus: &'c Corpus, name: &str) -> Option<&'c str> {
     match global_value(corpus, name)? {
         Certain::Interface(i) => Some(i),
-        Certain::Builtin(_) => None,
+        _ => None,
     }
 }

@@ -550,8 +550,28 @@ fn resolve(t: &mut Type, known: &BTreeSet<String>, unknown: &mut Vec<String>) {
                 Type::Any
             };
         }
-        Type::Array(inner) => resolve(inner, known, unknown),
-        Type::Union(v) => v.iter_mut().for_each(|x| resolve(x, known, unknown)),
+        Type::Array(inner) | Type::Promise(inner) => resolve(inner, known, unknown),
+        Type::Func(params, ret) => {
+            for p in params {
+                resolve(&mut p.ty, known, unknown);
+            }
+            resolve(ret, known, unknown);
+        }
+        Type::Union(v) => {
+            v.iter_mut().for_each(|x| resolve(x, known, unknown));
+            // `(A | B) | C` is one union of three: a receiver typed by it is judged
+            // against each interface (interfaces.md, "Unions").
+            if v.iter().any(|x| matches!(x, Type::Union(_))) {
+                let mut flat = Vec::new();
+                for x in v.drain(..) {
+                    match x {
+                        Type::Union(inner) => flat.extend(inner),
+                        x => flat.push(x),
+                    }
+                }
+                *v = flat;
+            }
+        }
         _ => {}
     }
 }

@@ -350,6 +350,12 @@ impl<'a> Analysis<'a> {
             Certain::Interface(i) => SeedType::Interface(i.to_string()),
             Certain::Builtin(p) if bind.literal.get() => SeedType::Literal(p),
             Certain::Builtin(p) => SeedType::Builtin(p),
+            Certain::Union(u) => {
+                let (of, mask) = u.parts();
+                SeedType::Union(of.to_vec(), mask)
+            }
+            Certain::Array(t) => SeedType::Of(t.clone(), false),
+            Certain::Promise(t) => SeedType::Of(t.clone(), true),
         })
     }
 }

@@ -283,6 +283,7 @@ impl<'a> Analysis<'a> {
             start: name_node.start_byte(),
             end: name_node.end_byte(),
             narrowed: false,
+            ctor_tested: false,
             assigns: Vec::new(),
             foreign: false,
             certain: std::cell::Cell::new(None),
@@ -344,7 +345,11 @@ impl<'a> Analysis<'a> {
             "object" => Assign::Object(v),
             // Typed when asked, by the same rules as a receiver: a documented global,
             // a member of a certain receiver, an element, another certain variable.
-            "identifier" | "member_expression" | "call_expression" | "subscript_expression"
+            "identifier"
+            | "member_expression"
+            | "call_expression"
+            | "subscript_expression"
+            | "await_expression"
                 if self.chain_shape(v, None) =>
             {
                 Assign::Expr(v, scope)
@@ -424,13 +429,16 @@ impl<'a> Analysis<'a> {
                             p.assigns
                                 .push((self.node_text(name), scope, name.start_byte(), a));
                         }
-                    } else if node
-                        .child_by_field_id(crate::query::fields().value)
-                        .is_some()
+                    } else if let Some(value) = node.child_by_field_id(crate::query::fields().value)
                     {
-                        // `var { a, b } = obj`: what each name holds is a part of a
-                        // value, never certain (a later `a = layout` must not make it so).
-                        self.note_pattern_assigns(p, name, scope);
+                        // `var { a, b: c } = figma`: each name holds a member of the
+                        // value, certain as the member is; anything else a pattern binds
+                        // (nested, defaulted, rest) is never certain.
+                        let value = match self.classify(value, scope) {
+                            Assign::Expr(v, _) if name.kind() == "object_pattern" => Some(v),
+                            _ => None,
+                        };
+                        self.note_destructure(p, name, value, scope);
                     }
                 }
                 None
@@ -480,7 +488,24 @@ impl<'a> Analysis<'a> {
                         };
                         self.declare_pattern(fs, left, kind);
                     }
-                    self.note_other_assign(p, left, scope);
+                    // `for (const n of xs)`: `n` holds each element of `xs`, certain as
+                    // the elements are; a `for...in` key is a string, not followed.
+                    let of = node
+                        .child_by_field_id(crate::query::fields().operator)
+                        .is_some_and(|o| o.kind() == "of");
+                    let right = node.child_by_field_id(crate::query::fields().right);
+                    match right.map(|r| self.classify(r, scope)) {
+                        Some(Assign::Expr(r, _)) if of && left.kind() == "identifier" => {
+                            p.assigns.push((
+                                self.node_text(left),
+                                scope,
+                                left.start_byte(),
+                                Assign::Elem(r, scope),
+                            ));
+                        }
+                        _ if left.kind() == "identifier" => self.note_other_assign(p, left, scope),
+                        _ => self.note_pattern_assigns(p, left, scope),
+                    }
                 }
                 None
             }
@@ -489,7 +514,7 @@ impl<'a> Analysis<'a> {
                 if let Some(bin) = node.parent() {
                     if let Some(left) = bin.child_by_field_id(crate::query::fields().left) {
                         if left.kind() == "identifier" {
-                            p.narrows.push((self.node_text(left), scope));
+                            p.narrows.push((self.node_text(left), scope, false));
                         }
                     }
                 }
@@ -500,7 +525,7 @@ impl<'a> Analysis<'a> {
                 if prop.is_some_and(|pr| self.node_text(pr) == "constructor") {
                     if let Some(obj) = node.child_by_field_id(crate::query::fields().object) {
                         if obj.kind() == "identifier" {
-                            p.narrows.push((self.node_text(obj), scope));
+                            p.narrows.push((self.node_text(obj), scope, true));
                         }
                     }
                 }
@@ -559,6 +584,49 @@ impl<'a> Analysis<'a> {
         }
     }
 
+    /// Records what each name of a destructuring `pattern` is assigned: member `key` of
+    /// `value` (a chain) for `{ key }` and `{ key: name }`, an uncertain value for the
+    /// rest.
+    fn note_destructure(
+        &self,
+        p: &mut Pending<'a>,
+        pattern: Node<'a>,
+        value: Option<Node<'a>>,
+        scope: ScopeId,
+    ) {
+        let Some(value) = value else {
+            self.note_pattern_assigns(p, pattern, scope);
+            return;
+        };
+        let f = crate::query::fields();
+        let mut c = pattern.walk();
+        for kid in pattern.named_children(&mut c) {
+            let (key, target) = match kid.kind() {
+                "shorthand_property_identifier_pattern" => (Some(self.node_text(kid)), kid),
+                "pair_pattern" => {
+                    match (kid.child_by_field_id(f.key), kid.child_by_field_id(f.value)) {
+                        (Some(k), Some(v))
+                            if k.kind() == "property_identifier" && v.kind() == "identifier" =>
+                        {
+                            (Some(self.node_text(k)), v)
+                        }
+                        _ => (None, kid),
+                    }
+                }
+                _ => (None, kid),
+            };
+            match key {
+                Some(key) => p.assigns.push((
+                    self.node_text(target),
+                    scope,
+                    target.start_byte(),
+                    Assign::Prop(value, scope, key),
+                )),
+                None => self.note_pattern_assigns(p, target, scope),
+            }
+        }
+    }
+
     fn note_polyfill(&mut self, left: Node) {
         let t = self.node_text(left);
         let plain = t.split('.').all(|p| {
@@ -583,6 +651,7 @@ impl<'a> Analysis<'a> {
                         start: at,
                         end: at + name.len(),
                         narrowed: false,
+                        ctor_tested: false,
                         assigns: Vec::new(),
                         foreign: false,
                         certain: std::cell::Cell::new(None),
@@ -603,10 +672,13 @@ impl<'a> Analysis<'a> {
                 self.bindings[b].assigns.push(a);
             }
         }
-        for (name, scope) in p.narrows {
+        for (name, scope, by_ctor) in p.narrows {
             match self.resolve(name, scope) {
                 Some(b) if self.bindings[b].seeded => {}
-                Some(b) => self.bindings[b].narrowed = true,
+                Some(b) => {
+                    self.bindings[b].narrowed = true;
+                    self.bindings[b].ctor_tested |= by_ctor;
+                }
                 None => {
                     self.narrowed_globals.insert(name);
                 }
@@ -654,7 +726,11 @@ impl<'a> Analysis<'a> {
                         self.binding_type(v).is_some() && self.bindings[v].literal.get()
                     })
             }
-            Assign::Object(_) | Assign::Module(..) | Assign::Other => false,
+            Assign::Object(_)
+            | Assign::Module(..)
+            | Assign::Prop(..)
+            | Assign::Elem(..)
+            | Assign::Other => false,
         })
     }
 
@@ -700,7 +776,29 @@ impl<'a> Analysis<'a> {
                 _ => None,
             };
         }
-        if bind.kind == BindingKind::Function && !bind.narrowed && bind.assigns.is_empty() {
+        if bind.narrowed {
+            // A variable the script tests by its constructor is one it does not take
+            // for the type the docs give; a union the docs give is still every value
+            // it may hold, and `instanceof` narrows it where it guards (`flow`).
+            let c = if bind.ctor_tested || !self.assigned_once(bind) {
+                None
+            } else {
+                self.unnarrowed_certain(b)
+            };
+            return c.filter(|c| matches!(c, Certain::Union(_)));
+        }
+        self.unnarrowed_certain(b)
+    }
+
+    /// [`Analysis::binding_certain`] as if the script never tested the binding.
+    fn unnarrowed_certain(&self, b: BindingId) -> Option<Certain<'a>> {
+        let bind = &self.bindings[b];
+        if bind.kind == BindingKind::Param {
+            // A parameter the docs type: of a function literal passed as a callback
+            // (`flow`).
+            return self.param_certain(b);
+        }
+        if bind.kind == BindingKind::Function && bind.assigns.is_empty() {
             // A declared function never reassigned is a `Function`: `f.bind(o)` is
             // judged by the engine check like `[].map` (ES5 on an ES3 engine).
             return Some(Certain::Builtin(Proto::Function));
@@ -714,8 +812,7 @@ impl<'a> Analysis<'a> {
             && !self.written_elsewhere.contains(bind.name)
             && !self.project_names.contains(bind.name)
             && self.unconditional_write(bind.start);
-        if bind.narrowed
-            || (bind.foreign && !implicit_once)
+        if (bind.foreign && !implicit_once)
             || !(matches!(bind.kind, BindingKind::Var | BindingKind::Lexical) || implicit_once)
             || bind.assigns.is_empty()
         {
@@ -730,6 +827,16 @@ impl<'a> Analysis<'a> {
                 Assign::Number => Certain::Builtin(Proto::Number),
                 Assign::Regex => Certain::Builtin(Proto::RegExp),
                 Assign::Expr(node, scope) => self.certain_in(node, scope)?,
+                // A destructured property: read, never called (a method taken off its
+                // object is a function value).
+                Assign::Prop(node, scope, key) => {
+                    let obj = self.certain_in(node, scope)?;
+                    self.step(obj, Some(key), false)?
+                }
+                Assign::Elem(node, scope) => {
+                    let coll = self.certain_in(node, scope)?;
+                    self.step(coll, None, false)?
+                }
                 Assign::Object(_) | Assign::Module(..) | Assign::Other => return None,
             };
             if result.is_some_and(|r| r != t) {

@@ -14,7 +14,7 @@ impl<'a> Analysis<'a> {
     pub fn interface_of(&self, node: Node<'a>) -> Option<String> {
         match self.certain(node)? {
             Certain::Interface(i) => Some(i.to_string()),
-            Certain::Builtin(_) => None,
+            _ => None,
         }
     }
 
@@ -94,23 +94,66 @@ impl<'a> Analysis<'a> {
             self.head_certain(n, scope)?
         };
         while let Some((prop, is_call)) = steps.pop() {
-            let Certain::Interface(iface) = t else {
-                return None;
-            };
-            let Some(prop) = prop else {
-                // `Index: [index: number]: T` keeps a collection's element certain.
-                t = type_certain(self.corpus.number_index(iface)?)?;
-                continue;
-            };
-            let m = self.member(iface, self.node_text(prop))?;
-            let is_method = m.overloads.first().is_some_and(|s| s.is_method());
-            if is_call != is_method {
-                // `layout.heading` without a call is a function value, not a Paragraph.
-                return None;
-            }
-            t = type_certain(member_type(m)?)?;
+            t = self.step(t, prop.map(|p| self.node_text(p)), is_call)?;
         }
         Some(t)
+    }
+
+    /// The type of one step from a value of type `t`: member `prop` (called or read),
+    /// or a numeric element (`prop` `None`).
+    pub(super) fn step(
+        &self,
+        t: Certain<'a>,
+        prop: Option<&'a str>,
+        is_call: bool,
+    ) -> Option<Certain<'a>> {
+        let Some(name) = prop else {
+            // `Index: [index: number]: T` keeps a collection's element certain, and so
+            // does a `T[]`; a union's, when every interface of it agrees.
+            return match t {
+                Certain::Array(el) => type_certain(el),
+                _ => {
+                    let mut types = t
+                        .interfaces()
+                        .into_iter()
+                        .map(|i| self.corpus.number_index(i));
+                    let first = types.next()??;
+                    types
+                        .all(|x| x == Some(first))
+                        .then(|| type_certain(first))?
+                }
+            };
+        };
+        match t {
+            Certain::Interface(_) | Certain::Union(_) => {
+                // A union's member is certain when every interface of it documents it
+                // with one type (`node.parent` on `FrameNode | TextNode`).
+                let mut found: Option<&'a Type> = None;
+                for iface in t.interfaces() {
+                    let m = self.member(iface, name)?;
+                    let is_method = m.overloads.first().is_some_and(|s| s.is_method());
+                    if is_call != is_method {
+                        // `layout.heading` without a call is a function value, not a
+                        // Paragraph.
+                        return None;
+                    }
+                    let ty = member_type(m)?;
+                    if found.is_some_and(|f| f != ty) {
+                        return None;
+                    }
+                    found = Some(ty);
+                }
+                type_certain(found?)
+            }
+            // The language's own array methods keep the docs' element type.
+            Certain::Array(el) if is_call => match name {
+                "filter" | "slice" | "concat" | "reverse" | "sort" | "splice" | "toReversed"
+                | "toSorted" => Some(Certain::Array(el)),
+                "find" | "findLast" | "pop" | "shift" | "at" => type_certain(el),
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     /// Whether `node` has the shape receiver typing may find certain: a chain of names,
@@ -179,6 +222,12 @@ impl<'a> Analysis<'a> {
             } else if k == ids.string || k == ids.template_string {
                 push("\"\"", &mut rev);
                 break;
+            } else if n.kind() == "await_expression" {
+                let Some(arg) = n.named_child(0) else {
+                    return false;
+                };
+                push("await ", &mut rev);
+                n = arg;
             } else if k == ids.array {
                 push("[]", &mut rev);
                 break;
@@ -210,9 +259,22 @@ impl<'a> Analysis<'a> {
             if self.in_with_body(part.node) {
                 return None;
             }
-            self.certain_name(self.part_text(part), scope)
+            self.certain_ident(part.node, self.part_text(part), scope)
         } else {
             self.certain_in(part.node, scope)
+        }
+    }
+
+    /// The certain type of the identifier `node` (spelling `name`) used in `scope`,
+    /// narrowed by the tests that guard it there (`flow`).
+    fn certain_ident(&self, node: Node<'a>, name: &'a str, scope: ScopeId) -> Option<Certain<'a>> {
+        let c = self.certain_name(name, scope)?;
+        match c {
+            Certain::Union(u) => match self.resolve(name, scope) {
+                Some(b) => self.narrowed_at(b, node, u),
+                None => Some(c),
+            },
+            _ => Some(c),
         }
     }
 
@@ -231,14 +293,22 @@ impl<'a> Analysis<'a> {
         }
     }
 
-    fn head_certain(&self, n: Node, scope: ScopeId) -> Option<Certain<'a>> {
+    fn head_certain(&self, n: Node<'a>, scope: ScopeId) -> Option<Certain<'a>> {
         let ids = query::kind_ids();
         let k = n.kind_id();
         if k == ids.identifier {
             if self.in_with_body(n) {
                 return None;
             }
-            return self.certain_name(self.node_text(n), scope);
+            return self.certain_ident(n, self.node_text(n), scope);
+        }
+        if n.kind() == "await_expression" {
+            // `await api.getAsync(id)` is the `T` of the `Promise<T>` (a value that is no
+            // promise is itself; not followed: the docs do not type it so).
+            return match self.certain_in(n.named_child(0)?, scope)? {
+                Certain::Promise(t) => type_certain(t),
+                _ => None,
+            };
         }
         if k == ids.new_expression {
             let c = n.child_by_field_id(query::fields().constructor)?;
@@ -270,13 +340,16 @@ pub fn member_type(m: &grounded_docs::Member) -> Option<&Type> {
     it.all(|t| t == first).then_some(first)
 }
 
-/// The certain type of a documented type: exactly one interface, or a built-in value.
+/// The certain type of a documented type: one interface, a union of interfaces, a
+/// built-in value, an array of a documented element type, a promise.
 pub fn type_certain(t: &Type) -> Option<Certain<'_>> {
     match t {
         Type::Interface(i) => Some(Certain::Interface(i.as_str())),
-        Type::String | Type::Path => Some(Certain::Builtin(Proto::String)),
-        Type::Number => Some(Certain::Builtin(Proto::Number)),
-        Type::Array(_) => Some(Certain::Builtin(Proto::Array)),
+        Type::String | Type::Path | Type::StringLit(_) => Some(Certain::Builtin(Proto::String)),
+        Type::Number | Type::NumberLit(_) => Some(Certain::Builtin(Proto::Number)),
+        Type::Array(el) => Some(Certain::Array(el)),
+        Type::Union(v) => Union::of(v),
+        Type::Promise(t) => Some(Certain::Promise(t)),
         Type::Builtin(b) => builtin_proto(b).map(Certain::Builtin),
         _ => None,
     }

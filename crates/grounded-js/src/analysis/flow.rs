@@ -1,0 +1,563 @@
+//! What the code around a use says of a name's type (interfaces.md, "What modern typings
+//! say"): the tests that guard it (narrowing a union by a literal-typed discriminant,
+//! `node.type === "TEXT"`), and the call a function literal is passed to (a callback's
+//! parameters, typed by the docs' function type or by the language's array methods).
+//!
+//! Why only so far: each rule here gives a type only where the docs and the language
+//! leave no other reading. A name assigned twice may hold another value by the time of
+//! the use, so narrowing is for `const`/`let` names assigned once in their declaration
+//! and for parameters never assigned; a function literal stored and called elsewhere has
+//! callers the docs do not type, so only one written as the argument is typed.
+//!
+//! May import the parent `analysis` only.
+
+use tree_sitter::Node;
+
+use super::*;
+
+/// The language's array methods whose callback's first parameter is an element.
+const ELEMENT_FIRST: &[&str] = &[
+    "forEach",
+    "map",
+    "filter",
+    "find",
+    "findIndex",
+    "findLast",
+    "findLastIndex",
+    "some",
+    "every",
+    "flatMap",
+    "sort",
+];
+
+/// How far up from a use the narrowing looks: deeper code is generated, and a miss is
+/// cheaper than a walk per use.
+const MAX_GUARD_DEPTH: usize = 200;
+
+impl<'a> Analysis<'a> {
+    /// The union `u` that binding `b` holds, narrowed at `use_node` by the tests that
+    /// guard it there; `u` itself when the binding may change between test and use.
+    pub(super) fn narrowed_at(
+        &self,
+        b: BindingId,
+        use_node: Node<'a>,
+        u: Union<'a>,
+    ) -> Option<Certain<'a>> {
+        let bind = &self.bindings[b];
+        if !self.assigned_once(bind) {
+            return Some(Certain::Union(u));
+        }
+        let name = bind.name;
+        let mut keep = u.interfaces().collect::<Vec<_>>();
+        let mut child = use_node;
+        let mut depth = 0;
+        while let Some(parent) = child.parent() {
+            depth += 1;
+            if depth > MAX_GUARD_DEPTH || parent.start_byte() < bind.start {
+                break;
+            }
+            let f = query::fields();
+            match parent.kind() {
+                "if_statement" => {
+                    let cond = parent.child_by_field_name("condition");
+                    let cons = parent.child_by_field_name("consequence");
+                    let alt = parent.child_by_field_name("alternative");
+                    if let Some(c) = cond {
+                        if cons.is_some_and(|x| x.id() == child.id()) {
+                            self.narrow(c, name, true, &mut keep);
+                        } else if alt.is_some_and(|x| x.id() == child.id()) {
+                            self.narrow(c, name, false, &mut keep);
+                        }
+                    }
+                }
+                "ternary_expression" => {
+                    if let Some(c) = parent.child_by_field_name("condition") {
+                        if parent
+                            .child_by_field_name("consequence")
+                            .is_some_and(|x| x.id() == child.id())
+                        {
+                            self.narrow(c, name, true, &mut keep);
+                        } else if parent
+                            .child_by_field_name("alternative")
+                            .is_some_and(|x| x.id() == child.id())
+                        {
+                            self.narrow(c, name, false, &mut keep);
+                        }
+                    }
+                }
+                "binary_expression" => {
+                    let op = parent.child_by_field_id(f.operator).map(|o| o.kind());
+                    let left = parent.child_by_field_id(f.left);
+                    let on_right = parent
+                        .child_by_field_id(f.right)
+                        .is_some_and(|x| x.id() == child.id());
+                    if let (Some(l), true) = (left, on_right) {
+                        match op {
+                            Some("&&") => self.narrow(l, name, true, &mut keep),
+                            Some("||") => self.narrow(l, name, false, &mut keep),
+                            _ => {}
+                        }
+                    }
+                }
+                "switch_case" => self.narrow_case(parent, child, name, &mut keep),
+                "statement_block" | "program" => {
+                    // `if (node.type !== "TEXT") return;` before the use: what follows
+                    // runs only when the test failed.
+                    let mut c = parent.walk();
+                    for stmt in parent.named_children(&mut c) {
+                        if stmt.start_byte() >= child.start_byte() {
+                            break;
+                        }
+                        if stmt.kind() == "if_statement"
+                            && stmt.child_by_field_name("alternative").is_none()
+                            && stmt.child_by_field_name("consequence").is_some_and(exits)
+                        {
+                            if let Some(cond) = stmt.child_by_field_name("condition") {
+                                self.narrow(cond, name, false, &mut keep);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+            if is_function_kind(parent.kind_id()) && parent.start_byte() <= bind.start {
+                break;
+            }
+            child = parent;
+        }
+        u.keep(|i| keep.contains(&i))
+    }
+
+    /// Whether `bind` holds one value wherever it is used, so that a test of it holds
+    /// at the uses it guards: a parameter never assigned, or a `let`/`const` assigned
+    /// once, in its declaration (a `var` in a loop is one binding for every iteration).
+    pub(super) fn assigned_once(&self, bind: &Binding<'a>) -> bool {
+        !bind.seeded
+            && match bind.kind {
+                BindingKind::Param => bind.assigns.is_empty(),
+                BindingKind::Lexical => bind.assigns.len() == 1 && self.declared_with_value(bind),
+                _ => false,
+            }
+    }
+
+    /// Whether `bind` (a `let`/`const`) is given its one value where it is declared:
+    /// `const n = ...`, or the variable of a `for...of`.
+    fn declared_with_value(&self, bind: &Binding<'a>) -> bool {
+        let Some(id) = self
+            .tree
+            .root_node()
+            .descendant_for_byte_range(bind.start, bind.end)
+        else {
+            return false;
+        };
+        id.parent().is_some_and(|p| match p.kind() {
+            "variable_declarator" => p.child_by_field_id(query::fields().value).is_some(),
+            "for_in_statement" => true,
+            _ => false,
+        })
+    }
+
+    /// Narrows `keep` by condition `cond` being `truth`, as far as it tests `name`'s
+    /// discriminant (`name.type === "TEXT"`, `!`, `&&`, `||`, parentheses).
+    fn narrow(&self, cond: Node<'a>, name: &str, truth: bool, keep: &mut Vec<&'a str>) {
+        let f = query::fields();
+        match cond.kind() {
+            "parenthesized_expression" => {
+                if let Some(inner) = cond.named_child(0) {
+                    self.narrow(inner, name, truth, keep);
+                }
+            }
+            "unary_expression" => {
+                let not = cond
+                    .child_by_field_id(f.operator)
+                    .is_some_and(|o| o.kind() == "!");
+                if let (true, Some(arg)) = (not, cond.child_by_field_id(f.argument)) {
+                    self.narrow(arg, name, !truth, keep);
+                }
+            }
+            "binary_expression" => {
+                let op = cond.child_by_field_id(f.operator).map(|o| o.kind());
+                let (Some(l), Some(r)) = (
+                    cond.child_by_field_id(f.left),
+                    cond.child_by_field_id(f.right),
+                ) else {
+                    return;
+                };
+                match op {
+                    Some("&&") if truth => {
+                        self.narrow(l, name, true, keep);
+                        self.narrow(r, name, true, keep);
+                    }
+                    Some("||") if !truth => {
+                        self.narrow(l, name, false, keep);
+                        self.narrow(r, name, false, keep);
+                    }
+                    Some("||") => {
+                        // Either side held: what either leaves.
+                        let mut a = keep.clone();
+                        let mut b = keep.clone();
+                        self.narrow(l, name, true, &mut a);
+                        self.narrow(r, name, true, &mut b);
+                        keep.retain(|i| a.contains(i) || b.contains(i));
+                    }
+                    Some(op @ ("===" | "==" | "!==" | "!=")) => {
+                        let equal = matches!(op, "===" | "==") == truth;
+                        let Some((prop, lit)) = self
+                            .discriminant_test(l, r, name)
+                            .or_else(|| self.discriminant_test(r, l, name))
+                        else {
+                            return;
+                        };
+                        keep.retain(|&i| self.may_be(i, prop, &lit, equal));
+                    }
+                    Some("instanceof") if truth => {
+                        // `x instanceof TextNode` of a documented constructor: the
+                        // value is that interface's object (or a descendant's).
+                        let is_name = l.kind() == "identifier" && self.node_text(l) == name;
+                        if !is_name || r.kind() != "identifier" {
+                            return;
+                        }
+                        let ctor = self.node_text(r);
+                        let Some(c) = self.corpus.constructors.get(ctor) else {
+                            // A test by a constructor the docs do not give: the script
+                            // expects a value the docs do not type; nothing is certain
+                            // where it holds.
+                            keep.clear();
+                            return;
+                        };
+                        let target = c.interface.as_str();
+                        keep.retain(|i| {
+                            *i == target || self.corpus.ancestors(i).iter().any(|a| a == target)
+                        });
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `name.prop` compared with a literal (`node.type === "TEXT"`): the property and
+    /// the literal's text (`TEXT`, `3`).
+    pub fn discriminant_test(
+        &self,
+        side: Node<'a>,
+        other: Node<'a>,
+        name: &str,
+    ) -> Option<(&'a str, String)> {
+        if side.kind() != "member_expression" {
+            return None;
+        }
+        let obj = self.head(side)?;
+        if obj.kind() != "identifier" || self.node_text(obj) != name {
+            return None;
+        }
+        let prop = self.node_text(self.tail(side)?);
+        Some((prop, literal_text(self.node_text(other), other.kind())?))
+    }
+
+    /// Whether an object of `iface` may pass `iface.prop == lit` being `equal`: always,
+    /// unless the docs type `prop` with literals alone (`readonly type: "TEXT"`) that
+    /// decide it. A property the interface lacks may be a descendant's: kept.
+    pub fn may_be(&self, iface: &'a str, prop: &'a str, lit: &str, equal: bool) -> bool {
+        let Some(lits) = self.literals_of(iface, prop) else {
+            return true;
+        };
+        if equal {
+            lits.iter().any(|l| l == lit)
+        } else {
+            !(lits.len() == 1 && lits[0] == lit)
+        }
+    }
+
+    /// The literals `iface.prop` is documented as, when it is documented as literals
+    /// only (`"TEXT"`, `"A" | "B"`, `3`); descendants may only narrow them.
+    pub fn literals_of(&self, iface: &'a str, prop: &'a str) -> Option<Vec<String>> {
+        let m = self.member(iface, prop)?;
+        let t = member_type(m)?;
+        let mut out = Vec::new();
+        let mut push = |t: &Type| match t {
+            Type::StringLit(s) | Type::NumberLit(s) => {
+                out.push(s.clone());
+                true
+            }
+            _ => false,
+        };
+        let all = match t {
+            Type::Union(v) => v.iter().all(&mut push),
+            t => push(t),
+        };
+        (all && !out.is_empty()).then_some(out)
+    }
+
+    /// Narrows by the `switch (name.prop)` case `case_node` when the use (`child`, in
+    /// its body) is reached only through cases whose values are literals.
+    fn narrow_case(
+        &self,
+        case_node: Node<'a>,
+        child: Node<'a>,
+        name: &str,
+        keep: &mut Vec<&'a str>,
+    ) {
+        let f = query::fields();
+        if case_node
+            .child_by_field_id(f.value)
+            .is_some_and(|v| v.id() == child.id())
+        {
+            return;
+        }
+        let Some(body) = case_node.parent() else {
+            return;
+        };
+        let Some(switch) = body.parent().filter(|s| s.kind() == "switch_statement") else {
+            return;
+        };
+        let Some(disc) = switch
+            .child_by_field_id(f.value)
+            .map(|v| strip_parens(v))
+            .filter(|v| v.kind() == "member_expression")
+        else {
+            return;
+        };
+        if !self
+            .head(disc)
+            .is_some_and(|o| o.kind() == "identifier" && self.node_text(o) == name)
+        {
+            return;
+        }
+        let Some(prop) = self.tail(disc).map(|p| self.node_text(p)) else {
+            return;
+        };
+        // The cases that reach this one: it, and each before it that may fall through.
+        let mut cases: Vec<Node<'a>> = Vec::new();
+        let mut c = body.walk();
+        for kid in body.named_children(&mut c) {
+            if kid.kind() == "switch_default" {
+                if kid.start_byte() < case_node.start_byte() && !case_exits(kid) {
+                    // A default that falls into this case: any value reaches it.
+                    cases.clear();
+                    cases.push(kid);
+                } else if kid.start_byte() < case_node.start_byte() {
+                    cases.clear();
+                }
+                continue;
+            }
+            if kid.kind() != "switch_case" || kid.start_byte() > case_node.start_byte() {
+                continue;
+            }
+            if kid.id() != case_node.id() && case_exits(kid) {
+                cases.clear();
+                continue;
+            }
+            cases.push(kid);
+        }
+        let mut lits = Vec::new();
+        for case in &cases {
+            let v = case.child_by_field_id(f.value);
+            match v.and_then(|v| literal_text(self.node_text(v), v.kind())) {
+                Some(l) => lits.push(l),
+                None => return,
+            }
+        }
+        keep.retain(|&i| lits.iter().any(|l| self.may_be(i, prop, l, true)));
+    }
+
+    /// The type the docs give parameter binding `b`: a parameter of a function literal
+    /// written as an argument of a documented method whose parameter there is a function
+    /// type, of an array method on a certain array, or of `.then` on a promise; a name
+    /// destructured from such a parameter gets its member's type. Never assigned.
+    pub(super) fn param_certain(&self, b: BindingId) -> Option<Certain<'a>> {
+        let bind = &self.bindings[b];
+        if !bind.assigns.is_empty() || bind.seeded {
+            return None;
+        }
+        let id = self
+            .tree
+            .root_node()
+            .descendant_for_byte_range(bind.start, bind.end)?;
+        // Up from the name to the parameter: `n`, `{ n }`, `{ k: n }` (one level).
+        let mut key = None;
+        let mut node = id;
+        let mut parent = node.parent()?;
+        if parent.kind() == "pair_pattern" {
+            let k = parent.child_by_field_id(query::fields().key)?;
+            if k.kind() != "property_identifier" {
+                return None;
+            }
+            key = Some(self.node_text(k));
+            node = parent;
+            parent = node.parent()?;
+        } else if node.kind() == "shorthand_property_identifier_pattern" {
+            key = Some(self.node_text(node));
+        }
+        if key.is_some() {
+            if parent.kind() != "object_pattern" {
+                return None;
+            }
+            node = parent;
+            parent = node.parent()?;
+        }
+        let (func, index) = match parent.kind() {
+            "formal_parameters" => {
+                let mut c = parent.walk();
+                let index = parent
+                    .named_children(&mut c)
+                    .filter(|n| n.kind() != "comment")
+                    .position(|n| n.id() == node.id())?;
+                (parent.parent()?, index)
+            }
+            "arrow_function" => (parent, 0),
+            _ => return None,
+        };
+        if !matches!(
+            func.kind(),
+            "arrow_function" | "function_expression" | "function"
+        ) {
+            return None;
+        }
+        let t = self.callback_param(func, index)?;
+        match key {
+            Some(k) => self.step(t, Some(k), false),
+            None => Some(t),
+        }
+    }
+
+    /// The type of parameter `index` of `func`, a function literal passed as an
+    /// argument of a call, by what the call's callee is.
+    fn callback_param(&self, func: Node<'a>, index: usize) -> Option<Certain<'a>> {
+        let args = func.parent().filter(|a| a.kind() == "arguments")?;
+        let call = args.parent().filter(|c| c.kind() == "call_expression")?;
+        let mut c = args.walk();
+        let arg_index = args
+            .named_children(&mut c)
+            .filter(|n| n.kind() != "comment")
+            .position(|n| n.id() == func.id())?;
+        let callee = call.child_by_field_id(query::fields().function)?;
+        let scope = self.scope_at(call.start_byte());
+        let members: Vec<&'a grounded_docs::Member> = match callee.kind() {
+            "member_expression" => {
+                let recv = self.certain_in(self.head(callee)?, scope)?;
+                let name = self.node_text(self.tail(callee)?);
+                match recv {
+                    Certain::Array(el) => {
+                        return self.array_callback(name, arg_index, index, el);
+                    }
+                    Certain::Promise(t) if name == "then" && arg_index == 0 && index == 0 => {
+                        return type_certain(t);
+                    }
+                    Certain::Interface(_) | Certain::Union(_) => {
+                        let mut ms = Vec::new();
+                        for i in recv.interfaces() {
+                            match self.member(i, name) {
+                                Some(m) => ms.push(m),
+                                None if ms.is_empty() => {
+                                    // A collection with `Index: [index: number]: T`
+                                    // takes the language's array methods' callbacks.
+                                    let el = self.corpus.number_index(i)?;
+                                    if recv.interfaces().len() != 1 {
+                                        return None;
+                                    }
+                                    return self.array_callback(name, arg_index, index, el);
+                                }
+                                None => return None,
+                            }
+                        }
+                        ms
+                    }
+                    _ => return None,
+                }
+            }
+            "identifier" => {
+                let name = self.node_text(callee);
+                if self.resolve(name, scope).is_some() || self.project_names.contains(name) {
+                    return None;
+                }
+                vec![self.corpus.global_member(name)?]
+            }
+            _ => return None,
+        };
+        // Every overload of every member the callee may be agrees on the parameter.
+        let mut found: Option<&'a Type> = None;
+        for m in members {
+            for sig in &m.overloads {
+                let p = sig.params.as_ref()?.get(arg_index)?;
+                let Type::Func(ps, _) = &p.ty else {
+                    return None;
+                };
+                let q = ps.get(index).filter(|q| !q.rest)?;
+                if found.is_some_and(|f| f != &q.ty) {
+                    return None;
+                }
+                found = Some(&q.ty);
+            }
+        }
+        type_certain(found?)
+    }
+
+    /// The type of parameter `index` of the callback passed as argument `arg` of the
+    /// language's array method `name` on elements of type `el`.
+    fn array_callback(
+        &self,
+        name: &str,
+        arg: usize,
+        index: usize,
+        el: &'a Type,
+    ) -> Option<Certain<'a>> {
+        let element = match name {
+            _ if arg != 0 => false,
+            "reduce" | "reduceRight" => index == 1,
+            "sort" => index <= 1,
+            _ => ELEMENT_FIRST.contains(&name) && index == 0,
+        };
+        if element {
+            type_certain(el)
+        } else {
+            None
+        }
+    }
+}
+
+/// The literal a node is, as text (`"TEXT"` → `TEXT`, `3` → `3`).
+fn literal_text(text: &str, kind: &str) -> Option<String> {
+    match kind {
+        "string" => Some(text.get(1..text.len().saturating_sub(1))?.to_string()),
+        "number" => Some(text.to_string()),
+        _ => None,
+    }
+}
+
+fn strip_parens(mut n: Node) -> Node {
+    while n.kind() == "parenthesized_expression" {
+        match n.named_child(0) {
+            Some(i) => n = i,
+            None => break,
+        }
+    }
+    n
+}
+
+/// Whether a statement always leaves the code that follows it: `return`, `throw`,
+/// `break`, `continue`, or a block ending in one.
+fn exits(stmt: Node) -> bool {
+    match stmt.kind() {
+        "return_statement" | "throw_statement" | "break_statement" | "continue_statement" => true,
+        "statement_block" => {
+            let n = stmt.named_child_count();
+            n > 0 && stmt.named_child(n - 1).is_some_and(exits)
+        }
+        _ => false,
+    }
+}
+
+/// Whether a `case` (or `default`) body ends by leaving: it does not fall into the next.
+fn case_exits(case: Node) -> bool {
+    let n = case.named_child_count();
+    n > 0
+        && case.named_child(n - 1).is_some_and(|last| {
+            last.kind() != "comment"
+                && !case
+                    .child_by_field_id(query::fields().value)
+                    .is_some_and(|v| v.id() == last.id())
+                && exits(last)
+        })
+}
