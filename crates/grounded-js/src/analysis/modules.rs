@@ -189,6 +189,17 @@ impl<'a> Analysis<'a> {
         })
     }
 
+    /// [`Analysis::import_of`] of a binding met by name ([`Analysis::binding_at`]).
+    pub fn binding_import(&self, b: &Binding<'a>) -> Option<(&'a str, ImportPart<'a>)> {
+        if b.kind != BindingKind::Import {
+            return None;
+        }
+        b.assigns.iter().find_map(|a| match *a {
+            Assign::Module(spec, part) => Some((spec, part)),
+            _ => None,
+        })
+    }
+
     /// The module `require("m")` loads, when `call` is such a call of the engine's
     /// `require` (the engine says `Modules: commonjs`, nothing declares `require`) with a
     /// plain string: its specifier.
