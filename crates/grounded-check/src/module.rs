@@ -20,6 +20,7 @@ use std::path::Path;
 
 use tree_sitter::Node;
 
+pub use super::project::is_relative;
 use super::project::normalize;
 use super::suggest::{interface_related, near, or_list};
 use super::{Code, Ctx, Fix, Span};
@@ -102,15 +103,6 @@ fn destructured_names<'a>(cx: &Ctx<'a>, call: Node<'a>) -> Vec<(Node<'a>, &'a st
         }
     }
     out
-}
-
-/// Whether `spec` names a file of the project rather than a module (`./`, `../`, `/`).
-pub fn is_relative(spec: &str) -> bool {
-    spec.starts_with("./")
-        || spec.starts_with("../")
-        || spec.starts_with('/')
-        || spec == "."
-        || spec == ".."
 }
 
 /// Whether `spec` is a URL (`https://...`).

@@ -139,7 +139,7 @@ pub fn import_loads(corpus: &Corpus, rel: &str, a: &Analysis) -> Vec<String> {
         .map(|p| p.to_string_lossy().replace('\\', "/"))
         .unwrap_or_default();
     let mut out = Vec::new();
-    for spec in specs.into_iter().filter(|s| super::module::is_relative(s)) {
+    for spec in specs.into_iter().filter(|s| is_relative(s)) {
         let joined = match spec.strip_prefix('/') {
             Some(abs) => normalize(abs),
             None => normalize(&format!("{dir}/{spec}")),
@@ -154,6 +154,15 @@ pub fn import_loads(corpus: &Corpus, rel: &str, a: &Analysis) -> Vec<String> {
         out.push(joined);
     }
     out
+}
+
+/// Whether `spec` names a file of the project rather than a module (`./`, `../`, `/`).
+pub fn is_relative(spec: &str) -> bool {
+    spec.starts_with("./")
+        || spec.starts_with("../")
+        || spec.starts_with('/')
+        || spec == "."
+        || spec == ".."
 }
 
 /// Whether parameter `i` of some overload of `m` is a `path`.
