@@ -26,7 +26,7 @@ pub fn hover(
     let node = node_at(tree, offset)?;
     let parent = node.parent();
     if let Some(md) = super::modules::specifier_hover(corpus, text, tree, offset) {
-        let s = super::modules::specifier_at(tree, offset)?;
+        let s = super::modules::specifier_at(tree, text, offset)?;
         return Some(Hover {
             contents: HoverContents::Markup(markdown(md)),
             range: Some(crate::document::range_in(

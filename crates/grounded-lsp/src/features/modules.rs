@@ -11,7 +11,7 @@ use super::*;
 
 /// The string node holding a module specifier at `offset`: the source of an `import` or
 /// `export ... from`, or the first argument of `require(...)`.
-pub fn specifier_at<'t>(tree: &'t Tree, offset: usize) -> Option<Node<'t>> {
+pub fn specifier_at<'t>(tree: &'t Tree, text: &str, offset: usize) -> Option<Node<'t>> {
     let mut n = tree
         .root_node()
         .descendant_for_byte_range(offset.saturating_sub(1), offset)?;
@@ -34,7 +34,9 @@ pub fn specifier_at<'t>(tree: &'t Tree, offset: usize) -> Option<Node<'t>> {
             let f = call.child_by_field_name("function")?;
             let mut c = p.walk();
             let first = p.named_children(&mut c).next();
-            (f.kind() == "import" || f.kind() == "identifier")
+            // Only `require` and `import()`: another call's string (a `path` loader's
+            // `"./lib/x.js"`) is relative to the project root, not a module specifier.
+            (f.kind() == "import" || (f.kind() == "identifier" && text_of(f, text) == "require"))
                 && first.is_some_and(|a| a.id() == n.id())
                 && call.kind() == "call_expression"
         }
@@ -67,13 +69,7 @@ pub fn specifier_completion(
     tree: &Tree,
     offset: usize,
 ) -> Option<Vec<CompletionItem>> {
-    let s = specifier_at(tree, offset)?;
-    if let Some(call) = s.parent().and_then(|a| a.parent()) {
-        let callee = call.child_by_field_name("function");
-        if callee.is_some_and(|f| f.kind() == "identifier" && text_of(f, text) != "require") {
-            return None;
-        }
-    }
+    specifier_at(tree, text, offset)?;
     Some(
         corpus
             .modules
@@ -135,7 +131,7 @@ pub fn export_completion(
 
 /// Hover on a specifier of a documented module: its interface and exports.
 pub fn specifier_hover(corpus: &Corpus, text: &str, tree: &Tree, offset: usize) -> Option<String> {
-    let s = specifier_at(tree, offset)?;
+    let s = specifier_at(tree, text, offset)?;
     let spec = inner(s, text);
     let iface = corpus.module_interface(spec)?;
     let mut md = format!("```js\nmodule \"{spec}\": {iface}\n```");

@@ -131,7 +131,7 @@ pub fn definition(
     offset: usize,
 ) -> Option<Target> {
     let ctx = FileCtx::new(corpus, text, tree);
-    if let Some(s) = super::modules::specifier_at(tree, offset) {
+    if let Some(s) = super::modules::specifier_at(tree, text, offset) {
         if let Some(t) = super::modules::specifier_target(corpus, root, from, text, s) {
             return Some(t);
         }
