@@ -10,6 +10,8 @@ pub use super::text::Doc;
 use super::text::{doc_before, first_error, reference_path, work_around};
 use super::ImportError;
 
+mod links;
+
 /// How deeply types and namespaces may nest before the reader gives up on the part
 /// (`Array<Array<...>>` ten thousand deep would otherwise overflow the stack, which no
 /// guard catches).
@@ -21,8 +23,12 @@ pub enum Ty {
     /// A predefined or literal type, by its primitive name (`string`, `number`,
     /// `boolean`, `void`, `any`, `unknown`, `object`, `null`, `undefined`, `never`, ...).
     Prim(String),
-    /// A literal type (`"a"`, `1`, `true`): its primitive.
+    /// A type known only by its primitive (an enum value's `string` or `number`, a
+    /// `true` literal's `boolean`, a template literal type's `string`).
     Lit(&'static str),
+    /// A string or number literal type, as the corpus writes it (`"TEXT"`, `3`): kept,
+    /// because modern typings discriminate unions by them (`readonly type: "TEXT"`).
+    Literal(String),
     /// A named type, `A` or `A.B.C`, with its type arguments.
     Ref(Vec<String>, Vec<Ty>),
     /// `T[]`, `readonly T[]`.
@@ -31,8 +37,13 @@ pub enum Ty {
     Tuple(Vec<Ty>),
     /// `A | B`.
     Union(Vec<Ty>),
-    /// A function or constructor type.
-    Func,
+    /// A function type: its parameters and return type (`(node: SceneNode) =>
+    /// boolean`), kept because a callback's parameters are typed by it.
+    Func(Vec<ParamDecl>, Box<Ty>),
+    /// A constructor type (`new (...) => T`): `Function` in the corpus.
+    Ctor,
+    /// The object of module `key` (as `Decl::ns` names modules): `export * as ns`.
+    Module(String),
     /// `{ ... }`: the members of an object type.
     Object(Vec<MemberDecl>),
     /// `typeof A.B`.
@@ -101,6 +112,9 @@ pub struct MemberDecl {
     pub doc: Doc,
     /// 1-based line.
     pub line: usize,
+    /// The namespace path its types are written in, when it is not its interface's
+    /// (a module's export re-exported by another module).
+    pub ctx: Option<Vec<String>>,
 }
 
 /// What a declaration is.
@@ -142,6 +156,9 @@ pub struct Decl {
     pub members: Vec<MemberDecl>,
     /// `abstract class`: TypeScript gives it no constructor a script may call.
     pub is_abstract: bool,
+    /// Declared with `export` (or inside a `declare module` block that exports all):
+    /// a named export of the module its `ns` begins with.
+    pub exported: bool,
 }
 
 /// A declaration the reader saw and did not take, with why.
@@ -157,9 +174,100 @@ pub struct Skip {
     pub why: String,
 }
 
+/// A module's import or export statement, as written (specifiers unresolved).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Link {
+    /// `export { local as exported }`, `export default local`.
+    Export {
+        /// The name in the module's scope.
+        local: String,
+        /// The name it is exported as (`default` for the default export).
+        exported: String,
+    },
+    /// `export { name as exported } from "spec"`.
+    ReExport {
+        /// The module it comes from.
+        spec: String,
+        /// Its name there.
+        name: String,
+        /// Its name here.
+        exported: String,
+    },
+    /// `export * from "spec"`: every named export of `spec`.
+    Star {
+        /// The module.
+        spec: String,
+    },
+    /// `export * as exported from "spec"`: the object of `spec`, as one export.
+    StarAs {
+        /// The module.
+        spec: String,
+        /// Its name here (`default` for `export * as default`).
+        exported: String,
+    },
+    /// `export = local`: the module object is `local` (CommonJS).
+    Equals {
+        /// The name in the module's scope.
+        local: String,
+    },
+    /// `export as namespace G`: the module is also the global `G` of scripts that
+    /// import nothing (UMD).
+    Umd {
+        /// The global's name.
+        global: String,
+    },
+    /// `import { name as local } from "spec"`, `import local from "spec"` (`default`).
+    Import {
+        /// The module.
+        spec: String,
+        /// Its export.
+        name: String,
+        /// The local name.
+        local: String,
+    },
+    /// `import * as local from "spec"`, `import local = require("spec")`.
+    ImportAll {
+        /// The module.
+        spec: String,
+        /// The local name.
+        local: String,
+    },
+}
+
+/// A module the file declares: the file itself when it is an ES module (it has
+/// `import` or `export` at its top level), or a `declare module "x" { }` block.
+#[derive(Debug, Clone)]
+pub struct ModuleDecl {
+    /// The module as `Decl::ns` names it: its specifier in double quotes (`"k6/http"`).
+    pub key: String,
+    /// Index of the file.
+    pub file: usize,
+    /// 1-based line.
+    pub line: usize,
+    /// The file itself (its key given by where it lies), not a `declare module` block.
+    pub is_file: bool,
+    /// Its import and export statements, with their lines.
+    pub links: Vec<(Link, usize)>,
+    /// A `declare module` block that marks no export: everything in it is exported.
+    pub implicit: bool,
+}
+
+/// The key of module `spec` as `Decl::ns` writes it: quoted, so that no namespace
+/// (an identifier) is ever taken for a module.
+pub fn module_key(spec: &str) -> String {
+    format!("\"{spec}\"")
+}
+
+/// The specifier of a module key (`"k6/http"` → `k6/http`); `None` for a namespace.
+pub fn module_spec(ns0: &str) -> Option<&str> {
+    ns0.strip_prefix('"').and_then(|s| s.strip_suffix('"'))
+}
+
 /// What one file gives.
 #[derive(Debug, Default)]
 pub struct FileDecls {
+    /// The modules it declares, the file's own first.
+    pub modules: Vec<ModuleDecl>,
     /// `/// <reference path="...">` targets with their lines.
     pub references: Vec<(String, usize)>,
     /// Declarations.
@@ -169,8 +277,10 @@ pub struct FileDecls {
 }
 
 /// Parses `text` (file number `file`, shown as `shown` in errors). A syntax error or a
-/// statement that is not a declaration is an error naming the line.
-pub fn read(text: &str, file: usize, shown: &str) -> Result<FileDecls, ImportError> {
+/// statement that is not a declaration is an error naming the line. A file with
+/// `import` or `export` at its top level is the module `spec` (its declarations are
+/// that module's, not globals).
+pub fn read(text: &str, file: usize, shown: &str, spec: &str) -> Result<FileDecls, ImportError> {
     let mut parser = Parser::new();
     parser
         .set_language(&tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into())
@@ -197,8 +307,29 @@ pub fn read(text: &str, file: usize, shown: &str) -> Result<FileDecls, ImportErr
         file,
         shown,
         out: FileDecls::default(),
+        module: None,
+        exporting: false,
+        implicit_export: false,
     };
-    r.statements(root, &[], 0)?;
+    let mut c = root.walk();
+    let is_module = root
+        .named_children(&mut c)
+        .any(|k| matches!(k.kind(), "import_statement" | "export_statement"));
+    if is_module {
+        let key = module_key(spec);
+        r.out.modules.push(ModuleDecl {
+            key: key.clone(),
+            file,
+            line: 1,
+            is_file: true,
+            links: Vec::new(),
+            implicit: false,
+        });
+        r.module = Some(0);
+        r.statements(root, &[key], 0)?;
+    } else {
+        r.statements(root, &[], 0)?;
+    }
     Ok(r.out)
 }
 
@@ -208,6 +339,13 @@ struct Reader<'a> {
     file: usize,
     shown: &'a str,
     out: FileDecls,
+    /// The module whose top level is being read (index into `out.modules`).
+    module: Option<usize>,
+    /// Inside `export <declaration>` at a module's top level.
+    exporting: bool,
+    /// Inside a `declare module` block that marks no export: all it declares is
+    /// exported (TypeScript's rule for ambient modules).
+    implicit_export: bool,
 }
 
 fn line_of(n: Node) -> usize {
@@ -274,7 +412,12 @@ impl<'a> Reader<'a> {
                 if n.child(1).is_some_and(|k| k.kind() == "global") {
                     // `declare global { ... }`: its declarations are global.
                     if let Some(b) = kids.iter().find(|k| k.kind() == "statement_block") {
-                        self.statements(*b, &[], depth + 1)?;
+                        let saved = (self.module.take(), self.exporting, self.implicit_export);
+                        self.exporting = false;
+                        self.implicit_export = false;
+                        let r = self.statements(*b, &[], depth + 1);
+                        (self.module, self.exporting, self.implicit_export) = saved;
+                        r?;
                     }
                     return Ok(());
                 }
@@ -282,6 +425,7 @@ impl<'a> Reader<'a> {
                     self.statement(k, ns, doc.clone(), depth)?;
                 }
             }
+            "export_statement" if self.at_module_top(ns) => self.export(n, ns, doc, depth)?,
             "export_statement" => {
                 if let Some(d) = n.child_by_field_name("declaration") {
                     self.statement(d, ns, doc, depth)?;
@@ -298,12 +442,10 @@ impl<'a> Reader<'a> {
                     self.statements(body, &path, depth + 1)?;
                 }
             }
-            "module" => self.skip(
-                n,
-                "an external module (`declare module \"...\"`): an engine's scripts do not import modules",
-            ),
+            "module" => self.declare_module(n, ns, doc, depth)?,
+            "import_statement" if self.at_module_top(ns) => self.import(n),
             "import_statement" | "import_alias" => {
-                self.skip(n, "an import: only global declarations are read")
+                self.skip(n, "an import outside a module: it binds nothing a script sees")
             }
             "interface_declaration" | "class_declaration" | "abstract_class_declaration" => {
                 let kind = if n.kind() == "interface_declaration" {
@@ -362,13 +504,22 @@ impl<'a> Reader<'a> {
                     let Some(name) = d.child_by_field_name("name") else {
                         continue;
                     };
-                    if d.child_by_field_name("value").is_some() {
-                        return Err(ImportError::new(
-                            self.shown,
-                            line_of(d),
-                            "a variable with an initializer: a declaration file declares values without them (this looks like a script, not a .d.ts)",
-                        ));
-                    }
+                    // `export const TLS_1_2 = "tls1.2";`: TypeScript allows a literal
+                    // initializer in a declaration file (it is the constant's type); the
+                    // published k6 typings stopped the whole import here.
+                    let lit = match d.child_by_field_name("value") {
+                        None => None,
+                        Some(v) => match literal_value(v, self.text(v)) {
+                            Some(t) => Some(t),
+                            None => {
+                                return Err(ImportError::new(
+                                    self.shown,
+                                    line_of(d),
+                                    "a variable with an initializer that is not a literal: a declaration file declares values without them (this looks like a script, not a .d.ts)",
+                                ))
+                            }
+                        },
+                    };
                     if name.kind() != "identifier" {
                         self.skip(d, "a destructuring declaration names no one global");
                         continue;
@@ -376,7 +527,8 @@ impl<'a> Reader<'a> {
                     let ty = d
                         .child_by_field_name("type")
                         .and_then(|t| t.named_child(0))
-                        .map(|t| self.ty(t, depth));
+                        .map(|t| self.ty(t, depth))
+                        .or(lit);
                     let name = self.text(name).to_string();
                     self.push(DeclKind::Var(ty), name, ns, d, doc.clone(), Vec::new(), Vec::new());
                 }
@@ -438,6 +590,8 @@ impl<'a> Reader<'a> {
             parents,
             members,
             is_abstract: false,
+            exported: self.exporting
+                || (self.implicit_export && ns.len() == 1 && ns[0].starts_with('"')),
         });
     }
 
@@ -528,6 +682,7 @@ impl<'a> Reader<'a> {
                     ty,
                     doc,
                     line: line_of(n),
+                    ctx: None,
                 }
             }
             "method_signature" | "method_definition" | "abstract_method_signature" => {
@@ -561,6 +716,7 @@ impl<'a> Reader<'a> {
                     ty,
                     doc,
                     line: line_of(n),
+                    ctx: None,
                 }
             }
             _ => return None,
@@ -647,6 +803,7 @@ impl<'a> Reader<'a> {
             ty: ret,
             doc,
             line: line_of(n),
+            ctx: None,
         }
     }
 
@@ -679,6 +836,7 @@ impl<'a> Reader<'a> {
                 ty: Some(Ty::Lit(prim)),
                 doc: doc_before(&kids, i, self.src),
                 line: line_of(*n),
+                ctx: None,
             });
         }
         out
@@ -697,8 +855,9 @@ impl<'a> Reader<'a> {
         match n.kind() {
             "predefined_type" => Ty::Prim(self.text(n).to_string()),
             "literal_type" => match n.named_child(0).map(|k| k.kind()) {
-                Some("string") => Ty::Lit("string"),
-                Some("number") | Some("unary_expression") => Ty::Lit("number"),
+                Some("string") | Some("number") | Some("unary_expression") => {
+                    literal(self.text(n)).unwrap_or(Ty::Lit("string"))
+                }
                 Some("true") | Some("false") => Ty::Lit("boolean"),
                 Some("null") => Ty::Prim("null".into()),
                 Some("undefined") => Ty::Prim("undefined".into()),
@@ -748,7 +907,11 @@ impl<'a> Reader<'a> {
                 }
                 Ty::Union(v)
             }
-            "function_type" | "constructor_type" => Ty::Func,
+            "function_type" => {
+                let f = self.callable(n, None, MemberKind::Method, Doc::default(), d);
+                Ty::Func(f.params, Box::new(f.ty.unwrap_or(Ty::Prim("any".into()))))
+            }
+            "constructor_type" => Ty::Ctor,
             "object_type" => Ty::Object(self.members(n, d)),
             "type_query" => match n.named_child(0) {
                 Some(k)
@@ -769,6 +932,51 @@ impl<'a> Reader<'a> {
             "this_type" => Ty::This,
             k => Ty::Other(k.to_string()),
         }
+    }
+}
+
+/// A literal type's text as the corpus writes it: a string in double quotes, a number
+/// as written; `true`/`false` are `boolean`.
+pub fn literal(text: &str) -> Option<Ty> {
+    let t = text.trim();
+    if let Some(q) = t.chars().next().filter(|c| *c == '"' || *c == '\'') {
+        let inner = t.strip_prefix(q)?.strip_suffix(q)?;
+        // Re-quoted with double quotes; a string holding one is no identifier-like
+        // literal a discriminant would be tested against.
+        if inner.contains('"') || inner.contains('\\') || inner.contains('\n') {
+            return Some(Ty::Lit("string"));
+        }
+        return Some(Ty::Literal(format!("\"{inner}\"")));
+    }
+    match t {
+        "true" | "false" => return Some(Ty::Lit("boolean")),
+        _ => {}
+    }
+    let num = t.strip_prefix('-').unwrap_or(t).trim();
+    if !num.is_empty()
+        && num
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_')
+        && num
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || c == '.')
+    {
+        return Some(Ty::Literal(t.replace(' ', "")));
+    }
+    None
+}
+
+/// The type of a literal initializer (`= "tls1.2"`, `= 3`, `= -1`, `= true`); `None`
+/// for any other expression.
+fn literal_value(v: Node, text: &str) -> Option<Ty> {
+    match v.kind() {
+        "string" | "number" | "true" | "false" => literal(text),
+        "unary_expression" if v.named_child(0).is_some_and(|k| k.kind() == "number") => {
+            literal(text)
+        }
+        "template_string" if v.named_child_count() == 0 => Some(Ty::Lit("string")),
+        _ => None,
     }
 }
 

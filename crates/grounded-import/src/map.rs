@@ -7,8 +7,13 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::dts::{Decl, DeclKind, Doc, MemberDecl, MemberKind, Ty};
+use super::dts::{module_spec, Decl, DeclKind, Doc, MemberDecl, MemberKind, ModuleDecl, Ty};
 use super::Settings;
+
+mod hoist;
+mod modules;
+
+pub use modules::spec_words;
 
 /// One interface of the corpus to be written.
 #[derive(Debug, Default)]
@@ -53,11 +58,29 @@ pub struct Entity {
     /// Its `Constructor:` lines are TypeScript's implicit constructor (a class
     /// declared without one), not a declared one.
     pub implicit_ctor: bool,
+    /// Declared with `export` at its module's top level.
+    pub exported: bool,
+    /// For a module's interface: its specifier (`Module: "k6/http"`).
+    pub module: Option<String>,
+    /// For a module's interface: what `import x from` it gives (`Default export:`).
+    pub default_export: Option<String>,
+    /// For a module's interface: whether it is the same as `Parent interface:` of the
+    /// `export =` value, whose members are the module's.
+    pub equals_parent: Option<String>,
 }
 
 impl Entity {
-    /// `A.B.C`.
+    /// `A.B.C`; a module's declaration as TypeScript writes it,
+    /// `import("k6/http").Response`.
     pub fn qualified(&self) -> String {
+        if let Some(spec) = self.ns.first().and_then(|n| module_spec(n)) {
+            let mut s = format!("import(\"{spec}\")");
+            for p in self.ns[1..].iter().chain(std::iter::once(&self.short)) {
+                s.push('.');
+                s.push_str(p);
+            }
+            return s;
+        }
         let mut s = self.ns.join(".");
         if !s.is_empty() {
             s.push('.');
@@ -104,6 +127,10 @@ pub enum M {
     Array(Box<M>),
     /// `A | B`.
     Union(Vec<M>),
+    /// `Promise<T>`.
+    Promise(Box<M>),
+    /// A function type, `(node: SceneNode) => boolean`, as written.
+    Func(String),
 }
 
 impl std::fmt::Display for M {
@@ -113,7 +140,7 @@ impl std::fmt::Display for M {
             M::Void => f.write_str("void"),
             M::Named(n) => f.write_str(n),
             M::Array(t) => match **t {
-                M::Union(_) => write!(f, "({t})[]"),
+                M::Union(_) | M::Func(_) => write!(f, "({t})[]"),
                 _ => write!(f, "{t}[]"),
             },
             M::Union(v) => {
@@ -121,10 +148,15 @@ impl std::fmt::Display for M {
                     if i > 0 {
                         f.write_str(" | ")?;
                     }
-                    write!(f, "{t}")?;
+                    match t {
+                        M::Func(_) => write!(f, "({t})")?,
+                        _ => write!(f, "{t}")?,
+                    }
                 }
                 Ok(())
             }
+            M::Promise(t) => write!(f, "Promise<{t}>"),
+            M::Func(s) => f.write_str(s),
         }
     }
 }
@@ -182,6 +214,20 @@ pub struct Model {
     /// Host declarations named like a built-in of a later edition than the level's,
     /// kept as the host's: `(name, the edition that has it)`.
     pub kept_builtins: BTreeMap<String, u16>,
+    /// The modules read, as declared (one entry per file or block: a module declared
+    /// twice, or augmented, has two).
+    pub modules: Vec<ModuleDecl>,
+    /// Variables and functions declared at a module's top level, exported or not.
+    pub module_values: Vec<Decl>,
+    /// Each module's interface: key (`"k6/http"`) → entity.
+    pub module_entities: BTreeMap<String, usize>,
+    /// Named exports written into module interfaces.
+    pub exports_written: usize,
+    /// The last round's exports, while a circle of `export *` is followed.
+    prev_exports: BTreeMap<String, modules::Exports>,
+    /// `import * as ns from "m"` in module `key`: `(key, ns)` → `m`'s key, so that the
+    /// type `ns.Response` is `m`'s `Response`.
+    ns_imports: HashMap<(String, String), String>,
 }
 
 /// Names the corpus gives a meaning by title: an interface of that name would be read
@@ -214,6 +260,7 @@ impl Model {
     /// Groups the declarations into entities and names them.
     pub fn build(
         decls: Vec<Decl>,
+        modules: Vec<ModuleDecl>,
         files: &[String],
         labels: &[String],
         settings: &Settings,
@@ -230,7 +277,14 @@ impl Model {
             level: grounded_docs::model::es_year(settings.es.parse().unwrap_or(3)),
             also_has: settings.also_has.clone(),
             kept_builtins: BTreeMap::new(),
+            modules,
+            module_values: Vec::new(),
+            module_entities: BTreeMap::new(),
+            exports_written: 0,
+            prev_exports: BTreeMap::new(),
+            ns_imports: HashMap::new(),
         };
+        let decls = hoist::hoist(decls);
         let mut ns_values: Vec<Decl> = Vec::new();
         for d in decls {
             match &d.kind {
@@ -251,15 +305,22 @@ impl Model {
                 DeclKind::Interface => m.add_entity(d, "interface"),
                 DeclKind::Class => m.add_entity(d, "class"),
                 DeclKind::Enum => m.add_entity(d, "enum"),
+                DeclKind::Var(_) | DeclKind::Function
+                    if d.ns.len() == 1 && module_spec(&d.ns[0]).is_some() =>
+                {
+                    m.module_values.push(d)
+                }
                 DeclKind::Var(_) | DeclKind::Function if !d.ns.is_empty() => ns_values.push(d),
                 DeclKind::Var(_) => m.vars.push(d),
                 DeclKind::Function => m.functions.push(d),
             }
         }
         m.namespaces(ns_values);
+        m.imported_types();
         m.drop_builtins();
         m.name_entities(files, labels, settings)?;
         m.class_objects();
+        m.module_interfaces(files);
         Ok(m)
     }
 
@@ -306,6 +367,7 @@ impl Model {
             e.is_class = true;
         }
         e.is_abstract |= d.is_abstract;
+        e.exported |= d.exported;
         if matches!(d.kind, DeclKind::Enum) {
             let string = d
                 .members
@@ -368,6 +430,7 @@ impl Model {
                     ty,
                     doc: d.doc,
                     line: d.line,
+                    ctx: None,
                 }],
                 _ => d.members,
             };
@@ -478,7 +541,8 @@ impl Model {
                 if idxs.len() == 1 && e.ns.is_empty() {
                     return "Declared".into();
                 }
-                let mut parts: Vec<String> = e.ns.iter().rev().take(k).rev().cloned().collect();
+                let words = ns_words(&e.ns);
+                let mut parts: Vec<String> = words.iter().rev().take(k).rev().cloned().collect();
                 if parts.len() < k {
                     let label = labels
                         .get(e.places[0].0)
@@ -492,7 +556,7 @@ impl Model {
             for &i in idxs {
                 // Its own shortest prefix that no other declaration of the group shares
                 // at the same depth.
-                let depth = self.entities[i].ns.len() + 1;
+                let depth = ns_words(&self.entities[i].ns).len() + 1;
                 let mut k = 1;
                 while k < depth {
                     let mine = prefix_of(&self.entities[i], k);
@@ -647,6 +711,15 @@ impl Model {
     /// What `path`, written in `file` inside namespace `ns`, names: the innermost
     /// namespace first, a declaration of the same file first.
     fn lookup(&self, path: &[String], file: usize, ns: &[String]) -> Option<Target> {
+        if let (Some(m), [first, rest @ ..]) = (ns.first(), path) {
+            if let Some(target) = self.ns_imports.get(&(m.clone(), first.clone())) {
+                if !rest.is_empty() {
+                    let mut p = vec![target.clone()];
+                    p.extend(rest.iter().cloned());
+                    return self.lookup(&p, file, &[]);
+                }
+            }
+        }
         for k in (0..=ns.len()).rev() {
             let mut q: Vec<String> = ns[..k].to_vec();
             q.extend(path.iter().cloned());
@@ -757,6 +830,14 @@ impl Model {
                 }
             },
             Ty::Lit(p) => M::Named(p.to_string()),
+            Ty::Literal(t) => M::Named(t.clone()),
+            Ty::Module(key) => match self.module_entities.get(key) {
+                Some(&i) => M::Named(self.entities[i].name.clone()),
+                None => {
+                    self.anys.add("a module no file read declares");
+                    M::Any
+                }
+            },
             Ty::Ref(path, args) => {
                 if path.len() == 1 && matches!(path[0].as_str(), "Array" | "ReadonlyArray") {
                     return match args.first() {
@@ -782,6 +863,16 @@ impl Model {
                             DeclKind::Alias(t) => self.map_at(t, al.file, &al.ns, this, d),
                             _ => M::Any,
                         }
+                    }
+                    // `Promise<T>` keeps its `T`: `await browser.newPage()` is a `Page`.
+                    None if path.len() == 1
+                        && matches!(path[0].as_str(), "Promise" | "PromiseLike") =>
+                    {
+                        let t = match args.first() {
+                            Some(a) => self.map_at(a, file, ns, this, d),
+                            None => M::Any,
+                        };
+                        M::Promise(Box::new(t))
                     }
                     None if path.len() == 1 && grounded_es::is_builtin_object(&path[0]) => {
                         match path[0].as_str() {
@@ -815,15 +906,36 @@ impl Model {
                     .collect();
                 union(v)
             }
-            Ty::Func => M::Named("Function".into()),
+            Ty::Func(params, ret) => {
+                let mut ps = Vec::new();
+                for p in params {
+                    let t =
+                        p.ty.as_ref()
+                            .map(|t| self.map_at(t, file, ns, this, d))
+                            .unwrap_or(M::Any);
+                    let t = if t == M::Void { M::Any } else { t };
+                    ps.push(format!(
+                        "{}{}{}: {t}",
+                        if p.rest { "..." } else { "" },
+                        p.name,
+                        if p.optional && !p.rest { "?" } else { "" }
+                    ));
+                }
+                let r = self.map_at(ret, file, ns, this, d);
+                M::Func(format!("({}) => {r}", ps.join(", ")))
+            }
+            Ty::Ctor => M::Named("Function".into()),
             Ty::Object(_) => M::Named("object".into()),
             Ty::Query(p) => match self.value_entity(p, file, ns) {
                 Some(i) => M::Named(self.entities[i].name.clone()),
-                None => {
-                    self.anys
-                        .add("`typeof` of a value that is not a class, enum or namespace");
-                    M::Any
-                }
+                None => match self.value_type(p, file, ns, d) {
+                    Some(t) => t,
+                    None => {
+                        self.anys
+                            .add("`typeof` of a value that is not a class, enum, namespace, variable or function");
+                        M::Any
+                    }
+                },
             },
             Ty::This => match this {
                 Some(n) => M::Named(n.to_string()),
@@ -853,6 +965,20 @@ impl Model {
     pub fn skip(&mut self, file: usize, line: usize, what: String, why: &str) {
         self.skipped.push((file, line, what, why.to_string()));
     }
+}
+
+/// The words a namespace path gives a name that collides: a namespace's own name, a
+/// module's specifier in words (`"k6/net/grpc"` → `K6`, `Net`, `Grpc`), so that
+/// `Response` of `k6/http` becomes `HttpResponse`.
+fn ns_words(ns: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in ns {
+        match module_spec(p) {
+            Some(spec) => out.extend(spec_words(spec)),
+            None => out.push(p.clone()),
+        }
+    }
+    out
 }
 
 fn qualified(ns: &[String], name: &str) -> String {

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::dts::{DeclKind, Doc, MemberDecl, MemberKind, ParamDecl, Ty};
+use super::dts::{module_spec, DeclKind, Doc, MemberDecl, MemberKind, ParamDecl, Ty};
 use super::map::{union, Entity, Model, M};
 use super::Settings;
 
@@ -69,34 +69,7 @@ pub fn chunks(model: &mut Model, files: &[String], settings: &Settings) -> (Vec<
         match ent {
             Some(i) => {
                 model.entities[i].globals.insert(v.name.clone());
-                used_ctor_ifaces.insert(i);
-                // `declare var File: FileConstructor` with `new (path?: string): File`:
-                // `new File(...)` gives a `File`.
-                let ctors: Vec<(MemberDecl, usize)> = model.entities[i]
-                    .members
-                    .iter()
-                    .filter(|(m, _)| m.kind == MemberKind::Construct)
-                    .cloned()
-                    .collect();
-                for (c, f) in ctors {
-                    let ns = model.entities[i].ns.clone();
-                    let target = c.ty.as_ref().and_then(|t| model.entity_of(t, f, &ns));
-                    match target {
-                        Some(t) => {
-                            let params = params_text(model, &c.params, f, &ns, None);
-                            let line = format!("Constructor: new {}({params})", v.name);
-                            if !model.entities[t].constructors.contains(&line) {
-                                model.entities[t].constructors.push(line);
-                            }
-                        }
-                        None => model.skip(
-                            f,
-                            c.line,
-                            format!("new {}(...)", v.name),
-                            "a construct signature whose result is not a declared interface",
-                        ),
-                    }
-                }
+                var_constructors(model, v, i, &mut used_ctor_ifaces);
             }
             None => global_members.push((
                 MemberDecl {
@@ -110,12 +83,24 @@ pub fn chunks(model: &mut Model, files: &[String], settings: &Settings) -> (Vec<
                     ty: ty.clone().or(Some(Ty::Prim("any".into()))),
                     doc: v.doc.clone(),
                     line: v.line,
+                    ctx: None,
                 },
                 v.file,
             )),
         }
     }
     model.vars = vars;
+    // A module's constants constructible the same way (`export const SharedArray: {
+    // new (...): ... }`): a script writes the name it imports after `new`.
+    let values = std::mem::take(&mut model.module_values);
+    for v in &values {
+        if let DeclKind::Var(Some(t)) = &v.kind {
+            if let Some(i) = model.entity_of(t, v.file, &v.ns) {
+                var_constructors(model, v, i, &mut used_ctor_ifaces);
+            }
+        }
+    }
+    model.module_values = values;
     // Classes, enums and namespaces that own their name are globals themselves.
     for i in 0..model.entities.len() {
         let e = &model.entities[i];
@@ -123,6 +108,9 @@ pub fn chunks(model: &mut Model, files: &[String], settings: &Settings) -> (Vec<
             continue;
         }
         let top = e.ns.is_empty() && e.owns_name;
+        // A module's class: a script writes the name it imports after `new`; it is
+        // no global.
+        let in_module = e.ns.len() == 1 && module_spec(&e.ns[0]).is_some();
         if e.is_class {
             let ctors: Vec<(MemberDecl, usize)> = e
                 .statics
@@ -141,8 +129,8 @@ pub fn chunks(model: &mut Model, files: &[String], settings: &Settings) -> (Vec<
                         format!("{short} constructor"),
                         "a private or protected constructor",
                     );
-                } else if top {
-                    let params = params_text(model, &c.params, f, &ns, Some(&name));
+                } else if top || in_module {
+                    let params = ctor_params_text(model, &c.params, f, &ns, Some(&name));
                     model.entities[i]
                         .constructors
                         .push(format!("Constructor: new {short}({params})"));
@@ -160,10 +148,11 @@ pub fn chunks(model: &mut Model, files: &[String], settings: &Settings) -> (Vec<
                 }
             }
             let abstract_ = model.entities[i].is_abstract;
-            if ctors_declared == 0 && top && !abstract_ {
+            if ctors_declared == 0 && (top || in_module) && !abstract_ {
                 if let Some(list) = super::implied::implicit_constructors(model, i) {
                     for c in list {
-                        let params = params_text(model, &c.params, c.file, &c.ns, Some(&c.this));
+                        let params =
+                            ctor_params_text(model, &c.params, c.file, &c.ns, Some(&c.this));
                         let line = format!("Constructor: new {short}({params})");
                         if !model.entities[i].constructors.contains(&line) {
                             model.entities[i].constructors.push(line);
@@ -241,6 +230,42 @@ pub fn chunks(model: &mut Model, files: &[String], settings: &Settings) -> (Vec<
     (out, counts)
 }
 
+/// `declare var File: FileConstructor` with `new (path?: string): File`: `new
+/// File(...)` gives a `File` (a `Constructor:` line in `File`'s chunk).
+fn var_constructors(
+    model: &mut Model,
+    v: &super::dts::Decl,
+    i: usize,
+    used_ctor_ifaces: &mut BTreeSet<usize>,
+) {
+    used_ctor_ifaces.insert(i);
+    let ctors: Vec<(MemberDecl, usize)> = model.entities[i]
+        .members
+        .iter()
+        .filter(|(m, _)| m.kind == MemberKind::Construct)
+        .cloned()
+        .collect();
+    for (c, f) in ctors {
+        let ns = model.entities[i].ns.clone();
+        let target = c.ty.as_ref().and_then(|t| model.entity_of(t, f, &ns));
+        match target {
+            Some(t) => {
+                let params = ctor_params_text(model, &c.params, f, &ns, None);
+                let line = format!("Constructor: new {}({params})", v.name);
+                if !model.entities[t].constructors.contains(&line) {
+                    model.entities[t].constructors.push(line);
+                }
+            }
+            None => model.skip(
+                f,
+                c.line,
+                format!("new {}(...)", v.name),
+                "a construct signature whose result is not a declared interface",
+            ),
+        }
+    }
+}
+
 fn engine_chunk(s: &Settings, nfiles: usize) -> Chunk {
     let mut t = format!("ECMAScript: {}\n", s.es);
     if !s.extensions.is_empty() {
@@ -311,12 +336,31 @@ fn entity_chunks(
                 "the class object of class `{}` (its static members)",
                 e.qualified()
             )
+        } else if let Some(spec) = &e.module {
+            format!("module `{spec}` (what `import` and `require` of it give)")
+        } else if let Some(spec) = e.ns.first().and_then(|n| module_spec(n)) {
+            // Said in words: `import("k6/http").Response` is TypeScript's notation,
+            // not a reader's.
+            let mut inner = e.ns[1..].join(".");
+            if !inner.is_empty() {
+                inner.push('.');
+            }
+            format!("{} `{inner}{}` of module `{spec}`", e.kind, e.short)
         } else {
             format!("{} `{}`", e.kind, e.qualified())
         };
         text.push_str(&format!("Declared as {what} in {}.\n", places.join(", ")));
         if let Some(r) = &e.renamed {
             text.push_str(&format!("Renamed from `{}`: {r}.\n", e.short));
+        }
+    }
+    if let Some(spec) = &e.module {
+        text.push_str(&format!("Module: \"{spec}\"\n"));
+        if let Some(d) = &e.default_export {
+            text.push_str(&format!("Default export: {d}\n"));
+        }
+        if let Some(p) = &e.equals_parent {
+            text.push_str(&format!("Parent interface: {p}\n"));
         }
     }
     // Relation lines.
@@ -424,7 +468,10 @@ fn entity_chunks(
             }
             _ if m.hidden => model.skip(f, m.line, what, "private or protected"),
             _ => match m.name.clone() {
-                Some(n) => groups.entry(n).or_default().push((m, f)),
+                Some(n) => {
+                    let m = as_method(model, m, f, &ns);
+                    groups.entry(n).or_default().push((m, f))
+                }
                 None => model.skip(f, m.line, what, "its name is not an identifier"),
             },
         }
@@ -468,6 +515,19 @@ fn entity_chunks(
     } else {
         format!("{}.", model.entities[i].qualified())
     };
+    // A module's declaration in words: `Page.goto` of module `k6/browser`.
+    let (qual, of_module) = match ns.first().and_then(|n| module_spec(n)) {
+        Some(spec) => {
+            let mut q = ns[1..].join(".");
+            if !q.is_empty() {
+                q.push('.');
+            }
+            q.push_str(&model.entities[i].short);
+            q.push('.');
+            (q, format!(" of module `{spec}`"))
+        }
+        None => (qual, String::new()),
+    };
     for (mname, decls) in groups {
         let (lines, word) = signature_lines(model, &mname, &decls, &ns, &name);
         let mut t = String::new();
@@ -484,7 +544,7 @@ fn entity_chunks(
         push_doc(&mut t, &doc, Some(&mname));
         let (m0, f0) = &decls[0];
         let decl_line = format!(
-            "Declared as {word} `{qual}{mname}` in {}.",
+            "Declared as {word} `{qual}{mname}`{of_module} in {}.",
             place(files, (*f0, m0.line))
         );
         push_guarded(&mut t, &decl_line, Some(&mname));
@@ -495,6 +555,32 @@ fn entity_chunks(
             declared: word.into(),
         });
         counts.members += 1;
+    }
+}
+
+/// A read-only property holding a function (`readonly get: (key: string) =>
+/// Promise<string>`, `get: typeof get`) is a method: scripts call it, and the corpus's
+/// signature says so (`get(key: string): Promise<string>`) where a function type as a
+/// property's type says less to the loader. A writable one stays a property: scripts
+/// assign their own function to it (`figma.ui.onmessage = ...`).
+fn as_method(model: &mut Model, m: MemberDecl, f: usize, ns: &[String]) -> MemberDecl {
+    if m.kind != MemberKind::Prop {
+        return m;
+    }
+    let ns = m.ctx.clone().unwrap_or_else(|| ns.to_vec());
+    let sig = match &m.ty {
+        Some(Ty::Func(ps, r)) if m.readonly => Some((ps.clone(), (**r).clone())),
+        Some(Ty::Query(p)) => model.function_sig(p, f, &ns),
+        _ => None,
+    };
+    match sig {
+        Some((params, ret)) => MemberDecl {
+            kind: MemberKind::Method,
+            params,
+            ty: Some(ret),
+            ..m
+        },
+        None => m,
     }
 }
 
@@ -533,7 +619,8 @@ fn signature_lines(
             _ => first.ty.clone(),
         };
         let ty = ty.unwrap_or(Ty::Prim("any".into()));
-        let t = model.map(&ty, *f, ns, Some(this));
+        let ns_m = first.ctx.as_deref().unwrap_or(ns);
+        let t = model.map(&ty, *f, ns_m, Some(this));
         let t = if t == M::Void { M::Any } else { t };
         word = match first.kind {
             MemberKind::EnumValue => "enum value",
@@ -554,6 +641,7 @@ fn signature_lines(
         let mut positions: Vec<(String, Vec<M>, bool, bool)> = Vec::new();
         let mut rets = Vec::new();
         for (m, f) in &methods {
+            let ns = m.ctx.as_deref().unwrap_or(ns);
             let ret = model.map(
                 m.ty.as_ref().unwrap_or(&Ty::Prim("any".into())),
                 *f,
@@ -634,6 +722,32 @@ fn params_text(
     let mut v = Vec::new();
     for p in ps {
         let t = param_type(model, p, f, ns, this.unwrap_or(""));
+        v.push(format!(
+            "{}{}{}: {t}",
+            if p.rest { "..." } else { "" },
+            p.name,
+            if p.optional && !p.rest { "?" } else { "" }
+        ));
+    }
+    v.join(", ")
+}
+
+/// A constructor's parameters for its `Constructor:` line: a function type is
+/// `Function` there, as the line ends at its first `)` for the loader.
+fn ctor_params_text(
+    model: &mut Model,
+    ps: &[ParamDecl],
+    f: usize,
+    ns: &[String],
+    this: Option<&str>,
+) -> String {
+    let mut v = Vec::new();
+    for p in ps {
+        let t = match param_type(model, p, f, ns, this.unwrap_or("")) {
+            M::Func(_) => M::Named("Function".into()),
+            M::Union(u) if u.iter().any(|x| matches!(x, M::Func(_))) => M::Any,
+            t => t,
+        };
         v.push(format!(
             "{}{}{}: {t}",
             if p.rest { "..." } else { "" },
