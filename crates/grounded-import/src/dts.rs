@@ -11,6 +11,11 @@ use super::text::{doc_before, first_error, reference_path, work_around};
 use super::ImportError;
 
 mod links;
+mod types;
+
+pub use links::{module_key, module_spec, Link, ModuleDecl};
+pub use types::literal;
+use types::literal_value;
 
 /// How deeply types and namespaces may nest before the reader gives up on the part
 /// (`Array<Array<...>>` ten thousand deep would otherwise overflow the stack, which no
@@ -172,95 +177,6 @@ pub struct Skip {
     pub what: String,
     /// Why.
     pub why: String,
-}
-
-/// A module's import or export statement, as written (specifiers unresolved).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Link {
-    /// `export { local as exported }`, `export default local`.
-    Export {
-        /// The name in the module's scope.
-        local: String,
-        /// The name it is exported as (`default` for the default export).
-        exported: String,
-    },
-    /// `export { name as exported } from "spec"`.
-    ReExport {
-        /// The module it comes from.
-        spec: String,
-        /// Its name there.
-        name: String,
-        /// Its name here.
-        exported: String,
-    },
-    /// `export * from "spec"`: every named export of `spec`.
-    Star {
-        /// The module.
-        spec: String,
-    },
-    /// `export * as exported from "spec"`: the object of `spec`, as one export.
-    StarAs {
-        /// The module.
-        spec: String,
-        /// Its name here (`default` for `export * as default`).
-        exported: String,
-    },
-    /// `export = local`: the module object is `local` (CommonJS).
-    Equals {
-        /// The name in the module's scope.
-        local: String,
-    },
-    /// `export as namespace G`: the module is also the global `G` of scripts that
-    /// import nothing (UMD).
-    Umd {
-        /// The global's name.
-        global: String,
-    },
-    /// `import { name as local } from "spec"`, `import local from "spec"` (`default`).
-    Import {
-        /// The module.
-        spec: String,
-        /// Its export.
-        name: String,
-        /// The local name.
-        local: String,
-    },
-    /// `import * as local from "spec"`, `import local = require("spec")`.
-    ImportAll {
-        /// The module.
-        spec: String,
-        /// The local name.
-        local: String,
-    },
-}
-
-/// A module the file declares: the file itself when it is an ES module (it has
-/// `import` or `export` at its top level), or a `declare module "x" { }` block.
-#[derive(Debug, Clone)]
-pub struct ModuleDecl {
-    /// The module as `Decl::ns` names it: its specifier in double quotes (`"k6/http"`).
-    pub key: String,
-    /// Index of the file.
-    pub file: usize,
-    /// 1-based line.
-    pub line: usize,
-    /// The file itself (its key given by where it lies), not a `declare module` block.
-    pub is_file: bool,
-    /// Its import and export statements, with their lines.
-    pub links: Vec<(Link, usize)>,
-    /// A `declare module` block that marks no export: everything in it is exported.
-    pub implicit: bool,
-}
-
-/// The key of module `spec` as `Decl::ns` writes it: quoted, so that no namespace
-/// (an identifier) is ever taken for a module.
-pub fn module_key(spec: &str) -> String {
-    format!("\"{spec}\"")
-}
-
-/// The specifier of a module key (`"k6/http"` → `k6/http`); `None` for a namespace.
-pub fn module_spec(ns0: &str) -> Option<&str> {
-    ns0.strip_prefix('"').and_then(|s| s.strip_suffix('"'))
 }
 
 /// What one file gives.
@@ -840,143 +756,6 @@ impl<'a> Reader<'a> {
             });
         }
         out
-    }
-
-    fn ty(&mut self, n: Node, depth: usize) -> Ty {
-        if depth > MAX_DEPTH {
-            return Ty::Other("nested too deeply".into());
-        }
-        let d = depth + 1;
-        let list = |r: &mut Self, n: Node| -> Vec<Ty> {
-            let mut c = n.walk();
-            let kids: Vec<Node> = n.named_children(&mut c).collect();
-            kids.into_iter().map(|k| r.ty(k, d)).collect()
-        };
-        match n.kind() {
-            "predefined_type" => Ty::Prim(self.text(n).to_string()),
-            "literal_type" => match n.named_child(0).map(|k| k.kind()) {
-                Some("string") | Some("number") | Some("unary_expression") => {
-                    literal(self.text(n)).unwrap_or(Ty::Lit("string"))
-                }
-                Some("true") | Some("false") => Ty::Lit("boolean"),
-                Some("null") => Ty::Prim("null".into()),
-                Some("undefined") => Ty::Prim("undefined".into()),
-                _ => Ty::Other("literal".into()),
-            },
-            "template_literal_type" | "template_type" => Ty::Lit("string"),
-            "type_identifier" | "identifier" => Ty::Ref(vec![self.text(n).to_string()], Vec::new()),
-            "nested_type_identifier" => Ty::Ref(
-                self.text(n)
-                    .split('.')
-                    .map(|s| s.trim().to_string())
-                    .collect(),
-                Vec::new(),
-            ),
-            "generic_type" => {
-                let base = n.child_by_field_name("name").map(|b| self.ty(b, d));
-                let args = n
-                    .child_by_field_name("type_arguments")
-                    .map(|a| list(self, a))
-                    .unwrap_or_default();
-                match base {
-                    Some(Ty::Ref(p, _)) => Ty::Ref(p, args),
-                    _ => Ty::Other("generic".into()),
-                }
-            }
-            "array_type" => Ty::Array(Box::new(
-                n.named_child(0)
-                    .map(|k| self.ty(k, d))
-                    .unwrap_or(Ty::Prim("any".into())),
-            )),
-            "readonly_type" | "parenthesized_type" => n
-                .named_child(0)
-                .map(|k| self.ty(k, d))
-                .unwrap_or(Ty::Prim("any".into())),
-            "tuple_type" => Ty::Tuple(list(self, n)),
-            "optional_type" | "rest_type" => n
-                .named_child(0)
-                .map(|k| self.ty(k, d))
-                .unwrap_or(Ty::Prim("any".into())),
-            "union_type" => {
-                let mut v = Vec::new();
-                for t in list(self, n) {
-                    match t {
-                        Ty::Union(inner) => v.extend(inner),
-                        t => v.push(t),
-                    }
-                }
-                Ty::Union(v)
-            }
-            "function_type" => {
-                let f = self.callable(n, None, MemberKind::Method, Doc::default(), d);
-                Ty::Func(f.params, Box::new(f.ty.unwrap_or(Ty::Prim("any".into()))))
-            }
-            "constructor_type" => Ty::Ctor,
-            "object_type" => Ty::Object(self.members(n, d)),
-            "type_query" => match n.named_child(0) {
-                Some(k)
-                    if matches!(
-                        k.kind(),
-                        "identifier" | "member_expression" | "nested_identifier"
-                    ) =>
-                {
-                    Ty::Query(
-                        self.text(k)
-                            .split('.')
-                            .map(|s| s.trim().to_string())
-                            .collect(),
-                    )
-                }
-                _ => Ty::Other("typeof".into()),
-            },
-            "this_type" => Ty::This,
-            k => Ty::Other(k.to_string()),
-        }
-    }
-}
-
-/// A literal type's text as the corpus writes it: a string in double quotes, a number
-/// as written; `true`/`false` are `boolean`.
-pub fn literal(text: &str) -> Option<Ty> {
-    let t = text.trim();
-    if let Some(q) = t.chars().next().filter(|c| *c == '"' || *c == '\'') {
-        let inner = t.strip_prefix(q)?.strip_suffix(q)?;
-        // Re-quoted with double quotes; a string holding one is no identifier-like
-        // literal a discriminant would be tested against.
-        if inner.contains('"') || inner.contains('\\') || inner.contains('\n') {
-            return Some(Ty::Lit("string"));
-        }
-        return Some(Ty::Literal(format!("\"{inner}\"")));
-    }
-    match t {
-        "true" | "false" => return Some(Ty::Lit("boolean")),
-        _ => {}
-    }
-    let num = t.strip_prefix('-').unwrap_or(t).trim();
-    if !num.is_empty()
-        && num
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_')
-        && num
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_digit() || c == '.')
-    {
-        return Some(Ty::Literal(t.replace(' ', "")));
-    }
-    None
-}
-
-/// The type of a literal initializer (`= "tls1.2"`, `= 3`, `= -1`, `= true`); `None`
-/// for any other expression.
-fn literal_value(v: Node, text: &str) -> Option<Ty> {
-    match v.kind() {
-        "string" | "number" | "true" | "false" => literal(text),
-        "unary_expression" if v.named_child(0).is_some_and(|k| k.kind() == "number") => {
-            literal(text)
-        }
-        "template_string" if v.named_child_count() == 0 => Some(Ty::Lit("string")),
-        _ => None,
     }
 }
 

@@ -9,7 +9,7 @@
 
 use tree_sitter::Node;
 
-use super::{line_of, module_key, Doc, ImportError, Link, ModuleDecl, Reader};
+use super::{line_of, Doc, ImportError, Reader};
 
 impl<'a> Reader<'a> {
     /// Whether `ns` is the top level of the module being read.
@@ -325,4 +325,93 @@ impl<'a> Reader<'a> {
         (self.module, self.exporting, self.implicit_export) = saved;
         r
     }
+}
+
+/// A module's import or export statement, as written (specifiers unresolved).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Link {
+    /// `export { local as exported }`, `export default local`.
+    Export {
+        /// The name in the module's scope.
+        local: String,
+        /// The name it is exported as (`default` for the default export).
+        exported: String,
+    },
+    /// `export { name as exported } from "spec"`.
+    ReExport {
+        /// The module it comes from.
+        spec: String,
+        /// Its name there.
+        name: String,
+        /// Its name here.
+        exported: String,
+    },
+    /// `export * from "spec"`: every named export of `spec`.
+    Star {
+        /// The module.
+        spec: String,
+    },
+    /// `export * as exported from "spec"`: the object of `spec`, as one export.
+    StarAs {
+        /// The module.
+        spec: String,
+        /// Its name here (`default` for `export * as default`).
+        exported: String,
+    },
+    /// `export = local`: the module object is `local` (CommonJS).
+    Equals {
+        /// The name in the module's scope.
+        local: String,
+    },
+    /// `export as namespace G`: the module is also the global `G` of scripts that
+    /// import nothing (UMD).
+    Umd {
+        /// The global's name.
+        global: String,
+    },
+    /// `import { name as local } from "spec"`, `import local from "spec"` (`default`).
+    Import {
+        /// The module.
+        spec: String,
+        /// Its export.
+        name: String,
+        /// The local name.
+        local: String,
+    },
+    /// `import * as local from "spec"`, `import local = require("spec")`.
+    ImportAll {
+        /// The module.
+        spec: String,
+        /// The local name.
+        local: String,
+    },
+}
+
+/// A module the file declares: the file itself when it is an ES module (it has
+/// `import` or `export` at its top level), or a `declare module "x" { }` block.
+#[derive(Debug, Clone)]
+pub struct ModuleDecl {
+    /// The module as `Decl::ns` names it: its specifier in double quotes (`"k6/http"`).
+    pub key: String,
+    /// Index of the file.
+    pub file: usize,
+    /// 1-based line.
+    pub line: usize,
+    /// The file itself (its key given by where it lies), not a `declare module` block.
+    pub is_file: bool,
+    /// Its import and export statements, with their lines.
+    pub links: Vec<(Link, usize)>,
+    /// A `declare module` block that marks no export: everything in it is exported.
+    pub implicit: bool,
+}
+
+/// The key of module `spec` as `Decl::ns` writes it: quoted, so that no namespace
+/// (an identifier) is ever taken for a module.
+pub fn module_key(spec: &str) -> String {
+    format!("\"{spec}\"")
+}
+
+/// The specifier of a module key (`"k6/http"` → `k6/http`); `None` for a namespace.
+pub fn module_spec(ns0: &str) -> Option<&str> {
+    ns0.strip_prefix('"').and_then(|s| s.strip_suffix('"'))
 }

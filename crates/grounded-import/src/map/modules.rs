@@ -269,7 +269,7 @@ impl Model {
                     }
                     return None;
                 }
-                let t = self.lookup(&[name.clone()], 0, ns)?;
+                let t = self.lookup(std::slice::from_ref(name), 0, ns)?;
                 match t {
                     Target::Entity(i) => {
                         let e = &self.entities[i];
@@ -346,7 +346,7 @@ impl Model {
                         return vec![(prop(t, v.line, ns.clone(), v.doc.clone()), v.file)];
                     }
                 }
-                match self.lookup(&[name.clone()], file, ns) {
+                match self.lookup(std::slice::from_ref(name), file, ns) {
                     Some(Target::Entity(i)) => {
                         let e = &self.entities[i];
                         let (f, l) = e.places[0];
