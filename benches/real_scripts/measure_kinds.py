@@ -4,7 +4,7 @@ union-heavy API, with recall by receiver kind.
 
 Usage:
   measure_kinds.py --grounded BIN --corpus DIR --scripts DIR [--ext .js] [--per-kind 2]
-                   [--tsc TSC_JS [--types-dir DIR --types-name k6] [--dts a.d.ts,b.d.ts]
+                   [--sites-corpus DIR] [--tsc TSC_JS [--types-dir DIR --types-name k6] [--dts a.d.ts,b.d.ts]
                     [--tsc-lib es2020]] [--findings FILE] [--out report.json]
 
 Reports
@@ -494,11 +494,13 @@ def main():
     ap.add_argument("--types-name")
     ap.add_argument("--dts", default="")
     ap.add_argument("--tsc-lib", default="es2020")
+    ap.add_argument("--sites-corpus", help="the corpus that types receivers to find sites (default --corpus): "
+                    "the same injections for a before and an after corpus")
     ap.add_argument("--findings")
     ap.add_argument("--out")
     a = ap.parse_args()
     grounded, corpus = os.path.abspath(a.grounded), os.path.abspath(a.corpus)
-    c = Corpus(corpus)
+    c = Corpus(os.path.abspath(a.sites_corpus) if a.sites_corpus else corpus)
     exts = [e if e.startswith(".") else "." + e for e in a.ext.split(",")]
     scripts = scripts_of(a.scripts, exts)
     if not scripts:
@@ -580,15 +582,20 @@ def main():
                 hit |= h
         tsc_hit = set()
         if a.tsc and cases:
-            groups = []
+            # The copies of one script in one tsc run, each a module of its own.
+            by_script = collections.OrderedDict()
             for n, cs in enumerate(cases):
-                d = os.path.join(work, "inj_js", str(n))
+                by_script.setdefault(cs["script"], []).append((n, cs))
+            groups = []
+            for k, (script, lst) in enumerate(by_script.items()):
+                d = os.path.join(work, "inj_js", str(k))
                 os.makedirs(d, exist_ok=True)
-                with open(os.path.join(inj, str(n), cs["file"])) as f:
-                    t = f.read()
-                with open(os.path.join(d, cs["file"]), "w") as f:
-                    f.write(t + "\nexport {};\n")
-                groups.append((d, [cs["file"]]))
+                for n, cs in lst:
+                    with open(os.path.join(inj, str(n), cs["file"])) as f:
+                        t = f.read()
+                    with open(os.path.join(d, cs["file"]), "w") as f:
+                        f.write(t + "\nexport {};\n")
+                groups.append((d, [cs["file"] for _, cs in lst]))
             for (p, line, code, msg) in tsc_all(a, groups):
                 if "Qx" in msg:
                     tsc_hit.add((os.path.basename(p), line))
