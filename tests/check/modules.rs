@@ -374,3 +374,90 @@ fn scripts_that_run_alone_see_only_what_they_load() {
     assert_eq!(got.len(), 1, "{got:#?}");
     assert!(got[0].contains("did you mean `format`"), "{got:#?}");
 }
+
+/// The second demo made from TypeScript declarations the test writes (a package folder
+/// of ES modules and a `declare module` file), imported with `grounded import dts`, then
+/// a good script and one planted mistake per kind checked against it.
+#[test]
+fn a_corpus_imported_from_module_declarations_checks_module_scripts() {
+    let dir = project(
+        "corpus",
+        "",
+        &[
+            ("types/relaykit/package.json", "{\"name\": \"@types/relaykit\"}\n"),
+            (
+                "types/relaykit/index.d.ts",
+                "export interface Device {\n  readonly name: string;\n  turnOn(): void;\n}\n\
+                 export function find(name: string): Device;\nexport function log(message: string): void;\n",
+            ),
+            (
+                "types/relaykit/net/index.d.ts",
+                "export interface Response {\n  readonly status: number;\n}\n\
+                 export function get(url: string): Response;\n",
+            ),
+            (
+                "types/extra.d.ts",
+                "declare module \"relaykit-extra\" {\n  export function ping(): number;\n}\n",
+            ),
+        ],
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_grounded"))
+        .args([
+            "import",
+            "dts",
+            "--es",
+            "2020",
+            "--out",
+            "corpus",
+            "types/relaykit",
+            "types/extra.d.ts",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(dir.path(), &["corpus", "--format", "json"]);
+    for m in ["relaykit", "relaykit/net", "relaykit-extra"] {
+        assert!(v["modules"][m].is_string(), "{m}: {:#}", v["modules"]);
+    }
+    write(
+        dir.path(),
+        "good.js",
+        "import { find, log } from \"relaykit\";\nimport * as net from \"relaykit/net\";\nimport { ping } from \"relaykit-extra\";\n\
+         find(\"a\").turnOn();\nlog(\"x\" + net.get(\"u\").status + ping() + find(\"b\").name);\n",
+    );
+    assert_eq!(
+        shown(&check(dir.path(), &["good.js"])),
+        Vec::<String>::new()
+    );
+    write(
+        dir.path(),
+        "bad.js",
+        "import { fnd } from \"relaykit\";\nimport * as net from \"relaykit/nett\";\nimport * as web from \"relaykit/net\";\nimport { find } from \"relaykit\";\n\
+         web.gett(\"u\");\nfind(\"a\").turnOff();\nfnd(net);\n",
+    );
+    let got = shown(&check(dir.path(), &["bad.js"]));
+    assert_eq!(got.len(), 4, "{got:#?}");
+    assert!(
+        got[0].contains(
+            "bad.js:1:10 member module `relaykit` has no export `fnd`; did you mean `find`"
+        ),
+        "{got:#?}"
+    );
+    assert!(
+        got[1].contains("bad.js:2:22 module `relaykit/nett` is not a module of this engine"),
+        "{got:#?}"
+    );
+    assert!(
+        got[2].contains("bad.js:5:5 member") && got[2].contains("`gett`"),
+        "{got:#?}"
+    );
+    assert!(
+        got[3].contains("bad.js:6:11 member") && got[3].contains("`turnOff`"),
+        "{got:#?}"
+    );
+}
