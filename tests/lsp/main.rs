@@ -21,4 +21,5 @@ mod lsp_modules;
 mod lsp_reliability;
 mod lsp_robust;
 mod lsp_transport;
+mod lsp_unions;
 mod lsp_workspace;

@@ -6,7 +6,7 @@
 //!
 //! | family | file | finds |
 //! |---|---|---|
-//! | `member` | `member.rs` | a member the certain receiver's interface lacks |
+//! | `member` | `member.rs` | a member the certain receiver's interface (or union) lacks; a literal its discriminant never is |
 //! | `object` | `object.rs` | a receiver declared nowhere |
 //! | `function` | `function.rs` | a bare call of a function defined nowhere |
 //! | `syntax` | `syntax.rs` | parse errors, syntax above the engine's level |

@@ -99,6 +99,7 @@ impl std::fmt::Display for Type {
             Type::Function => f.write_str("Function"),
             Type::Array(t) => match **t {
                 Type::Any => f.write_str("Array"),
+                Type::Union(_) | Type::Func(..) => write!(f, "({t})[]"),
                 _ => write!(f, "{t}[]"),
             },
             Type::Path => f.write_str("path"),

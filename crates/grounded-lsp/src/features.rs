@@ -260,6 +260,68 @@ pub fn split_message(msg: &str) -> (String, Option<String>) {
     }
 }
 
+/// What a value of a union the docs give may hold (`FrameNode | TextNode`): the members
+/// every interface of it has, and those only some have, each with the interfaces that
+/// have it (inherited members included), in name order.
+pub(crate) fn union_members<'c>(
+    corpus: &'c Corpus,
+    ifaces: &[&str],
+) -> (Vec<&'c Member>, Vec<(&'c Member, Vec<String>)>) {
+    let mut all: std::collections::BTreeMap<&'c str, (&'c Member, Vec<String>)> =
+        std::collections::BTreeMap::new();
+    for &i in ifaces {
+        for m in corpus.members_of(i) {
+            let e = all.entry(m.name.as_str()).or_insert((m, Vec::new()));
+            if !e.1.iter().any(|x| x == i) {
+                e.1.push(i.to_string());
+            }
+        }
+    }
+    let mut shared = Vec::new();
+    let mut some = Vec::new();
+    for (_, (m, has)) in all {
+        if has.len() == ifaces.len() {
+            shared.push(m);
+        } else {
+            some.push((m, has));
+        }
+    }
+    (shared, some)
+}
+
+/// A hover's account of a union: one of which interfaces, what all share and what some
+/// have (a member that any of them has is taken by the checker).
+pub(crate) fn union_markdown(corpus: &Corpus, ifaces: &[&str]) -> String {
+    let names: Vec<String> = ifaces.iter().map(|i| format!("`{i}`")).collect();
+    let (shared, some) = union_members(corpus, ifaces);
+    let list = |v: Vec<String>| {
+        let n = v.len();
+        let mut s = v.into_iter().take(24).collect::<Vec<_>>().join(", ");
+        if n > 24 {
+            s.push_str(&format!(", ... ({n} in all)"));
+        }
+        s
+    };
+    let mut md = format!("Type: one of {} (a union the docs give)", names.join(" | "));
+    if !shared.is_empty() {
+        md.push_str(&format!(
+            "\n\nAll have: {}",
+            list(shared.iter().map(|m| format!("`{}`", m.name)).collect())
+        ));
+    }
+    if !some.is_empty() {
+        md.push_str(&format!(
+            "\n\nSome have: {}",
+            list(
+                some.iter()
+                    .map(|(m, has)| format!("`{}` ({})", m.name, has.join(", ")))
+                    .collect()
+            )
+        ));
+    }
+    md
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

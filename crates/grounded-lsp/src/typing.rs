@@ -133,12 +133,44 @@ impl<'a> FileCtx<'a> {
         self.analysis.interface_of(node)
     }
 
-    /// The documented member a `member_expression` of the file's tree names.
+    /// The interfaces a node of the file's tree may be when the checker reads it as a
+    /// union the docs give (interfaces.md, "What modern typings say"); `None` otherwise.
+    pub fn node_union(&self, node: Node<'a>) -> Option<Vec<&'a str>> {
+        match self.analysis.certain(node)? {
+            grounded_js::Certain::Union(u) => Some(u.interfaces().collect()),
+            _ => None,
+        }
+    }
+
+    /// The documented member a `member_expression` of the file's tree names: of its
+    /// receiver's interface, or of the first interface of its union that has it.
     pub fn node_member(&self, member_expr: Node<'a>) -> Option<&'a Member> {
         let obj = member_expr.child_by_field_name("object")?;
         let prop = member_expr.child_by_field_name("property")?;
-        let iface = self.node_interface(obj)?;
-        self.corpus.member(&iface, text_of(prop, self.text))
+        let name = text_of(prop, self.text);
+        match self.node_interface(obj) {
+            Some(iface) => self.corpus.member(&iface, name),
+            None => self
+                .node_union(obj)?
+                .into_iter()
+                .find_map(|i| self.corpus.member(i, name)),
+        }
+    }
+
+    /// [`FileCtx::node_union`] of the node spanning exactly `[start, end)`.
+    pub fn range_union(&self, start: usize, end: usize) -> Option<Vec<&'a str>> {
+        let root = self.tree.root_node();
+        let mut n = root.named_descendant_for_byte_range(start, end);
+        while let Some(x) = n {
+            if x.start_byte() != start || x.end_byte() != end {
+                break;
+            }
+            if let Some(u) = self.node_union(x) {
+                return Some(u);
+            }
+            n = x.parent();
+        }
+        None
     }
 
     /// The certain interface of the receiver spanning `[start, end)` of the file: the

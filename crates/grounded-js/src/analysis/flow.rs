@@ -53,7 +53,12 @@ impl<'a> Analysis<'a> {
         let mut depth = 0;
         while let Some(parent) = child.parent() {
             depth += 1;
-            if depth > MAX_GUARD_DEPTH || parent.start_byte() < bind.start {
+            // A test written before the name was declared is of another value (or of
+            // another binding of the name): only the block that declares it is read,
+            // from the declaration on.
+            let before = parent.start_byte() < bind.start;
+            let block = matches!(parent.kind(), "statement_block" | "program");
+            if depth > MAX_GUARD_DEPTH || (before && !block) {
                 break;
             }
             let f = query::fields();
@@ -108,6 +113,9 @@ impl<'a> Analysis<'a> {
                         if stmt.start_byte() >= child.start_byte() {
                             break;
                         }
+                        if stmt.start_byte() < bind.end {
+                            continue;
+                        }
                         if stmt.kind() == "if_statement"
                             && stmt.child_by_field_name("alternative").is_none()
                             && stmt.child_by_field_name("consequence").is_some_and(exits)
@@ -120,7 +128,16 @@ impl<'a> Analysis<'a> {
                 }
                 _ => {}
             }
-            if is_function_kind(parent.kind_id()) && parent.start_byte() <= bind.start {
+            // A function declaration is hoisted: it may run before the tests around it
+            // (`g(); if (n.type !== "TEXT") return; function g() { n.characters }`).
+            let hoisted = matches!(
+                parent.kind(),
+                "function_declaration" | "generator_function_declaration"
+            );
+            if before
+                || hoisted
+                || (is_function_kind(parent.kind_id()) && parent.start_byte() <= bind.start)
+            {
                 break;
             }
             child = parent;
@@ -552,12 +569,140 @@ fn exits(stmt: Node) -> bool {
 /// Whether a `case` (or `default`) body ends by leaving: it does not fall into the next.
 fn case_exits(case: Node) -> bool {
     let n = case.named_child_count();
+    let value = case.child_by_field_id(query::fields().value);
     n > 0
         && case.named_child(n - 1).is_some_and(|last| {
-            last.kind() != "comment"
-                && !case
-                    .child_by_field_id(query::fields().value)
-                    .is_some_and(|v| v.id() == last.id())
-                && exits(last)
+            // A `case` with no body (`case "A": case "B": ...`) ends in its value.
+            let empty = value.is_some_and(|v| v.id() == last.id());
+            last.kind() != "comment" && !empty && exits(last)
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use grounded_docs::Corpus;
+
+    use crate::Analysis;
+
+    const DOCS: &str = "# Engine\n\nECMAScript: 2020\n\n\
+        # App\n\nThis object is accessed using the global property \"app\".\n\n\
+        ## App-page\n\nSyntax: readonly page: Page\n\n\
+        ## App-byId\n\nSyntax: byId(id: string): Text | Frame | null\n\n\
+        ## App-mixed\n\nSyntax: mixed(id: string): Text | string\n\n\
+        ## App-styleAsync\n\nSyntax: styleAsync(id: string): Promise<Style>\n\n\
+        ## App-each\n\nSyntax: each(cb: (s: Style, i: number) => void): void\n\n\
+        ## App-loose\n\nSyntax: loose(cb: Function): void\n\n\
+        # Page\n\n## Page-selection\n\nSyntax: readonly selection: (Text | Frame)[]\n\n\
+        ## Page-kids\n\nSyntax: readonly kids: Kids\n\n\
+        # Kids\n\nIndex: [index: number]: Text | Frame\n\n\
+        # Text\n\nConstructor: new Text()\n\n## Text-type\n\nSyntax: readonly type: \"TEXT\"\n\n\
+        ## Text-characters\n\nSyntax: characters: string\n\n\
+        # Frame\n\n## Frame-type\n\nSyntax: readonly type: \"FRAME\"\n\n\
+        ## Frame-kids\n\nSyntax: readonly kids: Kids\n\n\
+        # Style\n\n## Style-name\n\nSyntax: name: string\n";
+
+    /// The certain type of the identifier that starts the last `marker` in `script`
+    /// (`"n.x"` names that `n`), as text: `A`, `A | B`, `A[]`, `-`.
+    fn ty(script: &str, marker: &str) -> String {
+        let corpus = Corpus::from_texts(&[("api.md", DOCS)]).unwrap();
+        let tree = crate::parse(script);
+        let a = Analysis::new(&corpus, script, &tree);
+        let at = script.rfind(marker).expect("marker");
+        let node = a.node_at(at, "identifier").expect("identifier");
+        match a.certain(node) {
+            Some(crate::Certain::Interface(i)) => i.to_string(),
+            Some(crate::Certain::Union(u)) => u.text(),
+            Some(crate::Certain::Array(t)) => {
+                grounded_docs::Type::Array(Box::new(t.clone())).to_string()
+            }
+            Some(c) => format!("{c:?}"),
+            None => "-".into(),
+        }
+    }
+
+    #[test]
+    fn unions_and_their_narrowing() {
+        assert_eq!(ty("const n = app.byId('1'); n.", "n."), "Text | Frame");
+        assert_eq!(ty("const n = app.mixed('1'); n.", "n."), "-");
+        let s = "const n = app.byId('1'); if (n.type === 'TEXT') { n.x; }";
+        assert_eq!(ty(s, "n.x"), "Text");
+        let s = "const n = app.byId('1'); if (n.type !== 'TEXT') return; n.x;";
+        assert_eq!(ty(s, "n.x"), "Text");
+        let s = "const n = app.byId('1'); if (n.type === 'TEXT') {} else { n.x; }";
+        assert_eq!(ty(s, "n.x"), "Frame");
+        let s = "const n = app.byId('1'); n.type === 'FRAME' && n.x;";
+        assert_eq!(ty(s, "n.x"), "Frame");
+        let s = "const n = app.byId('1'); const v = n.type === 'FRAME' ? 1 : n.x;";
+        assert_eq!(ty(s, "n.x"), "Text");
+        let s = "const n = app.byId('1'); switch (n.type) { case 'TEXT': n.x; break; }";
+        assert_eq!(ty(s, "n.x"), "Text");
+        // A case that falls into another may be either.
+        let s = "const n = app.byId('1'); switch (n.type) { case 'FRAME': f(); case 'TEXT': n.x; }";
+        assert_eq!(ty(s, "n.x"), "Text | Frame");
+        let s = "const n = app.byId('1'); if (n instanceof Text) n.x;";
+        assert_eq!(ty(s, "n.x"), "Text");
+        // A constructor the docs do not give: the script expects something else there.
+        let s = "const n = app.byId('1'); if (n instanceof Other) n.x;";
+        assert_eq!(ty(s, "n.x"), "-");
+        // A `var` (one binding for every iteration of a loop) and a `let` assigned
+        // twice keep their union: the test may be of another value.
+        let s = "var n = app.byId('1'); if (n.type === 'TEXT') n.x;";
+        assert_eq!(ty(s, "n.x"), "Text | Frame");
+        let s = "let n = app.byId('1'); n = app.byId('2'); if (n.type === 'TEXT') n.x;";
+        assert_eq!(ty(s, "n.x"), "Text | Frame");
+        // A declared function may run before the test (it is hoisted).
+        let s =
+            "const n = app.byId('1'); g(); if (n.type !== 'TEXT') return; function g() { n.x; }";
+        assert_eq!(ty(s, "n.x"), "Text | Frame");
+        // Reassigned to something uncertain: nothing is certain.
+        let s = "let n = app.byId('1'); n = other(); n.x;";
+        assert_eq!(ty(s, "n.x"), "-");
+    }
+
+    #[test]
+    fn callbacks_loops_destructuring_and_await() {
+        assert_eq!(
+            ty("app.page.selection.forEach(n => n.x);", "n.x"),
+            "Text | Frame"
+        );
+        assert_eq!(
+            ty("app.page.selection.reduce((a, n) => n.x);", "n.x"),
+            "Text | Frame"
+        );
+        assert_eq!(ty("app.page.selection.reduce((a, n) => a.x);", "a.x"), "-");
+        assert_eq!(ty("app.each(function (s, i) { s.x; });", "s.x"), "Style");
+        assert_eq!(
+            ty("app.each(({ name }) => name.x);", "name.x"),
+            "Builtin(String)"
+        );
+        // A parameter the docs leave untyped, or a callback reassigned: not certain.
+        assert_eq!(ty("app.loose(s => s.x);", "s.x"), "-");
+        assert_eq!(ty("app.each(s => { s = 1; s.x; });", "s.x"), "-");
+        assert_eq!(ty("function cb(s) { s.x; } app.each(cb);", "s.x"), "-");
+        assert_eq!(
+            ty("for (const k of app.page.kids) k.x;", "k.x"),
+            "Text | Frame"
+        );
+        assert_eq!(
+            ty("for (const k of app.page.selection) k.x;", "k.x"),
+            "Text | Frame"
+        );
+        assert_eq!(ty("for (const k in app.page.kids) k.x;", "k.x"), "-");
+        assert_eq!(
+            ty("app.page.kids.forEach(k => k.x);", "k.x"),
+            "Text | Frame"
+        );
+        assert_eq!(ty("const { page } = app; page.x;", "page.x"), "Page");
+        assert_eq!(ty("const { page: p } = app; p.x;", "p.x"), "Page");
+        assert_eq!(ty("const { page = 1 } = app; page.x;", "page.x"), "-");
+        assert_eq!(ty("const { nope } = app; nope.x;", "nope.x"), "-");
+        let s = "async function f() { const s = await app.styleAsync('a'); s.x; }";
+        assert_eq!(ty(s, "s.x"), "Style");
+        assert_eq!(ty("app.styleAsync('a').then(s => s.x);", "s.x"), "Style");
+        assert_eq!(ty("app.styleAsync('a').catch(s => s.x);", "s.x"), "-");
+        let s =
+            "const sel = app.page.selection; const t = sel.filter(n => 1); const e = t[0]; e.x;";
+        assert_eq!(ty(s, "e.x"), "Text | Frame");
+        assert_eq!(ty(s, "t[0]"), "(Text | Frame)[]");
+    }
 }

@@ -296,35 +296,6 @@ impl<'a> Analysis<'a> {
         id
     }
 
-    /// Declares every identifier a pattern binds (`a`, `{a, b: c}`, `[a, ...b]`, `a = 1`).
-    fn declare_pattern(&mut self, scope: ScopeId, pattern: Node, kind: BindingKind) {
-        let mut stack = vec![pattern];
-        while let Some(n) = stack.pop() {
-            match n.kind() {
-                "identifier" | "shorthand_property_identifier_pattern" => {
-                    self.declare(scope, n, kind);
-                }
-                "assignment_pattern" | "object_assignment_pattern" => {
-                    if let Some(l) = n.child_by_field_id(crate::query::fields().left) {
-                        stack.push(l);
-                    }
-                }
-                "pair_pattern" => {
-                    if let Some(v) = n.child_by_field_id(crate::query::fields().value) {
-                        stack.push(v);
-                    }
-                }
-                "object_pattern" | "array_pattern" | "rest_pattern" | "formal_parameters" => {
-                    let mut c = n.walk();
-                    for child in n.named_children(&mut c) {
-                        stack.push(child);
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-
     fn classify(&self, value: Node<'a>, scope: ScopeId) -> Assign<'a> {
         let mut v = value;
         while v.kind() == "parenthesized_expression" {
@@ -561,72 +532,6 @@ impl<'a> Analysis<'a> {
         }
     }
 
-    /// Records an uncertain assignment to every name a destructuring pattern binds.
-    fn note_pattern_assigns(&self, p: &mut Pending<'a>, pattern: Node<'a>, scope: ScopeId) {
-        let f = crate::query::fields();
-        let mut stack = vec![pattern];
-        while let Some(n) = stack.pop() {
-            match n.kind() {
-                "identifier" | "shorthand_property_identifier_pattern" => {
-                    p.assigns
-                        .push((self.node_text(n), scope, n.start_byte(), Assign::Other));
-                }
-                "assignment_pattern" | "object_assignment_pattern" => {
-                    stack.extend(n.child_by_field_id(f.left));
-                }
-                "pair_pattern" => stack.extend(n.child_by_field_id(f.value)),
-                "object_pattern" | "array_pattern" | "rest_pattern" => {
-                    let mut c = n.walk();
-                    stack.extend(n.named_children(&mut c));
-                }
-                _ => {}
-            }
-        }
-    }
-
-    /// Records what each name of a destructuring `pattern` is assigned: member `key` of
-    /// `value` (a chain) for `{ key }` and `{ key: name }`, an uncertain value for the
-    /// rest.
-    fn note_destructure(
-        &self,
-        p: &mut Pending<'a>,
-        pattern: Node<'a>,
-        value: Option<Node<'a>>,
-        scope: ScopeId,
-    ) {
-        let Some(value) = value else {
-            self.note_pattern_assigns(p, pattern, scope);
-            return;
-        };
-        let f = crate::query::fields();
-        let mut c = pattern.walk();
-        for kid in pattern.named_children(&mut c) {
-            let (key, target) = match kid.kind() {
-                "shorthand_property_identifier_pattern" => (Some(self.node_text(kid)), kid),
-                "pair_pattern" => {
-                    match (kid.child_by_field_id(f.key), kid.child_by_field_id(f.value)) {
-                        (Some(k), Some(v))
-                            if k.kind() == "property_identifier" && v.kind() == "identifier" =>
-                        {
-                            (Some(self.node_text(k)), v)
-                        }
-                        _ => (None, kid),
-                    }
-                }
-                _ => (None, kid),
-            };
-            match key {
-                Some(key) => p.assigns.push((
-                    self.node_text(target),
-                    scope,
-                    target.start_byte(),
-                    Assign::Prop(value, scope, key),
-                )),
-                None => self.note_pattern_assigns(p, target, scope),
-            }
-        }
-    }
-
     fn note_polyfill(&mut self, left: Node) {
         let t = self.node_text(left);
         let plain = t.split('.').all(|p| {
@@ -812,10 +717,8 @@ impl<'a> Analysis<'a> {
             && !self.written_elsewhere.contains(bind.name)
             && !self.project_names.contains(bind.name)
             && self.unconditional_write(bind.start);
-        if (bind.foreign && !implicit_once)
-            || !(matches!(bind.kind, BindingKind::Var | BindingKind::Lexical) || implicit_once)
-            || bind.assigns.is_empty()
-        {
+        let declared = matches!(bind.kind, BindingKind::Var | BindingKind::Lexical);
+        if !implicit_once && (bind.foreign || !declared) || bind.assigns.is_empty() {
             return None;
         }
         let mut result = None;
@@ -845,97 +748,6 @@ impl<'a> Analysis<'a> {
             result = Some(t);
         }
         result
-    }
-
-    /// Whether the identifier at `start` is the target of a plain `name = value;`
-    /// statement that runs whenever its script or function body does: at the top of
-    /// the program or of a function, in plain blocks only (not under `if`, a loop,
-    /// `try`, `switch`, a `&&` or another assignment).
-    fn unconditional_write(&self, start: usize) -> bool {
-        let ids = query::kind_ids();
-        let Some(id) = self
-            .tree
-            .root_node()
-            .descendant_for_byte_range(start, start)
-            .filter(|n| n.kind_id() == ids.identifier && n.start_byte() == start)
-        else {
-            return false;
-        };
-        let Some(assign) = id.parent().filter(|p| {
-            p.kind() == "assignment_expression"
-                && p.child_by_field_id(query::fields().left) == Some(id)
-        }) else {
-            return false;
-        };
-        let Some(mut cur) = assign
-            .parent()
-            .filter(|p| p.kind() == "expression_statement")
-        else {
-            return false;
-        };
-        while let Some(p) = cur.parent() {
-            match p.kind() {
-                "program" => return true,
-                "statement_block" => cur = p,
-                _ => return p.kind_id() != 0 && is_function_kind(p.kind_id()),
-            }
-        }
-        false
-    }
-
-    /// The keys of an object literal, nested literals' keys in braces (`{a b{c d} }`):
-    /// all that the option check reads of it. For a statement summary.
-    pub(super) fn object_keys(&self, obj: Node<'a>) -> String {
-        let mut out = String::new();
-        self.keys_into(obj, 0, &mut out);
-        out
-    }
-
-    fn keys_into(&self, obj: Node<'a>, depth: usize, out: &mut String) {
-        let f = crate::query::fields();
-        out.push('{');
-        let mut c = obj.walk();
-        for kid in obj.named_children(&mut c) {
-            let key = match kid.kind() {
-                "pair" => kid.child_by_field_id(f.key),
-                "method_definition" => kid.child_by_field_id(f.name),
-                "shorthand_property_identifier" => Some(kid),
-                "comment" => continue,
-                _ => None,
-            };
-            match key {
-                Some(k) => out.push_str(self.node_text(k)),
-                None => out.push_str(kid.kind()),
-            }
-            if kid.kind() == "pair" && depth < 8 {
-                if let Some(v) = kid
-                    .child_by_field_id(f.value)
-                    .filter(|v| v.kind() == "object")
-                {
-                    self.keys_into(v, depth + 1, out);
-                }
-            }
-            out.push(' ');
-        }
-        out.push('}');
-    }
-
-    /// The object literal a variable holds, when it is its only assignment (`var cfg =
-    /// { bold: true }`, never reassigned, narrowed or written by another function): an
-    /// options object passed by name is judged as the literal would be.
-    pub fn object_literal_of(&self, name: &str, scope: ScopeId) -> Option<Node<'a>> {
-        let bind = &self.bindings[self.resolve(name, scope)?];
-        if bind.narrowed
-            || bind.foreign
-            || bind.seeded
-            || !matches!(bind.kind, BindingKind::Var | BindingKind::Lexical)
-        {
-            return None;
-        }
-        match bind.assigns.as_slice() {
-            [Assign::Object(n)] => Some(*n),
-            _ => None,
-        }
     }
 
     /// The type `new ctor()` gives at `scope`: a documented constructor's interface, or a

@@ -246,6 +246,42 @@ impl<'a> Analysis<'a> {
         true
     }
 
+    /// Whether the identifier at `start` is the target of a plain `name = value;`
+    /// statement that runs whenever its script or function body does: at the top of
+    /// the program or of a function, in plain blocks only (not under `if`, a loop,
+    /// `try`, `switch`, a `&&` or another assignment).
+    pub(super) fn unconditional_write(&self, start: usize) -> bool {
+        let ids = query::kind_ids();
+        let Some(id) = self
+            .tree
+            .root_node()
+            .descendant_for_byte_range(start, start)
+            .filter(|n| n.kind_id() == ids.identifier && n.start_byte() == start)
+        else {
+            return false;
+        };
+        let Some(assign) = id.parent().filter(|p| {
+            p.kind() == "assignment_expression"
+                && p.child_by_field_id(query::fields().left) == Some(id)
+        }) else {
+            return false;
+        };
+        let Some(mut cur) = assign
+            .parent()
+            .filter(|p| p.kind() == "expression_statement")
+        else {
+            return false;
+        };
+        while let Some(p) = cur.parent() {
+            match p.kind() {
+                "program" => return true,
+                "statement_block" => cur = p,
+                _ => return p.kind_id() != 0 && is_function_kind(p.kind_id()),
+            }
+        }
+        false
+    }
+
     /// Whether a bare name stands inside a `with` statement, where it may be a property
     /// of the `with` object rather than the variable or global of that name.
     fn in_with_body(&self, n: Node) -> bool {

@@ -66,6 +66,21 @@ fn sub_interface_items(corpus: &Corpus, iface: &str) -> Vec<CompletionItem> {
         .collect()
 }
 
+/// The members of a value of a union the docs give: those all its interfaces share
+/// first, then those only some have, each naming them (the checker takes either).
+fn union_items(corpus: &Corpus, ifaces: &[&str]) -> Vec<CompletionItem> {
+    let (shared, some) = union_members(corpus, ifaces);
+    let mut out: Vec<CompletionItem> = shared.into_iter().map(|m| member_item(corpus, m)).collect();
+    for (m, has) in some {
+        let mut item = member_item(corpus, m);
+        let sig = m.signature().map(|s| s.text.as_str()).unwrap_or(&m.name);
+        item.detail = Some(format!("{sig} (only of {})", has.join(", ")));
+        item.sort_text = Some(format!("~{}", m.name));
+        out.push(item);
+    }
+    out
+}
+
 fn ident_start(text: &str, offset: usize) -> usize {
     let b = text.as_bytes();
     let mut i = offset;
@@ -126,6 +141,9 @@ pub fn completion(
             out.extend(sub_interface_items(corpus, &iface));
             out.extend(construct_snippets(corpus, text, &iface, recv, word));
             return out;
+        }
+        if let Some(ifaces) = ctx.range_union(start, dot) {
+            return union_items(corpus, &ifaces);
         }
         return builtin_members(&ctx, start, dot, level);
     }
@@ -292,7 +310,7 @@ fn builtin_members(ctx: &FileCtx, start: usize, dot: usize, level: u16) -> Vec<C
         if x.start_byte() != start || x.end_byte() != dot {
             break;
         }
-        if let Some(Certain::Builtin(p)) = ctx.analysis.certain(x) {
+        if let Some(p) = ctx.analysis.certain(x).and_then(Certain::proto) {
             proto = Some(p);
             break;
         }

@@ -81,6 +81,14 @@ pub fn hover(
                         Some(Certain::Builtin(p)) if b.kind != BindingKind::Function => {
                             md.push_str(&format!("\n\nType: `{}`", builtin_type_name(p)))
                         }
+                        Some(Certain::Union(u)) => {
+                            let ifaces: Vec<&str> = u.interfaces().collect();
+                            md.push_str(&format!("\n\n{}", union_markdown(corpus, &ifaces)));
+                        }
+                        Some(Certain::Array(t)) => md.push_str(&format!(
+                            "\n\nType: `{}` (from the docs)",
+                            Type::Array(Box::new(t.clone()))
+                        )),
                         _ => {}
                     }
                     md
@@ -268,9 +276,7 @@ fn builtin_member_markdown<'a>(ctx: &FileCtx<'a>, member: Node<'a>, name: &str) 
             level_note(ctx.corpus, since)
         ));
     }
-    let Some(Certain::Builtin(p)) = ctx.analysis.certain(obj) else {
-        return None;
-    };
+    let p = ctx.analysis.certain(obj).and_then(Certain::proto)?;
     let since = es::proto_since(p, name)?;
     let (owner, plural) = proto_word(p);
     Some(format!(
