@@ -20,6 +20,10 @@
 (class_declaration) @declare
 (lexical_declaration) @declare
 
+; Modules: an import binds names; `export ... from` asks names of a module.
+(import_statement) @declare
+(export_statement) @declare
+
 ; Writes: what every assignment of a variable is decides whether its type is certain.
 (assignment_expression) @write
 (augmented_assignment_expression) @write

@@ -69,6 +69,11 @@ pub fn corpus(docs: Option<&Path>, format: Format) -> Result<i32, Fail> {
             "ecmascript": corpus.engine.es_label,
             "script_extensions": corpus.engine.script_extensions,
             "directives": corpus.engine.directives,
+            "modules": corpus.modules,
+            "module_forms": module_forms(&corpus),
+            "remote_modules": corpus.engine.remote_modules,
+            "entry_exports": corpus.engine.entry_exports,
+            "scripts_run_alone": corpus.engine.scripts_alone,
             "diagnostics": corpus.diagnostics,
         });
         println!("{}", serde_json::to_string_pretty(&v)?);
@@ -100,6 +105,33 @@ pub fn corpus(docs: Option<&Path>, format: Format) -> Result<i32, Fail> {
             corpus.engine.directives.join(" ")
         }
     );
+    if corpus.engine.has_modules() || !corpus.modules.is_empty() {
+        let mut line = format!("modules: {}", module_forms(&corpus).join(" "));
+        if corpus.engine.remote_modules {
+            line.push_str(", remote modules");
+        }
+        if !corpus.engine.entry_exports.is_empty() {
+            line.push_str(&format!(
+                ", entry exports {}",
+                corpus.engine.entry_exports.join(" ")
+            ));
+        }
+        println!("{line}");
+    }
+    if corpus.engine.scripts_alone {
+        println!("scripts run alone: each sees its own names and what it loads");
+    }
+    for (m, i) in &corpus.modules {
+        let n = corpus.members_of(i).len();
+        let default = corpus
+            .interfaces
+            .get(i)
+            .and_then(|x| x.default_export.as_deref())
+            .map(|d| format!(", default export {d}"))
+            .unwrap_or_default();
+        let s = if n == 1 { "" } else { "s" };
+        println!("module \"{m}\": {i} ({n} export{s}{default})");
+    }
     for (g, i) in &corpus.globals {
         println!("global {g}: {i}");
     }
@@ -164,6 +196,19 @@ pub fn corpus(docs: Option<&Path>, format: Format) -> Result<i32, Fail> {
         println!("diagnostic {d}");
     }
     Ok(0)
+}
+
+/// The forms scripts load modules with (`esm`, `commonjs`), as the engine says or its
+/// level implies.
+fn module_forms(corpus: &Corpus) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if corpus.engine.has_esm() {
+        out.push("esm");
+    }
+    if corpus.engine.has_commonjs() {
+        out.push("commonjs");
+    }
+    out
 }
 
 /// `grounded doc NAME`: the docs on the command line. `lookup` showed one line of a
@@ -237,7 +282,22 @@ pub fn doc(docs: Option<&Path>, name: &str, format: Format) -> Result<i32, Fail>
     }
     if let Some(iface) = hit.interface {
         println!();
-        println!("Members of {iface} ({}):", members.len());
+        match corpus
+            .interfaces
+            .get(iface)
+            .and_then(|i| i.module.as_deref())
+        {
+            Some(m) => {
+                let default = corpus
+                    .interfaces
+                    .get(iface)
+                    .and_then(|i| i.default_export.as_deref())
+                    .map(|d| format!("; default export: {d}"))
+                    .unwrap_or_default();
+                println!("Exports of module \"{m}\" ({}){default}:", members.len());
+            }
+            None => println!("Members of {iface} ({}):", members.len()),
+        }
         for m in &members {
             let from = if m.interface == iface {
                 String::new()

@@ -76,6 +76,18 @@ pub fn run(cmd: ImportCmd) -> Result<i32, Fail> {
         c.constructors,
         plural(c.constructors)
     );
+    if r.modules.is_empty() {
+        eprintln!("modules: none (every declaration read is global)");
+    } else {
+        eprintln!(
+            "modules: {} (one interface each, its named exports its members): {} export{}; globals: {} (declared global: outside any module, or in `declare global`)",
+            r.modules.len(),
+            r.exports,
+            plural(r.exports),
+            c.globals
+        );
+        eprintln!("  {}", r.modules.join(", "));
+    }
     eprintln!(
         "implicit constructors: {} class{} declared without `constructor` got TypeScript's (the base class's parameters); {} class{} left without by the options' no_constructor",
         c.implicit_constructors,

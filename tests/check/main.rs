@@ -23,3 +23,4 @@ mod check_second_corpus;
 mod check_session;
 mod check_variables;
 mod global_members;
+mod modules;

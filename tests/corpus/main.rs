@@ -11,3 +11,4 @@ mod corpus_load;
 mod corpus_nonascii;
 mod docs_guide;
 mod import_dts;
+mod import_modules;

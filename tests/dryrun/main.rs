@@ -9,6 +9,7 @@ mod common;
 mod dryrun_api;
 mod dryrun_blame;
 mod dryrun_cli;
+mod dryrun_modules;
 mod footprint_cli;
 mod footprint_constructs;
 mod footprint_delete;

@@ -17,6 +17,7 @@ mod lsp_features;
 mod lsp_fix_all;
 mod lsp_fixes;
 mod lsp_ignore;
+mod lsp_modules;
 mod lsp_reliability;
 mod lsp_robust;
 mod lsp_transport;

@@ -15,6 +15,8 @@ pub(crate) struct Ctx<'a> {
     pub corpus: &'a Corpus,
     pub project: &'a ProjectIndex,
     pub path: &'a str,
+    /// The script relative to the project root (`path` is how findings name it).
+    pub rel: &'a str,
     pub text: &'a str,
     pub a: Analysis<'a>,
     pub idx: LineIndex<'a>,
@@ -55,6 +57,7 @@ impl<'a> Ctx<'a> {
             corpus,
             project,
             path,
+            rel: path,
             text,
             a,
             idx,
@@ -123,7 +126,12 @@ impl<'a> Ctx<'a> {
         if let Some(&d) = self.documented_memo.get(name) {
             return d;
         }
-        let d = self.corpus.is_engine_global(name)
+        // `require`, `module` and `exports` are the module system's own names where the
+        // engine loads CommonJS: `module.exports = ...` is no receiver declared nowhere.
+        let commonjs =
+            matches!(name, "require" | "module" | "exports") && self.corpus.engine.has_commonjs();
+        let d = commonjs
+            || self.corpus.is_engine_global(name)
             || self.corpus.constructors.contains_key(name)
             || self.corpus.interfaces.contains_key(name);
         self.documented_memo.insert(name, d);
@@ -196,7 +204,11 @@ pub(super) fn check_script_full(
 ) {
     let root = tree.root_node();
     let mut a = Analysis::new(corpus, script, tree);
-    let own = FileFacts::of_parts(corpus, shown, text, &a, a.sites());
+    let mut own = FileFacts::of_parts(corpus, shown, text, &a, a.sites());
+    if shown != rel {
+        // Relative imports are relative to the script's own folder, named here by `rel`.
+        own.loads.extend(project::import_loads(corpus, rel, &a));
+    }
     let reach = project.reach(rel, &own);
     let mut polyfills = reach.polyfills;
     polyfills.extend(own.polyfills.iter().cloned());
@@ -223,7 +235,9 @@ pub(super) fn check_script_full(
         LineIndex::new(text),
         polyfills,
     );
+    cx.rel = rel;
     run_sites(&mut cx);
+    module::check(&mut cx);
     guard::drop_guarded(&mut cx, root);
     syntax::parse_errors(&mut cx, root);
     file::directives(&mut cx, text);

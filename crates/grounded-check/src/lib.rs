@@ -14,6 +14,7 @@
 //! | `constructor` | `constructor.rs` | `new X()` of nothing |
 //! | `engine` | `engine.rs` | a built-in the engine's level lacks |
 //! | `file` | `file.rs` | a `path` literal naming no file of the project |
+//! | `module` | `module.rs` | an import or `require` of a module the docs do not name |
 //! | `construct` | `construct.rs` | Start without End (owned by the footprint layer) |
 //!
 //! ## Layer
@@ -39,6 +40,7 @@ pub mod fix;
 mod function;
 mod guard;
 mod member;
+pub mod module;
 mod object;
 mod option;
 pub mod project;

@@ -50,9 +50,15 @@ impl FileFacts {
         caps: &[(CaptureKind, tree_sitter::Node<'a>, grounded_js::ScopeId)],
     ) -> FileFacts {
         let mut f = FileFacts {
+            // An import binding is the importer's own name for another module's
+            // export: it declares nothing the project's other scripts could use.
             decls: a
                 .top_level_names()
                 .into_iter()
+                .filter(|n| {
+                    a.program_binding(n)
+                        .is_none_or(|b| b.kind != grounded_js::BindingKind::Import)
+                })
                 .map(str::to_string)
                 .collect(),
             polyfills: a.polyfills().map(str::to_string).collect(),
@@ -66,6 +72,7 @@ impl FileFacts {
                 }
             }
         }
+        f.loads.extend(import_loads(corpus, path, a));
         for (i, &(kind, _node, scope)) in caps.iter().enumerate() {
             if kind != CaptureKind::Call {
                 continue;
@@ -111,6 +118,51 @@ impl FileFacts {
         }
         f
     }
+}
+
+/// The project files a script's relative imports (`import x from "./lib/util.js"`,
+/// `require("../x")`) may name, relative to the root: each specifier as written, with
+/// each script extension and as a folder's `index` script (the ones that do not exist
+/// name no file of the index and load nothing). `rel` is the script, relative to the
+/// root.
+pub fn import_loads(corpus: &Corpus, rel: &str, a: &Analysis) -> Vec<String> {
+    let mut specs: Vec<&str> = a.module_requests().iter().filter_map(|r| r.spec).collect();
+    if corpus.engine.has_commonjs() {
+        for &(kind, node, scope) in a.sites() {
+            if kind == CaptureKind::Call {
+                specs.extend(a.require_spec(node, scope));
+            }
+        }
+    }
+    let dir = Path::new(rel)
+        .parent()
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for spec in specs.into_iter().filter(|s| is_relative(s)) {
+        let joined = match spec.strip_prefix('/') {
+            Some(abs) => normalize(abs),
+            None => normalize(&format!("{dir}/{spec}")),
+        };
+        if joined.starts_with("..") {
+            continue;
+        }
+        for e in &corpus.engine.script_extensions {
+            out.push(format!("{joined}{e}"));
+            out.push(format!("{joined}/index{e}"));
+        }
+        out.push(joined);
+    }
+    out
+}
+
+/// Whether `spec` names a file of the project rather than a module (`./`, `../`, `/`).
+pub fn is_relative(spec: &str) -> bool {
+    spec.starts_with("./")
+        || spec.starts_with("../")
+        || spec.starts_with('/')
+        || spec == "."
+        || spec == ".."
 }
 
 /// Whether parameter `i` of some overload of `m` is a `path`.
@@ -202,6 +254,12 @@ pub struct ProjectIndex {
     /// The project globals of `grounded.toml` that the docs do not document
     /// ([`ProjectIndex::set_globals`]): every script may use them.
     pub globals: Vec<String>,
+    /// `modules = [...]` of `grounded.toml`: the project's own bundled dependencies,
+    /// whose imports are not judged (read by [`ProjectIndex::scan`]).
+    pub modules: Vec<String>,
+    /// The engine's `Scripts run alone: yes`: a script sees only what it loads, never
+    /// every script's names (set by [`ProjectIndex::scan`] from the corpus).
+    pub scripts_alone: bool,
 }
 
 /// The declarations a script can reach, and the built-ins the project supplies.
@@ -225,6 +283,8 @@ impl ProjectIndex {
             files: BTreeMap::new(),
             // Named as the project names its files, relative to the root.
             globals: Vec::new(),
+            modules: grounded_project::project_modules(root),
+            scripts_alone: corpus.engine.scripts_alone,
             notes: walk
                 .notes
                 .into_iter()
@@ -300,6 +360,9 @@ impl ProjectIndex {
     /// Whether every top-level declaration of the project counts everywhere: some file
     /// loads by a computed path, or no file loads anything.
     pub fn shares_one_scope(&self) -> bool {
+        if self.scripts_alone {
+            return false;
+        }
         self.files.values().any(|f| f.dynamic_loads)
             || self.files.values().all(|f| f.loads.is_empty())
     }
@@ -324,18 +387,22 @@ impl ProjectIndex {
     /// of the project.
     pub fn reach(&self, rel: &str, own: &FileFacts) -> Reach {
         let mut r = Reach::default();
-        let all = own.dynamic_loads
-            || self
-                .files
-                .iter()
-                .filter(|(k, _)| k.as_str() != rel)
-                .any(|(_, f)| f.dynamic_loads)
-            || (own.loads.is_empty()
-                && self
+        // Where scripts run alone, a computed load or a project that loads nothing
+        // shares no scope: each script sees what it names, nothing more (issue 44: a
+        // function of an unrelated script hid a real finding and became its "fix").
+        let all = !self.scripts_alone
+            && (own.dynamic_loads
+                || self
                     .files
                     .iter()
                     .filter(|(k, _)| k.as_str() != rel)
-                    .all(|(_, f)| f.loads.is_empty()));
+                    .any(|(_, f)| f.dynamic_loads)
+                || (own.loads.is_empty()
+                    && self
+                        .files
+                        .iter()
+                        .filter(|(k, _)| k.as_str() != rel)
+                        .all(|(_, f)| f.loads.is_empty())));
         let files: Vec<&FileFacts> = if all {
             self.files
                 .iter()

@@ -53,7 +53,7 @@ use super::model::{
 
 /// Bumped whenever the cached form changes meaning; with the crate version it is part
 /// of every key, so a new build never reads an old build's derivation.
-const FORMAT: &str = "grounded-corpus-cache 6 (postcard, parts)";
+const FORMAT: &str = "grounded-corpus-cache 7 (postcard, parts, unions, modules)";
 
 /// How many cache files the folder keeps (one per distinct corpus content).
 pub const KEEP: usize = 8;
@@ -208,6 +208,7 @@ struct RestRef<'a> {
     constructs: &'a BTreeMap<String, Construct>,
     skipped_pairs: &'a [SkippedPair],
     engine: &'a Engine,
+    modules: &'a BTreeMap<String, String>,
     extra_globals: &'a BTreeSet<String>,
     extra_functions: &'a BTreeSet<String>,
     absent: Vec<(&'a (String, String), &'a String)>,
@@ -228,6 +229,7 @@ struct Rest {
     constructs: BTreeMap<String, Construct>,
     skipped_pairs: Vec<SkippedPair>,
     engine: Engine,
+    modules: BTreeMap<String, String>,
     extra_globals: BTreeSet<String>,
     extra_functions: BTreeSet<String>,
     absent: Vec<((String, String), String)>,
@@ -255,6 +257,7 @@ fn seal(corpus: &Corpus) -> Option<Vec<u8>> {
         constructs,
         skipped_pairs,
         engine,
+        modules,
         extra_globals,
         extra_functions,
         absent,
@@ -287,6 +290,7 @@ fn seal(corpus: &Corpus) -> Option<Vec<u8>> {
         constructs,
         skipped_pairs,
         engine,
+        modules,
         extra_globals,
         extra_functions,
         absent: absent.iter().collect(),
@@ -353,6 +357,7 @@ fn unseal(sealed: Vec<u8>, origin: String) -> Option<Corpus> {
         constructs,
         skipped_pairs,
         engine,
+        modules,
         extra_globals,
         extra_functions,
         absent,
@@ -376,6 +381,7 @@ fn unseal(sealed: Vec<u8>, origin: String) -> Option<Corpus> {
         constructs,
         skipped_pairs,
         engine,
+        modules,
         extra_globals,
         extra_functions,
         absent: absent.into_iter().collect(),

@@ -105,6 +105,12 @@ pub struct Interface {
     /// `Loose member names: yes`: the engine takes each member in any case, with or
     /// without underscores (`pageOrigin` for `PAGE_ORIGIN`); see `docs::family`.
     pub loose_names: bool,
+    /// `Module: "k6/http"`: this interface is what that module exports (each member a
+    /// named export).
+    pub module: Option<String>,
+    /// `Default export: Http`: the interface a default import of the module gives;
+    /// without it, a default import gives the module object itself.
+    pub default_export: Option<String>,
 }
 
 /// `Constructor: new X(...)` in an interface chunk.
@@ -183,12 +189,45 @@ pub struct Engine {
     /// `Also has:` language built-ins beyond its level, written as the engine check
     /// names them (`JSON`, `Object.keys`, `Array.prototype.indexOf`).
     pub also_has: Vec<String>,
+    /// `Modules: esm commonjs` as written (lowercased); `None` without the line, when
+    /// the level decides ([`Engine::has_esm`]).
+    pub modules: Option<Vec<String>>,
+    /// `Remote modules: yes`: a URL specifier is loaded from elsewhere, never judged.
+    pub remote_modules: bool,
+    /// `Entry exports: setup default teardown`: what the engine calls of an entry
+    /// script after its top level, in order.
+    pub entry_exports: Vec<String>,
+    /// `Scripts run alone: yes`: each script sees its own top-level names and what it
+    /// loads, not every script of the project.
+    pub scripts_alone: bool,
 }
 
 impl Engine {
     /// Whether the engine accepts the syntax rule `name` whatever its level.
     pub fn allows(&self, name: &str) -> bool {
         self.also_allows.iter().any(|a| a == name)
+    }
+
+    /// Whether scripts load modules with `import`/`export`: the `Modules:` line, or
+    /// without it ECMAScript 2015 and later (the edition that brought them).
+    pub fn has_esm(&self) -> bool {
+        match &self.modules {
+            Some(forms) => forms.iter().any(|f| f == "esm"),
+            None => self.es_year >= 2015,
+        }
+    }
+
+    /// Whether scripts load modules with `require`/`module.exports`: only when the
+    /// `Modules:` line says `commonjs` (no edition of the language has it).
+    pub fn has_commonjs(&self) -> bool {
+        self.modules
+            .as_ref()
+            .is_some_and(|forms| forms.iter().any(|f| f == "commonjs"))
+    }
+
+    /// Whether the engine loads modules in any form.
+    pub fn has_modules(&self) -> bool {
+        self.has_esm() || self.has_commonjs()
     }
 }
 
@@ -201,6 +240,10 @@ impl Default for Engine {
             directives: Vec::new(),
             also_allows: Vec::new(),
             also_has: Vec::new(),
+            modules: None,
+            remote_modules: false,
+            entry_exports: Vec::new(),
+            scripts_alone: false,
         }
     }
 }
@@ -241,6 +284,8 @@ pub struct Corpus {
     pub skipped_pairs: Vec<SkippedPair>,
     /// The engine chunk.
     pub engine: Engine,
+    /// Module name → the interface that documents its exports (`Module:` lines).
+    pub modules: BTreeMap<String, String>,
     /// Globals declared by `[extra]` (no interface known).
     pub extra_globals: BTreeSet<String>,
     /// Global functions declared by `[extra]`.
@@ -343,6 +388,7 @@ impl Corpus {
             constructs: BTreeMap::new(),
             skipped_pairs: Vec::new(),
             engine: Engine::default(),
+            modules: BTreeMap::new(),
             extra_globals: BTreeSet::new(),
             extra_functions: BTreeSet::new(),
             absent: BTreeMap::new(),
@@ -384,6 +430,7 @@ impl Corpus {
             ..Corpus::empty()
         };
         c.read_chunks();
+        c.link_modules();
         c.resolve_types();
         c.link_ancestors();
         c.derive_constructs();

@@ -23,6 +23,19 @@ pub struct NameHit<'a> {
 /// document no such name.
 pub fn resolve<'a>(corpus: &'a Corpus, name: &str) -> Option<NameHit<'a>> {
     let name = name.trim();
+    // A module by its specifier (`grounded doc "k6/http"`): its exports are its
+    // interface's members.
+    if let Some(iface) = corpus.module_interface(name.trim_matches(['"', '\''])) {
+        return Some(NameHit {
+            chunk: corpus
+                .interfaces
+                .get(iface)
+                .and_then(|i| i.chunk)
+                .map(|id| corpus.chunk(id)),
+            interface: Some(iface),
+            member: None,
+        });
+    }
     let iface_of = |n: &str| -> Option<&'a str> {
         if let Some((k, _)) = corpus.interfaces.get_key_value(n) {
             return Some(k.as_str());

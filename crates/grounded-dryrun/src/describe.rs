@@ -158,7 +158,22 @@ pub fn describe_project(corpus: &Corpus, globals: &[String]) -> String {
             project.push(g.clone());
         }
     }
+    // Modules: specifier → [its interface, the default export's interface or null].
+    let modules: Map<String, Value> = corpus
+        .modules
+        .iter()
+        .map(|(m, i)| {
+            let d = corpus
+                .interfaces
+                .get(i)
+                .and_then(|x| x.default_export.clone());
+            (m.clone(), json!([i, d]))
+        })
+        .collect();
     json!({
+        "md": modules,
+        "cj": corpus.engine.has_commonjs(),
+        "ee": corpus.engine.entry_exports,
         "pg": project,
         "i": ifaces,
         "g": corpus.globals,

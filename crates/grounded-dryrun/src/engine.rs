@@ -339,7 +339,14 @@ pub fn run_entry(
             from: None,
         });
         armed.store(true, Ordering::Relaxed);
-        let prepared = sources.prepare(entry, &text);
+        let mut prepared = sources.prepare(entry, &text);
+        if prepared.starts_with("__grounded_module__(") {
+            // After its top level, the engine calls the entry's `Entry exports:`.
+            prepared.push_str(&format!(
+                "\n__grounded_entry__({});",
+                serde_json::Value::from(entry)
+            ));
+        }
         let mut compile_failed = false;
         let result = eval_phased(&ctx, &prepared, entry, &mut compile_failed);
         armed.store(false, Ordering::Relaxed);
@@ -555,6 +562,14 @@ fn install<'js>(
     )
     .map_err(err)?;
     host.set("load", load).map_err(err)?;
+
+    // The project file a relative import names (`""`: none; the checker says so).
+    let src = sources.clone();
+    let module = Function::new(ctx.clone(), move |spec: String, from: String| -> String {
+        src.module_file(&spec, &from).unwrap_or_default()
+    })
+    .map_err(err)?;
+    host.set("module", module).map_err(err)?;
 
     prelude
         .call::<_, ()>((ctx.globals(), desc, host.clone()))

@@ -37,6 +37,7 @@ use grounded_docs::Corpus;
 mod blame;
 pub mod describe;
 pub mod engine;
+mod modules;
 pub mod report;
 pub mod source;
 

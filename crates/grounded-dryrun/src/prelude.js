@@ -339,6 +339,67 @@
     for (i = 0; i < D.xf.length; i++) {
         if (!(D.xf[i] in G)) G[D.xf[i]] = function () { return permissive(); };
     }
+    // Modules (modules.rs rewrites a script that imports or exports into a call of
+    // `__grounded_module__`): each file's module record by its path, made before its
+    // body runs so that a circular import finds it (its exports not yet filled).
+    var MODS = create(null), FAKE = create(null);
+    function record(spec, from) {
+        var M = D.md[spec];
+        if (M !== undefined) {
+            var r = FAKE[spec];
+            if (r) return r;
+            var ns = IFACES[M[0]] ? typed(M[0]) : permissive();
+            r = { ns: ns, d: M[1] && IFACES[M[1]] ? typed(M[1]) : ns };
+            FAKE[spec] = r;
+            return r;
+        }
+        var rel = (spec.charAt(0) === "." || spec.charAt(0) === "/") ? H.module(spec, from) : "";
+        if (rel) {
+            if (!(rel in MODS)) H.load(rel, where());
+            var m = MODS[rel];
+            if (m) {
+                var ex = m.exports;
+                var d = (ex !== null && typeof ex === "object" && "default" in ex) ? ex["default"] : ex;
+                return { ns: ex, d: d };
+            }
+        }
+        // Bundled, remote or undocumented: the checker judges the specifier; the run
+        // goes on with a value that accepts everything.
+        var p = permissive();
+        return { ns: p, d: p };
+    }
+    defineProperty(G, "__grounded_import__", { value: record, enumerable: false });
+    defineProperty(G, "__grounded_module__", {
+        value: function (rel, body) {
+            var module = { exports: {} };
+            MODS[rel] = module;
+            var req = D.cj ? function (spec) {
+                if (typeof spec !== "string") return permissive();
+                var r = record(spec, rel);
+                return D.md[spec] !== undefined ? r.ns : r.ns;
+            } : undefined;
+            body(module, module.exports, req, module.exports);
+            return module;
+        },
+        enumerable: false
+    });
+    // The engine's `Entry exports:`, called in order after the entry's top level.
+    defineProperty(G, "__grounded_entry__", {
+        value: function (rel) {
+            var m = MODS[rel];
+            if (!m) return;
+            for (var e = 0; e < D.ee.length; e++) {
+                var ex = m.exports, f;
+                if (D.ee[e] === "default") {
+                    f = (ex !== null && typeof ex === "object" && "default" in ex) ? ex["default"] : ex;
+                } else {
+                    f = ex !== null && (typeof ex === "object" || typeof ex === "function") ? ex[D.ee[e]] : undefined;
+                }
+                if (typeof f === "function") f();
+            }
+        },
+        enumerable: false
+    });
     // `#include "x"` lines become calls of this (see source.rs).
     defineProperty(G, "__grounded_include__", {
         value: function (p) { H.load(p, where()); },

@@ -30,6 +30,9 @@ pub struct Sources {
     directives: Vec<String>,
     /// The engine's script extensions, lower case, with the dot.
     extensions: Vec<String>,
+    /// Whether scripts are modules (the engine's `Modules:`), and CommonJS ones.
+    modules: bool,
+    commonjs: bool,
 }
 
 impl Sources {
@@ -51,6 +54,8 @@ impl Sources {
             root,
             overlay,
             directives: corpus.engine.directives.clone(),
+            modules: corpus.engine.has_modules(),
+            commonjs: corpus.engine.has_commonjs(),
             extensions: corpus
                 .engine
                 .script_extensions
@@ -58,6 +63,21 @@ impl Sources {
                 .map(|e| e.to_ascii_lowercase())
                 .collect(),
         }
+    }
+
+    /// The project file a relative module specifier names from the script `from`
+    /// (both relative to the root), or `None`.
+    pub fn module_file(&self, spec: &str, from: &str) -> Option<String> {
+        let found =
+            grounded_check::module::resolve_relative(&self.root, from, spec, &self.extensions).ok();
+        found.or_else(|| {
+            // An unsaved buffer is a file too.
+            let base =
+                grounded_check::module::resolve_relative(&self.root, from, spec, &[]).err()?;
+            let mut tries = vec![base.clone()];
+            tries.extend(self.extensions.iter().map(|e| format!("{base}{e}")));
+            tries.into_iter().find(|t| self.exists(t))
+        })
     }
 
     /// Whether `rel` is a script by the engine's script extensions. Any other file a
@@ -126,6 +146,13 @@ impl Sources {
         let fenced =
             grounded_js::is_markdown(rel).then(|| grounded_js::script_text(rel, text, &[]));
         let text = fenced.as_deref().unwrap_or(text);
+        // A module (its imports, exports, `require`) runs in a scope of its own
+        // (`modules`); a Markdown file's blocks stay global code.
+        if self.modules && fenced.is_none() {
+            if let Some(m) = super::modules::rewrite(rel, text, self.commonjs) {
+                return m;
+            }
+        }
         if self.directives.is_empty() {
             return text.to_string();
         }

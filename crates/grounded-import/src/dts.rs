@@ -10,6 +10,13 @@ pub use super::text::Doc;
 use super::text::{doc_before, first_error, reference_path, work_around};
 use super::ImportError;
 
+mod links;
+mod types;
+
+pub use links::{module_key, module_spec, Link, ModuleDecl};
+pub use types::literal;
+use types::literal_value;
+
 /// How deeply types and namespaces may nest before the reader gives up on the part
 /// (`Array<Array<...>>` ten thousand deep would otherwise overflow the stack, which no
 /// guard catches).
@@ -21,8 +28,12 @@ pub enum Ty {
     /// A predefined or literal type, by its primitive name (`string`, `number`,
     /// `boolean`, `void`, `any`, `unknown`, `object`, `null`, `undefined`, `never`, ...).
     Prim(String),
-    /// A literal type (`"a"`, `1`, `true`): its primitive.
+    /// A type known only by its primitive (an enum value's `string` or `number`, a
+    /// `true` literal's `boolean`, a template literal type's `string`).
     Lit(&'static str),
+    /// A string or number literal type, as the corpus writes it (`"TEXT"`, `3`): kept,
+    /// because modern typings discriminate unions by them (`readonly type: "TEXT"`).
+    Literal(String),
     /// A named type, `A` or `A.B.C`, with its type arguments.
     Ref(Vec<String>, Vec<Ty>),
     /// `T[]`, `readonly T[]`.
@@ -31,8 +42,13 @@ pub enum Ty {
     Tuple(Vec<Ty>),
     /// `A | B`.
     Union(Vec<Ty>),
-    /// A function or constructor type.
-    Func,
+    /// A function type: its parameters and return type (`(node: SceneNode) =>
+    /// boolean`), kept because a callback's parameters are typed by it.
+    Func(Vec<ParamDecl>, Box<Ty>),
+    /// A constructor type (`new (...) => T`): `Function` in the corpus.
+    Ctor,
+    /// The object of module `key` (as `Decl::ns` names modules): `export * as ns`.
+    Module(String),
     /// `{ ... }`: the members of an object type.
     Object(Vec<MemberDecl>),
     /// `typeof A.B`.
@@ -101,6 +117,9 @@ pub struct MemberDecl {
     pub doc: Doc,
     /// 1-based line.
     pub line: usize,
+    /// The namespace path its types are written in, when it is not its interface's
+    /// (a module's export re-exported by another module).
+    pub ctx: Option<Vec<String>>,
 }
 
 /// What a declaration is.
@@ -142,6 +161,9 @@ pub struct Decl {
     pub members: Vec<MemberDecl>,
     /// `abstract class`: TypeScript gives it no constructor a script may call.
     pub is_abstract: bool,
+    /// Declared with `export` (or inside a `declare module` block that exports all):
+    /// a named export of the module its `ns` begins with.
+    pub exported: bool,
 }
 
 /// A declaration the reader saw and did not take, with why.
@@ -160,6 +182,8 @@ pub struct Skip {
 /// What one file gives.
 #[derive(Debug, Default)]
 pub struct FileDecls {
+    /// The modules it declares, the file's own first.
+    pub modules: Vec<ModuleDecl>,
     /// `/// <reference path="...">` targets with their lines.
     pub references: Vec<(String, usize)>,
     /// Declarations.
@@ -169,8 +193,10 @@ pub struct FileDecls {
 }
 
 /// Parses `text` (file number `file`, shown as `shown` in errors). A syntax error or a
-/// statement that is not a declaration is an error naming the line.
-pub fn read(text: &str, file: usize, shown: &str) -> Result<FileDecls, ImportError> {
+/// statement that is not a declaration is an error naming the line. A file with
+/// `import` or `export` at its top level is the module `spec` (its declarations are
+/// that module's, not globals).
+pub fn read(text: &str, file: usize, shown: &str, spec: &str) -> Result<FileDecls, ImportError> {
     let mut parser = Parser::new();
     parser
         .set_language(&tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into())
@@ -197,8 +223,29 @@ pub fn read(text: &str, file: usize, shown: &str) -> Result<FileDecls, ImportErr
         file,
         shown,
         out: FileDecls::default(),
+        module: None,
+        exporting: false,
+        implicit_export: false,
     };
-    r.statements(root, &[], 0)?;
+    let mut c = root.walk();
+    let is_module = root
+        .named_children(&mut c)
+        .any(|k| matches!(k.kind(), "import_statement" | "export_statement"));
+    if is_module {
+        let key = module_key(spec);
+        r.out.modules.push(ModuleDecl {
+            key: key.clone(),
+            file,
+            line: 1,
+            is_file: true,
+            links: Vec::new(),
+            implicit: false,
+        });
+        r.module = Some(0);
+        r.statements(root, &[key], 0)?;
+    } else {
+        r.statements(root, &[], 0)?;
+    }
     Ok(r.out)
 }
 
@@ -208,6 +255,13 @@ struct Reader<'a> {
     file: usize,
     shown: &'a str,
     out: FileDecls,
+    /// The module whose top level is being read (index into `out.modules`).
+    module: Option<usize>,
+    /// Inside `export <declaration>` at a module's top level.
+    exporting: bool,
+    /// Inside a `declare module` block that marks no export: all it declares is
+    /// exported (TypeScript's rule for ambient modules).
+    implicit_export: bool,
 }
 
 fn line_of(n: Node) -> usize {
@@ -274,7 +328,12 @@ impl<'a> Reader<'a> {
                 if n.child(1).is_some_and(|k| k.kind() == "global") {
                     // `declare global { ... }`: its declarations are global.
                     if let Some(b) = kids.iter().find(|k| k.kind() == "statement_block") {
-                        self.statements(*b, &[], depth + 1)?;
+                        let saved = (self.module.take(), self.exporting, self.implicit_export);
+                        self.exporting = false;
+                        self.implicit_export = false;
+                        let r = self.statements(*b, &[], depth + 1);
+                        (self.module, self.exporting, self.implicit_export) = saved;
+                        r?;
                     }
                     return Ok(());
                 }
@@ -282,6 +341,7 @@ impl<'a> Reader<'a> {
                     self.statement(k, ns, doc.clone(), depth)?;
                 }
             }
+            "export_statement" if self.at_module_top(ns) => self.export(n, ns, doc, depth)?,
             "export_statement" => {
                 if let Some(d) = n.child_by_field_name("declaration") {
                     self.statement(d, ns, doc, depth)?;
@@ -298,12 +358,10 @@ impl<'a> Reader<'a> {
                     self.statements(body, &path, depth + 1)?;
                 }
             }
-            "module" => self.skip(
-                n,
-                "an external module (`declare module \"...\"`): an engine's scripts do not import modules",
-            ),
+            "module" => self.declare_module(n, ns, doc, depth)?,
+            "import_statement" if self.at_module_top(ns) => self.import(n),
             "import_statement" | "import_alias" => {
-                self.skip(n, "an import: only global declarations are read")
+                self.skip(n, "an import outside a module: it binds nothing a script sees")
             }
             "interface_declaration" | "class_declaration" | "abstract_class_declaration" => {
                 let kind = if n.kind() == "interface_declaration" {
@@ -362,13 +420,22 @@ impl<'a> Reader<'a> {
                     let Some(name) = d.child_by_field_name("name") else {
                         continue;
                     };
-                    if d.child_by_field_name("value").is_some() {
-                        return Err(ImportError::new(
-                            self.shown,
-                            line_of(d),
-                            "a variable with an initializer: a declaration file declares values without them (this looks like a script, not a .d.ts)",
-                        ));
-                    }
+                    // `export const TLS_1_2 = "tls1.2";`: TypeScript allows a literal
+                    // initializer in a declaration file (it is the constant's type); the
+                    // published k6 typings stopped the whole import here.
+                    let lit = match d.child_by_field_name("value") {
+                        None => None,
+                        Some(v) => match literal_value(v, self.text(v)) {
+                            Some(t) => Some(t),
+                            None => {
+                                return Err(ImportError::new(
+                                    self.shown,
+                                    line_of(d),
+                                    "a variable with an initializer that is not a literal: a declaration file declares values without them (this looks like a script, not a .d.ts)",
+                                ))
+                            }
+                        },
+                    };
                     if name.kind() != "identifier" {
                         self.skip(d, "a destructuring declaration names no one global");
                         continue;
@@ -376,7 +443,8 @@ impl<'a> Reader<'a> {
                     let ty = d
                         .child_by_field_name("type")
                         .and_then(|t| t.named_child(0))
-                        .map(|t| self.ty(t, depth));
+                        .map(|t| self.ty(t, depth))
+                        .or(lit);
                     let name = self.text(name).to_string();
                     self.push(DeclKind::Var(ty), name, ns, d, doc.clone(), Vec::new(), Vec::new());
                 }
@@ -438,6 +506,8 @@ impl<'a> Reader<'a> {
             parents,
             members,
             is_abstract: false,
+            exported: self.exporting
+                || (self.implicit_export && ns.len() == 1 && ns[0].starts_with('"')),
         });
     }
 
@@ -528,6 +598,7 @@ impl<'a> Reader<'a> {
                     ty,
                     doc,
                     line: line_of(n),
+                    ctx: None,
                 }
             }
             "method_signature" | "method_definition" | "abstract_method_signature" => {
@@ -561,6 +632,7 @@ impl<'a> Reader<'a> {
                     ty,
                     doc,
                     line: line_of(n),
+                    ctx: None,
                 }
             }
             _ => return None,
@@ -647,6 +719,7 @@ impl<'a> Reader<'a> {
             ty: ret,
             doc,
             line: line_of(n),
+            ctx: None,
         }
     }
 
@@ -679,96 +752,10 @@ impl<'a> Reader<'a> {
                 ty: Some(Ty::Lit(prim)),
                 doc: doc_before(&kids, i, self.src),
                 line: line_of(*n),
+                ctx: None,
             });
         }
         out
-    }
-
-    fn ty(&mut self, n: Node, depth: usize) -> Ty {
-        if depth > MAX_DEPTH {
-            return Ty::Other("nested too deeply".into());
-        }
-        let d = depth + 1;
-        let list = |r: &mut Self, n: Node| -> Vec<Ty> {
-            let mut c = n.walk();
-            let kids: Vec<Node> = n.named_children(&mut c).collect();
-            kids.into_iter().map(|k| r.ty(k, d)).collect()
-        };
-        match n.kind() {
-            "predefined_type" => Ty::Prim(self.text(n).to_string()),
-            "literal_type" => match n.named_child(0).map(|k| k.kind()) {
-                Some("string") => Ty::Lit("string"),
-                Some("number") | Some("unary_expression") => Ty::Lit("number"),
-                Some("true") | Some("false") => Ty::Lit("boolean"),
-                Some("null") => Ty::Prim("null".into()),
-                Some("undefined") => Ty::Prim("undefined".into()),
-                _ => Ty::Other("literal".into()),
-            },
-            "template_literal_type" | "template_type" => Ty::Lit("string"),
-            "type_identifier" | "identifier" => Ty::Ref(vec![self.text(n).to_string()], Vec::new()),
-            "nested_type_identifier" => Ty::Ref(
-                self.text(n)
-                    .split('.')
-                    .map(|s| s.trim().to_string())
-                    .collect(),
-                Vec::new(),
-            ),
-            "generic_type" => {
-                let base = n.child_by_field_name("name").map(|b| self.ty(b, d));
-                let args = n
-                    .child_by_field_name("type_arguments")
-                    .map(|a| list(self, a))
-                    .unwrap_or_default();
-                match base {
-                    Some(Ty::Ref(p, _)) => Ty::Ref(p, args),
-                    _ => Ty::Other("generic".into()),
-                }
-            }
-            "array_type" => Ty::Array(Box::new(
-                n.named_child(0)
-                    .map(|k| self.ty(k, d))
-                    .unwrap_or(Ty::Prim("any".into())),
-            )),
-            "readonly_type" | "parenthesized_type" => n
-                .named_child(0)
-                .map(|k| self.ty(k, d))
-                .unwrap_or(Ty::Prim("any".into())),
-            "tuple_type" => Ty::Tuple(list(self, n)),
-            "optional_type" | "rest_type" => n
-                .named_child(0)
-                .map(|k| self.ty(k, d))
-                .unwrap_or(Ty::Prim("any".into())),
-            "union_type" => {
-                let mut v = Vec::new();
-                for t in list(self, n) {
-                    match t {
-                        Ty::Union(inner) => v.extend(inner),
-                        t => v.push(t),
-                    }
-                }
-                Ty::Union(v)
-            }
-            "function_type" | "constructor_type" => Ty::Func,
-            "object_type" => Ty::Object(self.members(n, d)),
-            "type_query" => match n.named_child(0) {
-                Some(k)
-                    if matches!(
-                        k.kind(),
-                        "identifier" | "member_expression" | "nested_identifier"
-                    ) =>
-                {
-                    Ty::Query(
-                        self.text(k)
-                            .split('.')
-                            .map(|s| s.trim().to_string())
-                            .collect(),
-                    )
-                }
-                _ => Ty::Other("typeof".into()),
-            },
-            "this_type" => Ty::This,
-            k => Ty::Other(k.to_string()),
-        }
     }
 }
 

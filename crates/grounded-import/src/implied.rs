@@ -216,6 +216,7 @@ pub fn array_members(level: u16, line: usize) -> Vec<MemberDecl> {
                 }),
                 doc: doc.clone(),
                 line,
+                ctx: None,
             }
         })
         .collect()

@@ -24,6 +24,7 @@
 pub mod dts;
 pub mod implied;
 pub mod map;
+pub mod modpath;
 pub mod render;
 pub mod text;
 pub mod write;
@@ -176,6 +177,10 @@ pub struct Report {
     /// What the loader said of the written corpus (each one a bug of the importer or
     /// something the declarations themselves leave open).
     pub load_diagnostics: Vec<String>,
+    /// Module interfaces written (`Module:` lines), by specifier.
+    pub modules: Vec<String>,
+    /// Named exports written as members of module interfaces.
+    pub exports: usize,
 }
 
 /// Reads the settings: the options file, then the command line over it.
@@ -260,7 +265,8 @@ pub fn import_dts(req: &Request) -> Result<Report, ImportError> {
         })?),
         None => None,
     };
-    let (paths, parsed) = read_all(&req.paths)?;
+    let (paths, mut parsed) = read_all(&req.paths)?;
+    resolve_links(&paths, &mut parsed);
     let files = shown_names(&paths);
     // A collision's prefix comes from the whole path: `index.d.ts` read alone is named
     // by its folder.
@@ -307,6 +313,12 @@ pub fn import_dts(req: &Request) -> Result<Report, ImportError> {
             .map(|(n, y)| (n.clone(), *y))
             .collect(),
         level: model.level,
+        modules: model
+            .module_entities
+            .values()
+            .filter_map(|&i| model.entities[i].module.clone())
+            .collect(),
+        exports: model.exports_written,
     })
 }
 
@@ -319,9 +331,11 @@ fn convert(
 ) -> Result<(Vec<render::Chunk>, render::Counts, map::Model), ImportError> {
     let mut decls = Vec::new();
     let mut skipped = Vec::new();
+    let mut modules = Vec::new();
     for f in parsed {
         decls.extend(f.decls);
         skipped.extend(f.skipped);
+        modules.extend(f.modules);
     }
     if decls.is_empty() {
         return Err(ImportError::new(
@@ -333,7 +347,7 @@ fn convert(
             ),
         ));
     }
-    let mut model = map::Model::build(decls, files, labels, settings)
+    let mut model = map::Model::build(decls, modules, files, labels, settings)
         .map_err(|m| ImportError::new("", 0, m))?;
     // Here, not inside `map`: `implied` reads the model, and `map` calling it back made
     // the two modules a circle.
@@ -351,7 +365,7 @@ fn convert(
 pub fn jsonl_of_texts(texts: &[(&str, &str)], settings: &Settings) -> Result<String, ImportError> {
     let mut parsed = Vec::new();
     for (i, (name, text)) in texts.iter().enumerate() {
-        parsed.push(dts::read(text, i, name)?);
+        parsed.push(dts::read(text, i, name, &modpath::spec_of_name(name))?);
     }
     let files: Vec<String> = texts.iter().map(|(n, _)| n.to_string()).collect();
     let labels: Vec<String> = files.iter().map(|f| map::file_label(f)).collect();
@@ -366,11 +380,12 @@ pub fn jsonl_of_texts(texts: &[(&str, &str)], settings: &Settings) -> Result<Str
     Ok(out)
 }
 
-/// Reads every file the paths name, and those their references name, once each, in a
-/// fixed order (the paths' order, a folder's files sorted, references where they are
-/// met).
+/// Reads every file the paths name, and those their references (and relative imports)
+/// name, once each, in a fixed order (the paths' order, a folder's files sorted,
+/// references where they are met).
 fn read_all(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<dts::FileDecls>), ImportError> {
-    let mut queue: Vec<(PathBuf, String)> = Vec::new();
+    // (file, as shown, the folder the user named it under)
+    let mut queue: Vec<(PathBuf, String, Option<PathBuf>)> = Vec::new();
     for p in paths {
         let shown = p.display().to_string();
         if p.is_dir() {
@@ -379,7 +394,7 @@ fn read_all(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<dts::FileDecls>), Im
             found.sort();
             queue.extend(found.into_iter().map(|f| {
                 let s = f.display().to_string();
-                (f, s)
+                (f, s, Some(p.clone()))
             }));
         } else if p.exists() {
             if !shown.ends_with(".ts") {
@@ -389,7 +404,7 @@ fn read_all(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<dts::FileDecls>), Im
                     "not a TypeScript declaration file (a .d.ts)",
                 ));
             }
-            queue.push((p.clone(), shown));
+            queue.push((p.clone(), shown, None));
         } else {
             return Err(ImportError::new(&shown, 0, "no such file or folder"));
         }
@@ -406,7 +421,7 @@ fn read_all(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<dts::FileDecls>), Im
     let mut parsed = Vec::new();
     let mut i = 0;
     while i < queue.len() {
-        let (path, shown) = queue[i].clone();
+        let (path, shown, root) = queue[i].clone();
         i += 1;
         let key = std::fs::canonicalize(&path).unwrap_or(path.clone());
         if !seen.insert(key.clone()) {
@@ -425,7 +440,8 @@ fn read_all(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<dts::FileDecls>), Im
             }
         };
         grounded_textfile::reading(&shown);
-        let fd = dts::read(&text, order.len(), &shown)?;
+        let spec = modpath::spec_of_file(&key, root.as_deref());
+        let fd = dts::read(&text, order.len(), &shown, &spec)?;
         let dir = key.parent().map(Path::to_path_buf).unwrap_or_default();
         let mut refs = Vec::new();
         for (r, line) in &fd.references {
@@ -437,7 +453,18 @@ fn read_all(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<dts::FileDecls>), Im
                     format!("`/// <reference path=\"{r}\" />` names a file that does not exist"),
                 ));
             }
-            refs.push((target.clone(), target.display().to_string()));
+            refs.push((target.clone(), target.display().to_string(), root.clone()));
+        }
+        // A module's relative imports are read too (`import "./global.js"` brings the
+        // package's globals); one that names no file is said when links resolve.
+        for m in &fd.modules {
+            for s in m.links.iter().filter_map(|(l, _)| modpath::link_spec(l)) {
+                if let Some(t) = modpath::relative_file(&dir, s) {
+                    if !seen.contains(&t) {
+                        refs.push((t.clone(), t.display().to_string(), root.clone()));
+                    }
+                }
+            }
         }
         // References are read right after the file that names them.
         for (k, r) in refs.into_iter().enumerate() {
@@ -447,6 +474,55 @@ fn read_all(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<dts::FileDecls>), Im
         parsed.push(fd);
     }
     Ok((order, parsed))
+}
+
+/// Relative specifiers of every module's links (`../http/index.js`) replaced by the
+/// specifier of the module that file is; one that names no file read, or a file that
+/// is no module, is dropped and said.
+fn resolve_links(paths: &[PathBuf], parsed: &mut [dts::FileDecls]) {
+    let mut spec_of: BTreeMap<PathBuf, Option<String>> = BTreeMap::new();
+    for (k, p) in paths.iter().enumerate() {
+        let own = parsed[k]
+            .modules
+            .iter()
+            .find(|m| m.is_file)
+            .and_then(|m| dts::module_spec(&m.key).map(str::to_string));
+        spec_of.insert(p.clone(), own);
+    }
+    for (k, p) in paths.iter().enumerate() {
+        let dir = p.parent().map(Path::to_path_buf).unwrap_or_default();
+        let fd = &mut parsed[k];
+        let mut skips = Vec::new();
+        for m in fd.modules.iter_mut() {
+            m.links.retain_mut(|(l, line)| {
+                let Some(s) = modpath::link_spec_mut(l) else {
+                    return true;
+                };
+                if !modpath::is_relative(s) {
+                    return true;
+                }
+                let target = modpath::relative_file(&dir, s);
+                match target.as_ref().and_then(|t| spec_of.get(t)) {
+                    Some(Some(spec)) => {
+                        *s = spec.clone();
+                        true
+                    }
+                    // A file of globals: what it declares is read as globals.
+                    Some(None) => false,
+                    None => {
+                        skips.push(dts::Skip {
+                            file: k,
+                            line: *line,
+                            what: format!("\"{s}\""),
+                            why: "a relative module that names no declaration file".into(),
+                        });
+                        false
+                    }
+                }
+            });
+        }
+        fd.skipped.extend(skips);
+    }
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {

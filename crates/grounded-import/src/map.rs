@@ -7,8 +7,15 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::dts::{Decl, DeclKind, Doc, MemberDecl, MemberKind, Ty};
+use super::dts::{module_spec, Decl, DeclKind, Doc, MemberDecl, MemberKind, ModuleDecl, Ty};
 use super::Settings;
+
+mod hoist;
+mod modules;
+mod notation;
+
+pub use modules::spec_words;
+pub use notation::{union, M};
 
 /// One interface of the corpus to be written.
 #[derive(Debug, Default)]
@@ -53,11 +60,29 @@ pub struct Entity {
     /// Its `Constructor:` lines are TypeScript's implicit constructor (a class
     /// declared without one), not a declared one.
     pub implicit_ctor: bool,
+    /// Declared with `export` at its module's top level.
+    pub exported: bool,
+    /// For a module's interface: its specifier (`Module: "k6/http"`).
+    pub module: Option<String>,
+    /// For a module's interface: what `import x from` it gives (`Default export:`).
+    pub default_export: Option<String>,
+    /// For a module's interface: whether it is the same as `Parent interface:` of the
+    /// `export =` value, whose members are the module's.
+    pub equals_parent: Option<String>,
 }
 
 impl Entity {
-    /// `A.B.C`.
+    /// `A.B.C`; a module's declaration as TypeScript writes it,
+    /// `import("k6/http").Response`.
     pub fn qualified(&self) -> String {
+        if let Some(spec) = self.ns.first().and_then(|n| module_spec(n)) {
+            let mut s = format!("import(\"{spec}\")");
+            for p in self.ns[1..].iter().chain(std::iter::once(&self.short)) {
+                s.push('.');
+                s.push_str(p);
+            }
+            return s;
+        }
         let mut s = self.ns.join(".");
         if !s.is_empty() {
             s.push('.');
@@ -91,73 +116,6 @@ impl AnyCount {
     }
 }
 
-/// A type in the corpus's notation.
-#[derive(Debug, Clone, PartialEq)]
-pub enum M {
-    /// `any`.
-    Any,
-    /// `void`.
-    Void,
-    /// A primitive, built-in or interface name.
-    Named(String),
-    /// `T[]`.
-    Array(Box<M>),
-    /// `A | B`.
-    Union(Vec<M>),
-}
-
-impl std::fmt::Display for M {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            M::Any => f.write_str("any"),
-            M::Void => f.write_str("void"),
-            M::Named(n) => f.write_str(n),
-            M::Array(t) => match **t {
-                M::Union(_) => write!(f, "({t})[]"),
-                _ => write!(f, "{t}[]"),
-            },
-            M::Union(v) => {
-                for (i, t) in v.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(" | ")?;
-                    }
-                    write!(f, "{t}")?;
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-/// A union of `v`: `void` dropped (a value that may be absent is still the value),
-/// `any` absorbing, duplicates merged.
-pub fn union(v: Vec<M>) -> M {
-    let mut out: Vec<M> = Vec::new();
-    for t in v {
-        match t {
-            M::Void => {}
-            M::Any => return M::Any,
-            M::Union(inner) => {
-                for i in inner {
-                    if !out.contains(&i) {
-                        out.push(i);
-                    }
-                }
-            }
-            t => {
-                if !out.contains(&t) {
-                    out.push(t);
-                }
-            }
-        }
-    }
-    match out.len() {
-        0 => M::Void,
-        1 => out.pop().unwrap_or(M::Void),
-        _ => M::Union(out),
-    }
-}
-
 /// The model: entities with their names, aliases, values, and what was skipped.
 pub struct Model {
     /// Every entity (dropped ones included, marked).
@@ -182,6 +140,20 @@ pub struct Model {
     /// Host declarations named like a built-in of a later edition than the level's,
     /// kept as the host's: `(name, the edition that has it)`.
     pub kept_builtins: BTreeMap<String, u16>,
+    /// The modules read, as declared (one entry per file or block: a module declared
+    /// twice, or augmented, has two).
+    pub modules: Vec<ModuleDecl>,
+    /// Variables and functions declared at a module's top level, exported or not.
+    pub module_values: Vec<Decl>,
+    /// Each module's interface: key (`"k6/http"`) → entity.
+    pub module_entities: BTreeMap<String, usize>,
+    /// Named exports written into module interfaces.
+    pub exports_written: usize,
+    /// The last round's exports, while a circle of `export *` is followed.
+    prev_exports: BTreeMap<String, modules::Exports>,
+    /// `import * as ns from "m"` in module `key`: `(key, ns)` → `m`'s key, so that the
+    /// type `ns.Response` is `m`'s `Response`.
+    ns_imports: HashMap<(String, String), String>,
 }
 
 /// Names the corpus gives a meaning by title: an interface of that name would be read
@@ -214,6 +186,7 @@ impl Model {
     /// Groups the declarations into entities and names them.
     pub fn build(
         decls: Vec<Decl>,
+        modules: Vec<ModuleDecl>,
         files: &[String],
         labels: &[String],
         settings: &Settings,
@@ -230,7 +203,14 @@ impl Model {
             level: grounded_docs::model::es_year(settings.es.parse().unwrap_or(3)),
             also_has: settings.also_has.clone(),
             kept_builtins: BTreeMap::new(),
+            modules,
+            module_values: Vec::new(),
+            module_entities: BTreeMap::new(),
+            exports_written: 0,
+            prev_exports: BTreeMap::new(),
+            ns_imports: HashMap::new(),
         };
+        let decls = hoist::hoist(decls);
         let mut ns_values: Vec<Decl> = Vec::new();
         for d in decls {
             match &d.kind {
@@ -251,15 +231,22 @@ impl Model {
                 DeclKind::Interface => m.add_entity(d, "interface"),
                 DeclKind::Class => m.add_entity(d, "class"),
                 DeclKind::Enum => m.add_entity(d, "enum"),
+                DeclKind::Var(_) | DeclKind::Function
+                    if d.ns.len() == 1 && module_spec(&d.ns[0]).is_some() =>
+                {
+                    m.module_values.push(d)
+                }
                 DeclKind::Var(_) | DeclKind::Function if !d.ns.is_empty() => ns_values.push(d),
                 DeclKind::Var(_) => m.vars.push(d),
                 DeclKind::Function => m.functions.push(d),
             }
         }
         m.namespaces(ns_values);
+        m.imported_types();
         m.drop_builtins();
         m.name_entities(files, labels, settings)?;
         m.class_objects();
+        m.module_interfaces(files);
         Ok(m)
     }
 
@@ -306,6 +293,7 @@ impl Model {
             e.is_class = true;
         }
         e.is_abstract |= d.is_abstract;
+        e.exported |= d.exported;
         if matches!(d.kind, DeclKind::Enum) {
             let string = d
                 .members
@@ -368,6 +356,7 @@ impl Model {
                     ty,
                     doc: d.doc,
                     line: d.line,
+                    ctx: None,
                 }],
                 _ => d.members,
             };
@@ -478,7 +467,8 @@ impl Model {
                 if idxs.len() == 1 && e.ns.is_empty() {
                     return "Declared".into();
                 }
-                let mut parts: Vec<String> = e.ns.iter().rev().take(k).rev().cloned().collect();
+                let words = ns_words(&e.ns);
+                let mut parts: Vec<String> = words.iter().rev().take(k).rev().cloned().collect();
                 if parts.len() < k {
                     let label = labels
                         .get(e.places[0].0)
@@ -492,7 +482,7 @@ impl Model {
             for &i in idxs {
                 // Its own shortest prefix that no other declaration of the group shares
                 // at the same depth.
-                let depth = self.entities[i].ns.len() + 1;
+                let depth = ns_words(&self.entities[i].ns).len() + 1;
                 let mut k = 1;
                 while k < depth {
                     let mine = prefix_of(&self.entities[i], k);
@@ -647,6 +637,15 @@ impl Model {
     /// What `path`, written in `file` inside namespace `ns`, names: the innermost
     /// namespace first, a declaration of the same file first.
     fn lookup(&self, path: &[String], file: usize, ns: &[String]) -> Option<Target> {
+        if let (Some(m), [first, rest @ ..]) = (ns.first(), path) {
+            if let Some(target) = self.ns_imports.get(&(m.clone(), first.clone())) {
+                if !rest.is_empty() {
+                    let mut p = vec![target.clone()];
+                    p.extend(rest.iter().cloned());
+                    return self.lookup(&p, file, &[]);
+                }
+            }
+        }
         for k in (0..=ns.len()).rev() {
             let mut q: Vec<String> = ns[..k].to_vec();
             q.extend(path.iter().cloned());
@@ -726,122 +725,6 @@ impl Model {
         }
     }
 
-    /// `ty`, written in `file` inside `ns` (for `this`: in entity `this`), in the
-    /// corpus's notation; what becomes `any` is counted.
-    pub fn map(&mut self, ty: &Ty, file: usize, ns: &[String], this: Option<&str>) -> M {
-        self.map_at(ty, file, ns, this, 0)
-    }
-
-    fn map_at(
-        &mut self,
-        ty: &Ty,
-        file: usize,
-        ns: &[String],
-        this: Option<&str>,
-        depth: usize,
-    ) -> M {
-        if depth > 16 {
-            self.anys.add("a type alias that refers to itself");
-            return M::Any;
-        }
-        let d = depth + 1;
-        match ty {
-            Ty::Prim(p) => match p.as_str() {
-                "string" | "number" | "boolean" | "object" => M::Named(p.clone()),
-                "void" | "undefined" | "null" | "never" => M::Void,
-                "any" | "unknown" => M::Any,
-                _ => {
-                    self.anys
-                        .add(&format!("`{p}`: no such primitive in the corpus notation"));
-                    M::Any
-                }
-            },
-            Ty::Lit(p) => M::Named(p.to_string()),
-            Ty::Ref(path, args) => {
-                if path.len() == 1 && matches!(path[0].as_str(), "Array" | "ReadonlyArray") {
-                    return match args.first() {
-                        Some(a) => M::Array(Box::new(self.map_at(a, file, ns, this, d))),
-                        None => M::Array(Box::new(M::Any)),
-                    };
-                }
-                match self.lookup(path, file, ns) {
-                    Some(Target::Entity(i)) => {
-                        let e = &self.entities[i];
-                        match e.enum_prim {
-                            // An enum as a type is one of its values: shown with the
-                            // enum (hover, completion and `doc` said `number`, and the
-                            // values a member takes were lost), and a union, so the
-                            // value is never judged as the enum's object.
-                            Some(p) => M::Union(vec![M::Named(e.name.clone()), M::Named(p.into())]),
-                            None => M::Named(e.name.clone()),
-                        }
-                    }
-                    Some(Target::Alias(a)) => {
-                        let al = self.aliases[a].clone();
-                        match &al.kind {
-                            DeclKind::Alias(t) => self.map_at(t, al.file, &al.ns, this, d),
-                            _ => M::Any,
-                        }
-                    }
-                    None if path.len() == 1 && grounded_es::is_builtin_object(&path[0]) => {
-                        match path[0].as_str() {
-                            "Function" => M::Named("Function".into()),
-                            "Object" => M::Named("object".into()),
-                            n => M::Named(n.into()),
-                        }
-                    }
-                    None => {
-                        self.anys
-                            .add("a type parameter, or a name no file read declares");
-                        M::Any
-                    }
-                }
-            }
-            Ty::Array(t) => M::Array(Box::new(self.map_at(t, file, ns, this, d))),
-            Ty::Tuple(ts) => {
-                let v = ts
-                    .iter()
-                    .map(|t| self.map_at(t, file, ns, this, d))
-                    .collect();
-                match union(v) {
-                    M::Void => M::Array(Box::new(M::Any)),
-                    u => M::Array(Box::new(u)),
-                }
-            }
-            Ty::Union(ts) => {
-                let v = ts
-                    .iter()
-                    .map(|t| self.map_at(t, file, ns, this, d))
-                    .collect();
-                union(v)
-            }
-            Ty::Func => M::Named("Function".into()),
-            Ty::Object(_) => M::Named("object".into()),
-            Ty::Query(p) => match self.value_entity(p, file, ns) {
-                Some(i) => M::Named(self.entities[i].name.clone()),
-                None => {
-                    self.anys
-                        .add("`typeof` of a value that is not a class, enum or namespace");
-                    M::Any
-                }
-            },
-            Ty::This => match this {
-                Some(n) => M::Named(n.to_string()),
-                None => M::Any,
-            },
-            Ty::Other(k) => {
-                let words = k.replace('_', " ");
-                let words = if words.ends_with("type") {
-                    words
-                } else {
-                    format!("{words} type")
-                };
-                self.anys.add(&words);
-                M::Any
-            }
-        }
-    }
-
     /// Whether `name` is a global of the language at the import's level (or one the
     /// options' `also_has` gives the engine): the language's own, not the host's.
     pub fn is_language_global(&self, name: &str) -> bool {
@@ -853,6 +736,20 @@ impl Model {
     pub fn skip(&mut self, file: usize, line: usize, what: String, why: &str) {
         self.skipped.push((file, line, what, why.to_string()));
     }
+}
+
+/// The words a namespace path gives a name that collides: a namespace's own name, a
+/// module's specifier in words (`"k6/net/grpc"` → `K6`, `Net`, `Grpc`), so that
+/// `Response` of `k6/http` becomes `HttpResponse`.
+fn ns_words(ns: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for p in ns {
+        match module_spec(p) {
+            Some(spec) => out.extend(spec_words(spec)),
+            None => out.push(p.clone()),
+        }
+    }
+    out
 }
 
 fn qualified(ns: &[String], name: &str) -> String {

@@ -7,9 +7,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::dts::{DeclKind, Doc, MemberDecl, MemberKind, ParamDecl, Ty};
-use super::map::{union, Entity, Model, M};
+use super::dts::{module_spec, DeclKind, Doc, MemberDecl, MemberKind, Ty};
+use super::map::{Entity, Model};
 use super::Settings;
+
+mod signature;
+
+use signature::{as_method, ctor_params_text, signature_lines};
 
 /// One chunk to write.
 #[derive(Debug, serde::Serialize)]
@@ -69,34 +73,7 @@ pub fn chunks(model: &mut Model, files: &[String], settings: &Settings) -> (Vec<
         match ent {
             Some(i) => {
                 model.entities[i].globals.insert(v.name.clone());
-                used_ctor_ifaces.insert(i);
-                // `declare var File: FileConstructor` with `new (path?: string): File`:
-                // `new File(...)` gives a `File`.
-                let ctors: Vec<(MemberDecl, usize)> = model.entities[i]
-                    .members
-                    .iter()
-                    .filter(|(m, _)| m.kind == MemberKind::Construct)
-                    .cloned()
-                    .collect();
-                for (c, f) in ctors {
-                    let ns = model.entities[i].ns.clone();
-                    let target = c.ty.as_ref().and_then(|t| model.entity_of(t, f, &ns));
-                    match target {
-                        Some(t) => {
-                            let params = params_text(model, &c.params, f, &ns, None);
-                            let line = format!("Constructor: new {}({params})", v.name);
-                            if !model.entities[t].constructors.contains(&line) {
-                                model.entities[t].constructors.push(line);
-                            }
-                        }
-                        None => model.skip(
-                            f,
-                            c.line,
-                            format!("new {}(...)", v.name),
-                            "a construct signature whose result is not a declared interface",
-                        ),
-                    }
-                }
+                var_constructors(model, v, i, &mut used_ctor_ifaces);
             }
             None => global_members.push((
                 MemberDecl {
@@ -110,12 +87,24 @@ pub fn chunks(model: &mut Model, files: &[String], settings: &Settings) -> (Vec<
                     ty: ty.clone().or(Some(Ty::Prim("any".into()))),
                     doc: v.doc.clone(),
                     line: v.line,
+                    ctx: None,
                 },
                 v.file,
             )),
         }
     }
     model.vars = vars;
+    // A module's constants constructible the same way (`export const SharedArray: {
+    // new (...): ... }`): a script writes the name it imports after `new`.
+    let values = std::mem::take(&mut model.module_values);
+    for v in &values {
+        if let DeclKind::Var(Some(t)) = &v.kind {
+            if let Some(i) = model.entity_of(t, v.file, &v.ns) {
+                var_constructors(model, v, i, &mut used_ctor_ifaces);
+            }
+        }
+    }
+    model.module_values = values;
     // Classes, enums and namespaces that own their name are globals themselves.
     for i in 0..model.entities.len() {
         let e = &model.entities[i];
@@ -123,6 +112,9 @@ pub fn chunks(model: &mut Model, files: &[String], settings: &Settings) -> (Vec<
             continue;
         }
         let top = e.ns.is_empty() && e.owns_name;
+        // A module's class: a script writes the name it imports after `new`; it is
+        // no global.
+        let in_module = e.ns.len() == 1 && module_spec(&e.ns[0]).is_some();
         if e.is_class {
             let ctors: Vec<(MemberDecl, usize)> = e
                 .statics
@@ -141,8 +133,8 @@ pub fn chunks(model: &mut Model, files: &[String], settings: &Settings) -> (Vec<
                         format!("{short} constructor"),
                         "a private or protected constructor",
                     );
-                } else if top {
-                    let params = params_text(model, &c.params, f, &ns, Some(&name));
+                } else if top || in_module {
+                    let params = ctor_params_text(model, &c.params, f, &ns, Some(&name));
                     model.entities[i]
                         .constructors
                         .push(format!("Constructor: new {short}({params})"));
@@ -160,10 +152,11 @@ pub fn chunks(model: &mut Model, files: &[String], settings: &Settings) -> (Vec<
                 }
             }
             let abstract_ = model.entities[i].is_abstract;
-            if ctors_declared == 0 && top && !abstract_ {
+            if ctors_declared == 0 && (top || in_module) && !abstract_ {
                 if let Some(list) = super::implied::implicit_constructors(model, i) {
                     for c in list {
-                        let params = params_text(model, &c.params, c.file, &c.ns, Some(&c.this));
+                        let params =
+                            ctor_params_text(model, &c.params, c.file, &c.ns, Some(&c.this));
                         let line = format!("Constructor: new {short}({params})");
                         if !model.entities[i].constructors.contains(&line) {
                             model.entities[i].constructors.push(line);
@@ -241,6 +234,42 @@ pub fn chunks(model: &mut Model, files: &[String], settings: &Settings) -> (Vec<
     (out, counts)
 }
 
+/// `declare var File: FileConstructor` with `new (path?: string): File`: `new
+/// File(...)` gives a `File` (a `Constructor:` line in `File`'s chunk).
+fn var_constructors(
+    model: &mut Model,
+    v: &super::dts::Decl,
+    i: usize,
+    used_ctor_ifaces: &mut BTreeSet<usize>,
+) {
+    used_ctor_ifaces.insert(i);
+    let ctors: Vec<(MemberDecl, usize)> = model.entities[i]
+        .members
+        .iter()
+        .filter(|(m, _)| m.kind == MemberKind::Construct)
+        .cloned()
+        .collect();
+    for (c, f) in ctors {
+        let ns = model.entities[i].ns.clone();
+        let target = c.ty.as_ref().and_then(|t| model.entity_of(t, f, &ns));
+        match target {
+            Some(t) => {
+                let params = ctor_params_text(model, &c.params, f, &ns, None);
+                let line = format!("Constructor: new {}({params})", v.name);
+                if !model.entities[t].constructors.contains(&line) {
+                    model.entities[t].constructors.push(line);
+                }
+            }
+            None => model.skip(
+                f,
+                c.line,
+                format!("new {}(...)", v.name),
+                "a construct signature whose result is not a declared interface",
+            ),
+        }
+    }
+}
+
 fn engine_chunk(s: &Settings, nfiles: usize) -> Chunk {
     let mut t = format!("ECMAScript: {}\n", s.es);
     if !s.extensions.is_empty() {
@@ -311,12 +340,31 @@ fn entity_chunks(
                 "the class object of class `{}` (its static members)",
                 e.qualified()
             )
+        } else if let Some(spec) = &e.module {
+            format!("module `{spec}` (what `import` and `require` of it give)")
+        } else if let Some(spec) = e.ns.first().and_then(|n| module_spec(n)) {
+            // Said in words: `import("k6/http").Response` is TypeScript's notation,
+            // not a reader's.
+            let mut inner = e.ns[1..].join(".");
+            if !inner.is_empty() {
+                inner.push('.');
+            }
+            format!("{} `{inner}{}` of module `{spec}`", e.kind, e.short)
         } else {
             format!("{} `{}`", e.kind, e.qualified())
         };
         text.push_str(&format!("Declared as {what} in {}.\n", places.join(", ")));
         if let Some(r) = &e.renamed {
             text.push_str(&format!("Renamed from `{}`: {r}.\n", e.short));
+        }
+    }
+    if let Some(spec) = &e.module {
+        text.push_str(&format!("Module: \"{spec}\"\n"));
+        if let Some(d) = &e.default_export {
+            text.push_str(&format!("Default export: {d}\n"));
+        }
+        if let Some(p) = &e.equals_parent {
+            text.push_str(&format!("Parent interface: {p}\n"));
         }
     }
     // Relation lines.
@@ -424,7 +472,10 @@ fn entity_chunks(
             }
             _ if m.hidden => model.skip(f, m.line, what, "private or protected"),
             _ => match m.name.clone() {
-                Some(n) => groups.entry(n).or_default().push((m, f)),
+                Some(n) => {
+                    let m = as_method(model, m, f, &ns);
+                    groups.entry(n).or_default().push((m, f))
+                }
                 None => model.skip(f, m.line, what, "its name is not an identifier"),
             },
         }
@@ -468,6 +519,19 @@ fn entity_chunks(
     } else {
         format!("{}.", model.entities[i].qualified())
     };
+    // A module's declaration in words: `Page.goto` of module `k6/browser`.
+    let (qual, of_module) = match ns.first().and_then(|n| module_spec(n)) {
+        Some(spec) => {
+            let mut q = ns[1..].join(".");
+            if !q.is_empty() {
+                q.push('.');
+            }
+            q.push_str(&model.entities[i].short);
+            q.push('.');
+            (q, format!(" of module `{spec}`"))
+        }
+        None => (qual, String::new()),
+    };
     for (mname, decls) in groups {
         let (lines, word) = signature_lines(model, &mname, &decls, &ns, &name);
         let mut t = String::new();
@@ -484,7 +548,7 @@ fn entity_chunks(
         push_doc(&mut t, &doc, Some(&mname));
         let (m0, f0) = &decls[0];
         let decl_line = format!(
-            "Declared as {word} `{qual}{mname}` in {}.",
+            "Declared as {word} `{qual}{mname}`{of_module} in {}.",
             place(files, (*f0, m0.line))
         );
         push_guarded(&mut t, &decl_line, Some(&mname));
@@ -496,152 +560,6 @@ fn entity_chunks(
         });
         counts.members += 1;
     }
-}
-
-/// The signature lines of one member: for a method of several overloads, one merged
-/// signature (each position's types joined, optional where any overload lacks it)
-/// and then every overload; the word for what it was declared as.
-fn signature_lines(
-    model: &mut Model,
-    name: &str,
-    decls: &[(MemberDecl, usize)],
-    ns: &[String],
-    this: &str,
-) -> (Vec<String>, &'static str) {
-    let props: Vec<&(MemberDecl, usize)> = decls
-        .iter()
-        .filter(|(m, _)| {
-            matches!(
-                m.kind,
-                MemberKind::Prop | MemberKind::Getter | MemberKind::Setter | MemberKind::EnumValue
-            )
-        })
-        .collect();
-    let methods: Vec<&(MemberDecl, usize)> = decls
-        .iter()
-        .filter(|(m, _)| m.kind == MemberKind::Method)
-        .collect();
-    let mut lines = Vec::new();
-    let mut word = "method";
-    if let Some((first, f)) = props.first() {
-        let has_setter = props.iter().any(|(m, _)| m.kind == MemberKind::Setter);
-        let has_getter = props.iter().any(|(m, _)| m.kind == MemberKind::Getter);
-        let readonly =
-            first.readonly || first.kind == MemberKind::EnumValue || (has_getter && !has_setter);
-        let ty = match first.kind {
-            MemberKind::Setter => first.params.first().and_then(|p| p.ty.clone()),
-            _ => first.ty.clone(),
-        };
-        let ty = ty.unwrap_or(Ty::Prim("any".into()));
-        let t = model.map(&ty, *f, ns, Some(this));
-        let t = if t == M::Void { M::Any } else { t };
-        word = match first.kind {
-            MemberKind::EnumValue => "enum value",
-            MemberKind::Getter | MemberKind::Setter => "accessor",
-            _ if this == GLOBAL => "variable",
-            _ => "property",
-        };
-        lines.push(format!(
-            "{}{name}: {t}",
-            if readonly { "readonly " } else { "" }
-        ));
-    }
-    if !methods.is_empty() {
-        if props.is_empty() {
-            word = if this == GLOBAL { "function" } else { "method" };
-        }
-        let mut each = Vec::new();
-        let mut positions: Vec<(String, Vec<M>, bool, bool)> = Vec::new();
-        let mut rets = Vec::new();
-        for (m, f) in &methods {
-            let ret = model.map(
-                m.ty.as_ref().unwrap_or(&Ty::Prim("any".into())),
-                *f,
-                ns,
-                Some(this),
-            );
-            let params = params_text(model, &m.params, *f, ns, Some(this));
-            each.push(format!("{name}({params}): {ret}"));
-            rets.push(ret);
-            for (k, p) in m.params.iter().enumerate() {
-                let t = param_type(model, p, *f, ns, this);
-                if positions.len() <= k {
-                    positions.push((p.name.clone(), Vec::new(), p.optional, p.rest));
-                }
-                let slot = &mut positions[k];
-                slot.1.push(t);
-                slot.2 |= p.optional;
-                slot.3 |= p.rest;
-            }
-        }
-        // A position some overload lacks is optional in the merged signature.
-        let shortest = methods
-            .iter()
-            .map(|(m, _)| m.params.len())
-            .min()
-            .unwrap_or(0);
-        for slot in positions.iter_mut().skip(shortest) {
-            slot.2 = true;
-        }
-        if methods.len() > 1 {
-            let mut ps = Vec::new();
-            for (pname, ts, opt, rest) in positions {
-                let t = union(ts);
-                let t = if t == M::Void { M::Any } else { t };
-                ps.push(format!(
-                    "{}{pname}{}: {t}",
-                    if rest { "..." } else { "" },
-                    if opt && !rest { "?" } else { "" }
-                ));
-                if rest {
-                    break;
-                }
-            }
-            let ret = union(rets);
-            lines.push(format!("{name}({}): {ret}", ps.join(", ")));
-        }
-        for l in each {
-            if !lines.contains(&l) || methods.len() > 1 {
-                lines.push(l);
-            }
-        }
-    }
-    (lines, word)
-}
-
-fn param_type(model: &mut Model, p: &ParamDecl, f: usize, ns: &[String], this: &str) -> M {
-    let t = model.map(
-        p.ty.as_ref().unwrap_or(&Ty::Prim("any".into())),
-        f,
-        ns,
-        Some(this),
-    );
-    if t == M::Void {
-        M::Any
-    } else {
-        t
-    }
-}
-
-/// `a: string, b?: number, ...c: T[]`.
-fn params_text(
-    model: &mut Model,
-    ps: &[ParamDecl],
-    f: usize,
-    ns: &[String],
-    this: Option<&str>,
-) -> String {
-    let mut v = Vec::new();
-    for p in ps {
-        let t = param_type(model, p, f, ns, this.unwrap_or(""));
-        v.push(format!(
-            "{}{}{}: {t}",
-            if p.rest { "..." } else { "" },
-            p.name,
-            if p.optional && !p.rest { "?" } else { "" }
-        ));
-    }
-    v.join(", ")
 }
 
 fn merged_doc(decls: &[(MemberDecl, usize)]) -> Doc {

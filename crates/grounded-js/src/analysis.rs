@@ -106,6 +106,8 @@ pub enum BindingKind {
     Catch,
     /// Assigned without any declaration (`x = 1` makes a global at run time).
     Implicit,
+    /// `import x from "m"`, `import { x } from "m"`, `import * as x from "m"`.
+    Import,
 }
 
 /// A declared name.
@@ -166,6 +168,8 @@ enum Assign<'a> {
     Expr(Node<'a>, ScopeId),
     /// An object literal: an options object passed by name (`r.format(cfg)`).
     Object(Node<'a>),
+    /// An import binding: what it takes from module `spec` (see `modules`).
+    Module(&'a str, ImportPart<'a>),
     /// Property `key` of a chain's value: destructured (`const { a } = figma`).
     Prop(Node<'a>, ScopeId, &'a str),
     /// An element of a chain's value: the variable of `for (const n of xs)`.
@@ -238,6 +242,8 @@ pub struct Analysis<'a> {
     refs: Vec<Ref>,
     /// How many bindings are being settled inside one another ([`Analysis::binding_type`]).
     settle_depth: std::cell::Cell<u32>,
+    /// Every `import` / `export ... from` statement's module ([`Analysis::module_requests`]).
+    module_requests: Vec<ModuleRequest<'a>>,
 }
 
 /// An identifier of the code and what it names there, recorded by
@@ -435,6 +441,7 @@ impl<'a> Analysis<'a> {
             construct_paths: Vec::new(),
             refs: Vec::new(),
             settle_depth: std::cell::Cell::new(0),
+            module_requests: Vec::new(),
         }
     }
 
@@ -613,6 +620,7 @@ impl<'a> Analysis<'a> {
                     // Its keys: what the option check reads when it is passed by name
                     // (`var App = { init: function () {...} }` is edited alone).
                     Assign::Object(n) => format!("object {}", self.object_keys(n)),
+                    Assign::Module(spec, part) => format!("module {spec} {part:?}"),
                     Assign::Prop(n, _, _) | Assign::Elem(n, _) => {
                         let key = match *a {
                             Assign::Prop(_, _, key) => key,
@@ -701,6 +709,7 @@ impl<'a> Analysis<'a> {
 // which read the private fields here and may not reach into one another's private items.
 mod flow;
 mod lookup;
+mod modules;
 mod patterns;
 mod scoping;
 mod seed;
@@ -710,6 +719,7 @@ mod typing;
 mod union;
 
 pub use lookup::ScopeFacts;
+pub use modules::{literal_text, ImportPart, ModuleRequest};
 pub use seed::{Seed, SeedType};
 pub use typing::{builtin_proto, member_type, type_certain};
 pub use union::Union;

@@ -32,9 +32,10 @@ mod source;
 mod walk;
 
 pub use analysis::{
-    builtin_proto, is_function_kind, member_type, type_certain, Analysis, Binding, BindingId,
-    BindingKind, Certain, ConstructName, IdHash, IdHasher, NameHash, NameHasher, Part, PathNode,
-    Ref, Scope, ScopeFacts, ScopeId, ScopeKind, Seed, SeedType, Union, WalkPath,
+    builtin_proto, is_function_kind, literal_text, member_type, type_certain, Analysis, Binding,
+    BindingId, BindingKind, Certain, ConstructName, IdHash, IdHasher, ImportPart, ModuleRequest,
+    NameHash, NameHasher, Part, PathNode, Ref, Scope, ScopeFacts, ScopeId, ScopeKind, Seed,
+    SeedType, Union, WalkPath,
 };
 pub use cut::{parse_range, Whole};
 pub use globals::{global_value, global_value_interface};

@@ -4,8 +4,9 @@
 //! positions at the end.
 
 //!
-//! Rooms: `hover`, `completion`, `signature` (signature help) and `symbols` (the
-//! outline, definition, the project's and the corpus's symbols), each a child that
+//! Rooms: `hover`, `completion`, `signature` (signature help), `symbols` (the
+//! outline, definition, the project's and the corpus's symbols) and `modules` (what
+//! the editor says of specifiers and import bindings), each a child that
 //! reads the shared helpers here (Markdown of a member, the node at an offset, the
 //! callee and option interface around an argument) and never one another's.
 use std::path::{Path, PathBuf};
@@ -26,6 +27,7 @@ use grounded_js::{BindingKind, Certain, LineIndex, Seed, Whole};
 
 mod completion;
 mod hover;
+mod modules;
 mod signature;
 mod symbols;
 
@@ -107,6 +109,7 @@ fn binding_word(kind: BindingKind) -> &'static str {
         BindingKind::Param => "parameter",
         BindingKind::Catch => "caught exception",
         BindingKind::Implicit => "global assigned without `var`",
+        BindingKind::Import => "import",
     }
 }
 

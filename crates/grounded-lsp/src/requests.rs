@@ -160,7 +160,8 @@ impl Backend {
         let corpus = self.corpus();
         let target = guard("definition", || {
             let off = grounded_js::offset_utf16(&text, p.position.line, p.position.character);
-            features::definition(&corpus, &root, &text, &tree, off)
+            let from = uri.to_file_path();
+            features::definition(&corpus, &root, from.as_deref(), &text, &tree, off)
         })?;
         let loc = match target {
             None => None,

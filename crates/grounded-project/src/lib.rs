@@ -42,6 +42,10 @@ pub struct Config {
     /// ESLint's `globals`: defined, of no known interface (see
     /// `grounded_check::ProjectIndex::set_globals`).
     pub globals: Vec<String>,
+    /// Module specifiers the project bundles as its own dependencies (`modules =
+    /// ["lodash"]`): third-party code whose bindings are not judged, and no `module`
+    /// finding for importing it.
+    pub modules: Vec<String>,
     /// What `grounded check`, the server and the agent report (`[check]`).
     pub check: CheckSection,
 }
@@ -151,12 +155,34 @@ pub struct Project {
     pub warnings: Vec<String>,
 }
 
+/// `modules = [...]` of the `grounded.toml` at `root`, empty when there is none or it
+/// does not parse (the commands that read the whole file say why). The project index
+/// reads it itself, so every reader of the index (check, server, agent, dry run) sees
+/// the same list without each passing it along.
+pub fn project_modules(root: &Path) -> Vec<String> {
+    #[derive(Deserialize, Default)]
+    #[serde(default)]
+    struct Only {
+        modules: Vec<String>,
+    }
+    std::fs::read_to_string(root.join(CONFIG_FILE))
+        .ok()
+        .and_then(|t| toml::from_str::<Only>(&t).ok())
+        .map(|o| o.modules)
+        .unwrap_or_default()
+}
+
 /// The keys `grounded.toml` knows, by table (`""` is the top level). `[model]` and
 /// `[agent]` belong to the agent; they are listed here so that a typo in them is said
 /// as well: `entri = "main.js"` once passed without a word and the dry run silently
 /// ran every script instead of the entry.
 pub const KNOWN_KEYS: &[(&str, &[&str])] = &[
-    ("", &["docs", "entry", "globals", "model", "agent", "check"]),
+    (
+        "",
+        &[
+            "docs", "entry", "globals", "modules", "model", "agent", "check",
+        ],
+    ),
     ("model", &["base_url", "name", "api_key_env"]),
     (
         "agent",

@@ -385,6 +385,7 @@ impl Session {
                 polyfills,
             );
             run_sites(&mut cx);
+            crate::module::check(&mut cx);
             guard::drop_guarded(&mut cx, node);
             if let Some((_, outer)) = inner {
                 guard::drop_guarded_around(&mut cx, node, outer);

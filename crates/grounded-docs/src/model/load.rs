@@ -51,6 +51,22 @@ fn ctor_re() -> &'static Regex {
     )
 }
 
+fn module_re() -> &'static Regex {
+    static C: OnceLock<Regex> = OnceLock::new();
+    re(
+        &C,
+        r#"(?im)^[\s*_-]*module[*_]*\s*:\s*[*_]*\s*[`"'\u{201C}\u{2018}]([^`"'\u{201C}\u{201D}\u{2018}\u{2019}\n]+)[`"'\u{201D}\u{2019}]"#,
+    )
+}
+
+fn default_export_re() -> &'static Regex {
+    static C: OnceLock<Regex> = OnceLock::new();
+    re(
+        &C,
+        r#"(?im)^[\s*_-]*default\s+export[*_]*\s*:\s*[*_]*\s*[`"'\u{201C}\u{2018}]?([A-Za-z_$][A-Za-z0-9_$]*)"#,
+    )
+}
+
 impl Corpus {
     pub(super) fn read_chunks(&mut self) {
         let mut seen: HashMap<String, ChunkId> = HashMap::new();
@@ -100,6 +116,12 @@ impl Corpus {
                     if crate::globals::says_global_members(&text) {
                         self.global_members.push(name.clone());
                     }
+                    if let Some(cap) = module_re().captures(&text) {
+                        self.interface_mut(&name).module = Some(cap[1].trim().to_string());
+                    }
+                    if let Some(cap) = default_export_re().captures(&text) {
+                        self.interface_mut(&name).default_export = Some(cap[1].to_string());
+                    }
                     for cap in index_re().captures_iter(&text) {
                         let ty_text = cap[2].trim().trim_end_matches(['.', ';']).trim();
                         match signature::parse_type(ty_text) {
@@ -124,6 +146,9 @@ impl Corpus {
                 }
                 ChunkKind::Member => self.read_member(id),
                 ChunkKind::Prose => {}
+            }
+            if self.kinds[id] != ChunkKind::Interface {
+                self.note_stray_module_line(id);
             }
         }
         for (name, ps) in parents {
@@ -157,7 +182,83 @@ impl Corpus {
                 number_index: None,
                 extensible: false,
                 loose_names: false,
+                module: None,
+                default_export: None,
             })
+    }
+
+    /// A `Module:` line outside an interface chunk names no exports: said, not
+    /// guessed at (the author may have put it under the wrong heading).
+    fn note_stray_module_line(&mut self, id: ChunkId) {
+        let ch = &self.chunks[id];
+        if let Some(cap) = module_re().captures(&ch.text) {
+            let before = &ch.text[..cap.get(0).map_or(0, |m| m.start())];
+            let line = ch.line_of_text_line(before.matches('\n').count());
+            let msg = format!(
+                "`Module: \"{}\"` in `{}`, which is no interface chunk: a module's exports are an interface's members; ignored",
+                cap[1].trim(),
+                ch.title
+            );
+            self.diagnostics
+                .push(LoadDiagnostic::new(&ch.file, line, msg));
+        }
+    }
+
+    /// Fills [`Corpus::modules`] from the interfaces' `Module:` lines and checks their
+    /// `Default export:` lines: a module named twice keeps its first interface (in
+    /// name order) and a default export naming nothing is dropped, each said.
+    pub(super) fn link_modules(&mut self) {
+        let mut notes: Vec<(Option<ChunkId>, String)> = Vec::new();
+        for iface in self.interfaces.values() {
+            if let Some(m) = &iface.module {
+                match self.modules.get(m) {
+                    Some(first) => notes.push((
+                        iface.chunk,
+                        format!(
+                            "module \"{m}\" is named by `{first}` and `{}`: one interface per module; `{first}` kept",
+                            iface.name
+                        ),
+                    )),
+                    None => {
+                        self.modules.insert(m.clone(), iface.name.clone());
+                    }
+                }
+            }
+        }
+        let mut dropped = Vec::new();
+        for iface in self.interfaces.values() {
+            let Some(d) = &iface.default_export else {
+                continue;
+            };
+            if iface.module.is_none() {
+                notes.push((
+                    iface.chunk,
+                    format!(
+                        "`{}` has `Default export: {d}` but no `Module:` line: only a module has a default export; ignored",
+                        iface.name
+                    ),
+                ));
+                dropped.push(iface.name.clone());
+            } else if !self.interfaces.contains_key(d) {
+                notes.push((
+                    iface.chunk,
+                    format!(
+                        "`{}`'s `Default export: {d}` names no documented interface; a default import gives the module object",
+                        iface.name
+                    ),
+                ));
+                dropped.push(iface.name.clone());
+            }
+        }
+        for name in dropped {
+            self.interface_mut(&name).default_export = None;
+        }
+        for (chunk, msg) in notes {
+            let (file, line) = chunk
+                .map(|id| (self.chunks[id].file.clone(), self.chunks[id].line))
+                .unwrap_or_default();
+            self.diagnostics.push(LoadDiagnostic::new(&file, line, msg));
+        }
     }
 
     fn read_engine(&mut self, id: ChunkId) {
@@ -216,6 +317,36 @@ impl Corpus {
                 }
                 "also has" => {
                     self.engine.also_has = words(value);
+                }
+                "modules" => {
+                    self.engine.modules = Some(
+                        words(value)
+                            .into_iter()
+                            .map(|w| w.to_ascii_lowercase())
+                            .collect(),
+                    );
+                    for w in self.engine.modules.clone().unwrap_or_default() {
+                        if w != "esm" && w != "commonjs" {
+                            let ch = &self.chunks[id];
+                            let msg = format!(
+                                "`Modules: {value}`: `{w}` is no module form (`esm`, `commonjs`); ignored"
+                            );
+                            self.diagnostics.push(LoadDiagnostic::new(
+                                &ch.file,
+                                ch.line_of_text_line(n),
+                                msg,
+                            ));
+                        }
+                    }
+                }
+                "remote modules" => {
+                    self.engine.remote_modules = value.to_ascii_lowercase().starts_with("yes");
+                }
+                "entry exports" => {
+                    self.engine.entry_exports = words(value);
+                }
+                "scripts run alone" => {
+                    self.engine.scripts_alone = value.to_ascii_lowercase().starts_with("yes");
                 }
                 "directives" => {
                     self.engine.directives = value

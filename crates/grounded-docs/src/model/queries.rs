@@ -31,6 +31,23 @@ impl Corpus {
         ))
     }
 
+    /// The interface that documents module `spec`'s exports (`Module: "k6/http"`).
+    pub fn module_interface(&self, spec: &str) -> Option<&str> {
+        self.modules.get(spec).map(String::as_str)
+    }
+
+    /// The interface a default import of module `spec` gives: its `Default export:`,
+    /// or the module object itself without one.
+    pub fn module_default(&self, spec: &str) -> Option<&str> {
+        let iface = self.module_interface(spec)?;
+        Some(
+            self.interfaces
+                .get(iface)
+                .and_then(|i| i.default_export.as_deref())
+                .unwrap_or(iface),
+        )
+    }
+
     /// The interface's ancestors, nearest first (itself excluded).
     pub fn ancestors(&self, iface: &str) -> &[String] {
         self.ancestors.get(iface).map(Vec::as_slice).unwrap_or(&[])

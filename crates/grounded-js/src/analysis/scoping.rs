@@ -362,6 +362,10 @@ impl<'a> Analysis<'a> {
                 self.lexical_until = node.end_byte();
                 None
             }
+            "import_statement" | "export_statement" => {
+                self.note_import(node, scope, p);
+                None
+            }
             "with_statement" => {
                 self.with_ranges.push((node.start_byte(), node.end_byte()));
                 None
@@ -629,7 +633,11 @@ impl<'a> Analysis<'a> {
                         self.binding_type(v).is_some() && self.bindings[v].literal.get()
                     })
             }
-            Assign::Object(_) | Assign::Prop(..) | Assign::Elem(..) | Assign::Other => false,
+            Assign::Object(_)
+            | Assign::Module(..)
+            | Assign::Prop(..)
+            | Assign::Elem(..)
+            | Assign::Other => false,
         })
     }
 
@@ -668,6 +676,13 @@ impl<'a> Analysis<'a> {
     /// type (interfaces.md, "What is judged"), and which.
     fn binding_certain(&self, b: BindingId) -> Option<Certain<'a>> {
         let bind = &self.bindings[b];
+        if bind.kind == BindingKind::Import {
+            // An import binding is read-only: its one value is what the module gives.
+            return match bind.assigns.first() {
+                Some(&Assign::Module(spec, part)) => self.import_certain(spec, part),
+                _ => None,
+            };
+        }
         if bind.narrowed {
             // A variable the script tests by its constructor is one it does not take
             // for the type the docs give; a union the docs give is still every value
@@ -727,7 +742,7 @@ impl<'a> Analysis<'a> {
                     let coll = self.certain_in(node, scope)?;
                     self.step(coll, None, false)?
                 }
-                Assign::Object(_) | Assign::Other => return None,
+                Assign::Object(_) | Assign::Module(..) | Assign::Other => return None,
             };
             if result.is_some_and(|r| r != t) {
                 return None;

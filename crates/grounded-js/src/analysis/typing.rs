@@ -32,6 +32,7 @@ impl<'a> Analysis<'a> {
         let mut steps: Vec<(Option<Node<'a>>, bool)> = Vec::new();
         let mut n = node;
         let mut bare_call = false;
+        let mut call = node;
         let ids = query::kind_ids();
         loop {
             let k = n.kind_id();
@@ -55,6 +56,7 @@ impl<'a> Analysis<'a> {
                     steps.push((Some(self.tail(f)?), true));
                     n = self.head(f)?;
                 } else if fk == ids.identifier {
+                    call = n;
                     n = f;
                     bare_call = true;
                     break;
@@ -68,11 +70,26 @@ impl<'a> Analysis<'a> {
         let mut t = if bare_call {
             // A bare call of a documented global function: its return type.
             let name = self.node_text(n);
-            if self.resolve(name, scope).is_some() || self.project_names.contains(name) {
+            if let Some(spec) = self.require_spec(call, scope) {
+                // `require("m")`: the module object, as `import * as` gives it.
+                Certain::Interface(self.corpus.module_interface(spec)?)
+            } else if let Some(b) = self.resolve(name, scope) {
+                // A call of an imported function (`import { get } from "m"; get(url)`)
+                // gives what the export's docs say it returns.
+                let Some((spec, ImportPart::Named(export))) = self.import_of(b) else {
+                    return None;
+                };
+                let m = self.imported_member(spec, export)?;
+                if !m.overloads.first().is_some_and(|s| s.is_method()) {
+                    return None;
+                }
+                type_certain(member_type(m)?)?
+            } else if self.project_names.contains(name) {
                 return None;
+            } else {
+                let m = self.corpus.global_member(name)?;
+                type_certain(member_type(m)?)?
             }
-            let m = self.corpus.global_member(name)?;
-            type_certain(member_type(m)?)?
         } else {
             self.head_certain(n, scope)?
         };

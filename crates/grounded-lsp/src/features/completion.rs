@@ -105,8 +105,15 @@ pub fn completion(
     seed: Option<&Seed>,
 ) -> Vec<CompletionItem> {
     let offset = offset.min(text.len());
+    // A module specifier is a string where names do complete: the engine's modules.
+    if let Some(items) = super::modules::specifier_completion(corpus, text, tree, offset) {
+        return items;
+    }
     if in_comment_or_string(tree, offset) {
         return Vec::new();
+    }
+    if let Some(items) = super::modules::export_completion(corpus, text, offset) {
+        return items;
     }
     let (open, inside) = open_brackets(text, Some(tree), offset);
     if inside {

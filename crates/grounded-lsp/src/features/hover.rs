@@ -25,76 +25,95 @@ pub fn hover(
     let ctx = FileCtx::at(corpus, text, tree, offset, narrowed.as_ref());
     let node = node_at(tree, offset)?;
     let parent = node.parent();
-    let md = match node.kind() {
-        "property_identifier" => {
-            let p = parent?;
-            match p.kind() {
-                "member_expression" => match ctx.node_member(p) {
-                    Some(m) => member_markdown(corpus, m),
-                    None => match sub_interface_markdown(&ctx, p) {
-                        Some(md) => md,
-                        None => builtin_member_markdown(&ctx, p, text_of(node, text))?,
+    if let Some(md) = super::modules::specifier_hover(corpus, text, tree, offset) {
+        let s = super::modules::specifier_at(tree, text, offset)?;
+        return Some(Hover {
+            contents: HoverContents::Markup(markdown(md)),
+            range: Some(crate::document::range_in(
+                text,
+                s.start_byte(),
+                s.end_byte(),
+            )),
+        });
+    }
+    let md =
+        match node.kind() {
+            "property_identifier" => {
+                let p = parent?;
+                match p.kind() {
+                    "member_expression" => match ctx.node_member(p) {
+                        Some(m) => member_markdown(corpus, m),
+                        None => match sub_interface_markdown(&ctx, p) {
+                            Some(md) => md,
+                            None => builtin_member_markdown(&ctx, p, text_of(node, text))?,
+                        },
                     },
-                },
-                "pair" => {
-                    let m = option_member(&ctx, p)?;
-                    member_markdown(corpus, m)
+                    "pair" => {
+                        let m = option_member(&ctx, p)?;
+                        member_markdown(corpus, m)
+                    }
+                    _ => return None,
                 }
-                _ => return None,
             }
-        }
-        "identifier" | "shorthand_property_identifier" => {
-            let name = text_of(node, text);
-            if let Some(b) = ctx.analysis.binding_at(name, node.start_byte()) {
-                // A statement analysed alone knows the file's other top-level names
-                // from the seed, without where they are declared: the statements of
-                // the whole file that spell the name are analysed to find it.
-                let at = match whole.filter(|_| b.is_seeded()) {
-                    Some(w) => w.top_level_declaration(corpus, text, name, b.kind)?,
-                    None => b.start,
-                };
-                let mut md = declaration_markdown(text, b.kind, at);
-                // The checker's type of the name here: what its members are judged by.
-                match ctx.analysis.certain(node) {
-                    Some(Certain::Interface(i)) => md.push_str(&format!(
-                        "\n\nType: `{i}` (every assignment is one, from the docs)"
-                    )),
-                    Some(Certain::Builtin(p)) if b.kind != BindingKind::Function => {
-                        md.push_str(&format!("\n\nType: `{}`", builtin_type_name(p)))
+            "identifier" | "shorthand_property_identifier" => {
+                let name = text_of(node, text);
+                if let Some(b) = ctx.analysis.binding_at(name, node.start_byte()) {
+                    // A statement analysed alone knows the file's other top-level names
+                    // from the seed, without where they are declared: the statements of
+                    // the whole file that spell the name are analysed to find it.
+                    let at = match whole.filter(|_| b.is_seeded()) {
+                        Some(w) => w.top_level_declaration(corpus, text, name, b.kind)?,
+                        None => b.start,
+                    };
+                    let mut md = declaration_markdown(text, b.kind, at);
+                    // What the import takes from a documented module: the export's docs.
+                    if let Some(docs) = ctx.analysis.binding_import(b).and_then(|(spec, part)| {
+                        super::modules::import_markdown(corpus, spec, part)
+                    }) {
+                        md.push_str("\n\n");
+                        md.push_str(&docs);
                     }
-                    Some(Certain::Union(u)) => {
-                        let ifaces: Vec<&str> = u.interfaces().collect();
-                        md.push_str(&format!("\n\n{}", union_markdown(corpus, &ifaces)));
+                    // The checker's type of the name here: what its members are judged by.
+                    match ctx.analysis.certain(node) {
+                        Some(Certain::Interface(i)) => md.push_str(&format!(
+                            "\n\nType: `{i}` (every assignment is one, from the docs)"
+                        )),
+                        Some(Certain::Builtin(p)) if b.kind != BindingKind::Function => {
+                            md.push_str(&format!("\n\nType: `{}`", builtin_type_name(p)))
+                        }
+                        Some(Certain::Union(u)) => {
+                            let ifaces: Vec<&str> = u.interfaces().collect();
+                            md.push_str(&format!("\n\n{}", union_markdown(corpus, &ifaces)));
+                        }
+                        Some(Certain::Array(t)) => md.push_str(&format!(
+                            "\n\nType: `{}` (from the docs)",
+                            Type::Array(Box::new(t.clone()))
+                        )),
+                        _ => {}
                     }
-                    Some(Certain::Array(t)) => md.push_str(&format!(
-                        "\n\nType: `{}` (from the docs)",
-                        Type::Array(Box::new(t.clone()))
-                    )),
-                    _ => {}
-                }
-                md
-            } else if let Some(iface) = corpus.global_interface(name) {
-                if ctx.node_interface(node).as_deref() != Some(iface) {
+                    md
+                } else if let Some(iface) = corpus.global_interface(name) {
+                    if ctx.node_interface(node).as_deref() != Some(iface) {
+                        return None;
+                    }
+                    interface_markdown(corpus, name, iface)
+                } else if let Some(m) = corpus.global_member(name) {
+                    member_markdown(corpus, m)
+                } else if let Some(c) = corpus.constructors.get(name) {
+                    let mut s = format!("```js\n{}\n```", c.text.trim());
+                    if let Some(id) = corpus.interfaces.get(&c.interface).and_then(|i| i.chunk) {
+                        s.push_str("\n\n");
+                        s.push_str(corpus.chunk(id).text.trim());
+                    }
+                    s
+                } else if let Some(g) = es::global(name) {
+                    builtin_global_markdown(corpus, g)
+                } else {
                     return None;
                 }
-                interface_markdown(corpus, name, iface)
-            } else if let Some(m) = corpus.global_member(name) {
-                member_markdown(corpus, m)
-            } else if let Some(c) = corpus.constructors.get(name) {
-                let mut s = format!("```js\n{}\n```", c.text.trim());
-                if let Some(id) = corpus.interfaces.get(&c.interface).and_then(|i| i.chunk) {
-                    s.push_str("\n\n");
-                    s.push_str(corpus.chunk(id).text.trim());
-                }
-                s
-            } else if let Some(g) = es::global(name) {
-                builtin_global_markdown(corpus, g)
-            } else {
-                return None;
             }
-        }
-        _ => return None,
-    };
+            _ => return None,
+        };
     Some(Hover {
         contents: HoverContents::Markup(markdown(md)),
         range: Some(crate::document::range_in(

@@ -125,11 +125,17 @@ fn docs_target<'a>(ctx: &FileCtx<'a>, node: Node<'a>) -> Option<Target> {
 pub fn definition(
     corpus: &Corpus,
     root: &Path,
+    from: Option<&Path>,
     text: &str,
     tree: &Tree,
     offset: usize,
 ) -> Option<Target> {
     let ctx = FileCtx::new(corpus, text, tree);
+    if let Some(s) = super::modules::specifier_at(tree, text, offset) {
+        if let Some(t) = super::modules::specifier_target(corpus, root, from, text, s) {
+            return Some(t);
+        }
+    }
     let node = node_at(tree, offset)?;
     let string = if node.kind() == "string" {
         Some(node)
@@ -169,6 +175,14 @@ pub fn definition(
     }
     let name = text_of(node, text).to_string();
     if let Some(b) = ctx.analysis.binding_at(&name, node.start_byte()) {
+        // An import of a documented module leads to the export's docs.
+        if let Some(t) = ctx
+            .analysis
+            .binding_import(b)
+            .and_then(|(spec, part)| super::modules::import_target(corpus, spec, part))
+        {
+            return Some(t);
+        }
         if b.kind != BindingKind::Implicit {
             return Some(Target::Here(b.start, b.end));
         }

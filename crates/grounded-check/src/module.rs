@@ -1,0 +1,270 @@
+//! `module`: a module the engine does not have, and names a module does not export.
+//!
+//! What: `import http from "k6/htp"` or `require("k6/htp")` where no `Module:` line of
+//! the docs names `k6/htp` (near names from the documented modules, and a fix); `import
+//! { chek } from "k6"` or `const { chek } = require("k6")` where the module's interface
+//! has no `chek` (a `member` finding, near names from its exports); a relative specifier
+//! (`./lib/util.js`) that names no file of the project, or one outside it (a `file`
+//! finding, as for a `path` argument).
+//!
+//! Never judged: a URL under `Remote modules: yes` (loaded from elsewhere), a name the
+//! project lists in `modules = [...]` of `grounded.toml` (its own bundled dependency),
+//! `import()` and `require(variable)` (computed: nothing certain to say), and `require`
+//! where the engine's `Modules:` line has no `commonjs` (then `require` is an ordinary
+//! name, judged as one).
+//!
+//! Why: a misspelt module stops the script before its first line runs, and an import of
+//! a name the module lacks binds `undefined`, which fails later, far from the import.
+
+use std::path::Path;
+
+use tree_sitter::Node;
+
+pub use super::project::is_relative;
+use super::project::normalize;
+use super::suggest::{interface_related, near, or_list};
+use super::{Code, Ctx, Fix, Span};
+
+/// Judges every module the script loads: its `import`/`export ... from` statements
+/// (engines with ES modules) and its `require("...")` calls (engines with CommonJS).
+pub(crate) fn check<'a>(cx: &mut Ctx<'a>) {
+    if cx.corpus.engine.has_esm() {
+        let reqs: Vec<_> =
+            cx.a.module_requests()
+                .iter()
+                .map(|r| (r.spec, r.source, r.names.clone()))
+                .collect();
+        for (spec, source, names) in reqs {
+            if let Some(spec) = spec {
+                judge(cx, spec, source, &names);
+            }
+        }
+    }
+    if cx.corpus.engine.has_commonjs() {
+        let ids = grounded_js::query::kind_ids();
+        for i in 0..cx.a.sites().len() {
+            let (kind, node, scope) = cx.a.sites()[i];
+            if kind != grounded_js::query::CaptureKind::Call {
+                continue;
+            }
+            let [Some(callee), _] = cx.a.site_part_info(i) else {
+                continue;
+            };
+            if callee.kind != ids.identifier || cx.a.part_text(&callee) != "require" {
+                continue;
+            }
+            let Some(spec) = cx.a.require_spec(node, scope) else {
+                continue;
+            };
+            let Some(source) = first_argument(node) else {
+                continue;
+            };
+            let names = destructured_names(cx, node);
+            judge(cx, spec, source, &names);
+        }
+    }
+}
+
+/// The first argument of a call (the specifier of `require("m")`).
+fn first_argument(call: Node) -> Option<Node> {
+    let args = call.child_by_field_name("arguments")?;
+    let mut c = args.walk();
+    let first = args.named_children(&mut c).find(|n| n.kind() != "comment");
+    first
+}
+
+/// The names `const { a, b: c } = require("m")` takes from the module: each key as
+/// written, and the key.
+fn destructured_names<'a>(cx: &Ctx<'a>, call: Node<'a>) -> Vec<(Node<'a>, &'a str)> {
+    let mut out = Vec::new();
+    let Some(decl) = call.parent().filter(|p| p.kind() == "variable_declarator") else {
+        return out;
+    };
+    let Some(pattern) = decl
+        .child_by_field_name("name")
+        .filter(|n| n.kind() == "object_pattern")
+    else {
+        return out;
+    };
+    let mut c = pattern.walk();
+    for kid in pattern.named_children(&mut c) {
+        let key = match kid.kind() {
+            "shorthand_property_identifier_pattern" => Some(kid),
+            "pair_pattern" => kid
+                .child_by_field_name("key")
+                .filter(|k| k.kind() == "property_identifier"),
+            "object_assignment_pattern" => kid
+                .child_by_field_name("left")
+                .filter(|k| k.kind() == "shorthand_property_identifier_pattern"),
+            _ => None,
+        };
+        if let Some(k) = key {
+            out.push((k, cx.a.node_text(k)));
+        }
+    }
+    out
+}
+
+/// Whether `spec` is a URL (`https://...`).
+pub fn is_url(spec: &str) -> bool {
+    let scheme = spec.split_once("://").map(|(s, _)| s);
+    scheme
+        .is_some_and(|s| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '+'))
+}
+
+/// Whether the project bundles `spec` itself (`modules = ["lodash"]` covers `lodash`
+/// and `lodash/fp`).
+fn bundled(cx: &Ctx, spec: &str) -> bool {
+    cx.project.modules.iter().any(|m| {
+        let m = m.trim();
+        !m.is_empty()
+            && (spec == m
+                || spec
+                    .strip_prefix(m)
+                    .is_some_and(|rest| rest.starts_with('/')))
+    })
+}
+
+fn judge<'a>(cx: &mut Ctx<'a>, spec: &'a str, source: Node<'a>, names: &[(Node<'a>, &'a str)]) {
+    if is_relative(spec) {
+        relative(cx, spec, source);
+        return;
+    }
+    if (is_url(spec) && cx.corpus.engine.remote_modules) || bundled(cx, spec) {
+        return;
+    }
+    let Some(iface) = cx.corpus.module_interface(spec) else {
+        unknown(cx, spec, source);
+        return;
+    };
+    let open = cx
+        .corpus
+        .interfaces
+        .get(iface)
+        .is_some_and(|i| i.string_index.is_some());
+    if open {
+        return;
+    }
+    for &(node, name) in names {
+        if cx.a.member(iface, name).is_some() {
+            continue;
+        }
+        let exports: Vec<&str> = cx
+            .corpus
+            .members_of(iface)
+            .into_iter()
+            .map(|m| m.name.as_str())
+            .collect();
+        let close = near(name, exports);
+        let mut msg = format!("module `{spec}` has no export `{name}`");
+        if !close.is_empty() {
+            msg.push_str(&format!("; did you mean {}?", or_list(&close)));
+        }
+        let fixes = close
+            .iter()
+            .map(|c| Fix::Replace {
+                title: format!("Replace with `{c}`"),
+                span: Span::new(node.start_byte(), node.end_byte()),
+                text: c.to_string(),
+            })
+            .collect();
+        let related = interface_related(cx.corpus, iface);
+        let f = cx.push_node(node, Code::Member, msg);
+        f.fixes = fixes;
+        f.related = related;
+    }
+}
+
+/// A specifier no `Module:` line names.
+fn unknown(cx: &mut Ctx, spec: &str, source: Node) {
+    let documented: Vec<&str> = cx.corpus.modules.keys().map(String::as_str).collect();
+    let close = near(spec, documented.iter().copied());
+    let mut msg =
+        format!("`{spec}` is not a module of this engine: no `Module:` line of its docs names it");
+    if !close.is_empty() {
+        msg.push_str(&format!("; did you mean {}?", or_list(&close)));
+    } else if documented.is_empty() {
+        msg.push_str("; the docs document no module");
+    } else if documented.len() <= 8 {
+        let all: Vec<String> = documented.iter().map(|d| format!("\"{d}\"")).collect();
+        msg.push_str(&format!("; its modules are {}", all.join(", ")));
+    }
+    if close.is_empty() {
+        msg.push_str(
+            " (a dependency the project bundles itself goes in `modules = [...]` of grounded.toml)",
+        );
+    }
+    let fixes = close
+        .iter()
+        .map(|c| Fix::Replace {
+            title: format!("Replace with \"{c}\""),
+            span: Span::new(
+                source.start_byte() + 1,
+                source
+                    .end_byte()
+                    .saturating_sub(1)
+                    .max(source.start_byte() + 1),
+            ),
+            text: c.to_string(),
+        })
+        .collect();
+    let f = cx.push_node(source, Code::Module, msg);
+    f.fixes = fixes;
+}
+
+/// The project file a relative specifier names, relative to the root (`None`: none
+/// exists). Tried as written, then with each script extension, then as a folder's
+/// `index` script, as module loaders do.
+pub fn resolve_relative(
+    root: &Path,
+    from_rel: &str,
+    spec: &str,
+    exts: &[String],
+) -> Result<String, String> {
+    let joined = if let Some(abs) = spec.strip_prefix('/') {
+        normalize(abs)
+    } else {
+        let dir = Path::new(from_rel)
+            .parent()
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .unwrap_or_default();
+        normalize(&format!("{dir}/{spec}"))
+    };
+    if joined.starts_with("..") {
+        return Err(joined);
+    }
+    let mut tries = vec![joined.clone()];
+    tries.extend(exts.iter().map(|e| format!("{joined}{e}")));
+    tries.extend(exts.iter().map(|e| format!("{joined}/index{e}")));
+    tries
+        .into_iter()
+        .find(|t| !t.is_empty() && root.join(t).is_file())
+        .ok_or(joined)
+}
+
+fn relative(cx: &mut Ctx, spec: &str, source: Node) {
+    let root = cx.project.root.clone();
+    if root.as_os_str().is_empty() {
+        return;
+    }
+    match resolve_relative(&root, cx.rel, spec, &cx.corpus.engine.script_extensions) {
+        Ok(_) => {}
+        Err(joined) if joined.starts_with("..") => {
+            let msg = format!(
+                "\"{spec}\" leaves the project folder: a relative import names a file of the project (the folder of grounded.toml), and this one is outside it"
+            );
+            cx.push_node(source, Code::File, msg);
+        }
+        Err(joined) => {
+            let known: Vec<&str> = cx.project.files.keys().map(String::as_str).collect();
+            let close = near(&joined, known);
+            let mut msg = format!(
+                "\"{spec}\" names no file of the project (from this script's folder: `{joined}`, with or without a script extension)"
+            );
+            if !close.is_empty() {
+                msg.push_str(&format!("; the project has {}", or_list(&close)));
+            }
+            cx.push_node(source, Code::File, msg);
+        }
+    }
+}

@@ -1,0 +1,463 @@
+//! Engines whose API arrives through modules (corpus-format.md, "Modules (turn 6)"):
+//! import and `require` bindings are declarations typed by the module's interface, an
+//! unknown module is a `module` finding, relative imports name project files, and
+//! `Scripts run alone: yes` keeps each script to what it loads. Through the real binary,
+//! on the Relay demo (`corpus/relay`, `examples/relay`) and on corpora written here.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::atlas::{array, json, write};
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The Relay demo's corpus, by absolute path (the temp projects below use it).
+fn relay_docs() -> String {
+    repo().join("corpus/relay").to_string_lossy().into_owned()
+}
+
+/// A temp project on `docs` with `toml` appended to its `grounded.toml` and `files`.
+fn project(docs: &str, toml: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "grounded.toml",
+        &format!("docs = {docs:?}\n{toml}"),
+    );
+    for (rel, text) in files {
+        write(dir.path(), rel, text);
+    }
+    dir
+}
+
+fn check(root: &Path, args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend(args);
+    array(root, &all)
+}
+
+fn shown(fs: &[Value]) -> Vec<String> {
+    fs.iter()
+        .map(|f| {
+            format!(
+                "{}:{}:{} {} {}",
+                f["path"].as_str().unwrap_or(""),
+                f["line"],
+                f["column"],
+                f["code"].as_str().unwrap_or(""),
+                f["message"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_relay_demo_is_silent_on_good_scripts_and_finds_each_planted_mistake() {
+    let root = repo().join("examples/relay");
+    let fs = check(&root, &["."]);
+    let got = shown(&fs);
+    // (file, code, line, column, words of the message)
+    let planted: &[(&str, &str, u64, u64, &str)] = &[
+        (
+            "mistakes/module.js",
+            "module",
+            2,
+            22,
+            "did you mean `relay/net`",
+        ),
+        (
+            "mistakes/member.js",
+            "member",
+            2,
+            10,
+            "module `relay` has no export `chek`; did you mean `check`",
+        ),
+        (
+            "mistakes/namespace.js",
+            "member",
+            5,
+            7,
+            "`Net` has no member `gett`",
+        ),
+        (
+            "mistakes/require.js",
+            "member",
+            2,
+            9,
+            "has no export `fnd`; did you mean `find`",
+        ),
+        (
+            "mistakes/default.js",
+            "member",
+            5,
+            11,
+            "`DeviceHub` has no member `devise`",
+        ),
+        (
+            "mistakes/call.js",
+            "member",
+            5,
+            16,
+            "`Device` has no member `switchOn`",
+        ),
+        (
+            "mistakes/file.js",
+            "file",
+            2,
+            23,
+            "names no file of the project",
+        ),
+        (
+            "mistakes/function.js",
+            "function",
+            4,
+            10,
+            "declared in the project's `lib/rooms.js`, which this script does not load",
+        ),
+    ];
+    for (file, code, line, column, words) in planted {
+        let here: Vec<&Value> = fs.iter().filter(|f| f["path"] == *file).collect();
+        assert_eq!(here.len(), 1, "{file}: exactly one finding: {got:#?}");
+        let f = here[0];
+        assert_eq!(f["code"], *code, "{file}: {got:#?}");
+        assert_eq!(
+            (f["line"].as_u64(), f["column"].as_u64()),
+            (Some(*line), Some(*column)),
+            "{file}"
+        );
+        assert!(
+            f["message"].as_str().unwrap().contains(words),
+            "{file}: {}",
+            f["message"]
+        );
+    }
+    // main.js, legacy.js and lib/rooms.js: every form of import, require and export.
+    assert_eq!(fs.len(), planted.len(), "{got:#?}");
+    // The unknown module's fix replaces the specifier inside its quotes.
+    let module = fs.iter().find(|f| f["code"] == "module").unwrap();
+    assert_eq!(module["fixes"][0]["edits"][0]["text"], "relay/net");
+}
+
+#[test]
+fn corpus_lists_the_modules_and_doc_shows_a_modules_exports() {
+    let root = repo().join("examples/relay");
+    let v = json(&root, &["corpus", "--format", "json"]);
+    assert_eq!(v["modules"]["relay/devices"], "Devices");
+    assert_eq!(v["module_forms"], serde_json::json!(["esm", "commonjs"]));
+    assert_eq!(v["remote_modules"], true);
+    assert_eq!(
+        v["entry_exports"],
+        serde_json::json!(["setup", "default", "teardown"])
+    );
+    assert_eq!(v["scripts_run_alone"], true);
+    assert_eq!(v["diagnostics"], serde_json::json!([]));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_grounded"))
+        .args(["doc", "relay/net"])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("Exports of module \"relay/net\" (2)"),
+        "{text}"
+    );
+    assert!(text.contains("get(url: string): Response"), "{text}");
+}
+
+#[test]
+fn a_module_named_twice_a_default_export_of_nothing_and_a_stray_module_line_are_load_diagnostics() {
+    let dir = project(
+        "docs",
+        "",
+        &[(
+            "docs/api.md",
+            "# Engine\n\nECMAScript: 2015\n\n# A\n\nModule: \"m\"\n\nDefault export: Nothing\n\n## A-x\n\nSyntax: x: number\n\n# B\n\nModule: \"m\"\n\n## B-y\n\nSyntax: y: number\n\nModule: \"n\"\n",
+        )],
+    );
+    let v = json(dir.path(), &["corpus", "--format", "json"]);
+    let diags: Vec<String> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.contains("module \"m\" is named by `A` and `B`")),
+        "{diags:#?}"
+    );
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.contains("`Default export: Nothing` names no documented interface")),
+        "{diags:#?}"
+    );
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.contains("`Module: \"n\"` in `B-y`, which is no interface chunk")),
+        "{diags:#?}"
+    );
+    // The first interface keeps the module; the dropped default gives the module object.
+    assert_eq!(v["modules"]["m"], "A");
+    write(
+        dir.path(),
+        "s.js",
+        "import m from \"m\";\nm.x = 1;\nm.z = 2;\n",
+    );
+    let got = shown(&check(dir.path(), &["s.js"]));
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(got[0].contains("`A` has no member `z`"), "{got:#?}");
+}
+
+#[test]
+fn import_bindings_are_declarations_typed_by_their_module() {
+    let dir = project(
+        &relay_docs(),
+        "",
+        &[(
+            "s.js",
+            "import devices, { find as f } from \"relay/devices\";\nimport * as net from \"relay/net\";\nimport { hub } from \"relay/devices\";\n\
+             devices.device(\"a\").turnOn();\nf(\"b\").level = 3;\nhub.count;\nnet.post(\"u\", \"b\").status;\n\
+             devices.count.toFixed(0);\nf(\"c\").nmae;\nhub.cuont;\n",
+        )],
+    );
+    let got = shown(&check(dir.path(), &["s.js"]));
+    assert_eq!(got.len(), 2, "{got:#?}");
+    assert!(
+        got[0].contains("s.js:9:8 member `Device` has no member `nmae`"),
+        "{got:#?}"
+    );
+    assert!(
+        got[1].contains("s.js:10:5 member `DeviceHub` has no member `cuont`"),
+        "{got:#?}"
+    );
+}
+
+#[test]
+fn commonjs_names_are_the_engines_only_where_its_modules_line_says_commonjs() {
+    let script = "const { find } = require(\"relay/devices\");\nmodule.exports = find;\nexports.x = require(\"relay/net\").gett;\n";
+    let dir = project(&relay_docs(), "", &[("s.js", script)]);
+    let got = shown(&check(dir.path(), &["s.js"]));
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].contains("s.js:3:34 member `Net` has no member `gett`"),
+        "{got:#?}"
+    );
+    // An ES-modules-only engine: `require`, `module` and `exports` are names like any.
+    let docs = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(repo().join("corpus/relay/engine.md"))
+        .unwrap()
+        .replace("Modules: esm commonjs", "Modules: esm");
+    write(docs.path(), "engine.md", &text);
+    std::fs::copy(
+        repo().join("corpus/relay/modules.md"),
+        docs.path().join("modules.md"),
+    )
+    .unwrap();
+    let esm = project(&docs.path().to_string_lossy(), "", &[("s.js", script)]);
+    let got = shown(&check(esm.path(), &["s.js"]));
+    assert!(
+        got.iter()
+            .any(|g| g.contains("`require` is defined nowhere")),
+        "{got:#?}"
+    );
+    assert!(
+        got.iter()
+            .any(|g| g.contains("`module` is declared nowhere")),
+        "{got:#?}"
+    );
+}
+
+#[test]
+fn bundled_modules_remote_urls_dynamic_imports_and_computed_requires_are_never_judged() {
+    let script = "import _ from \"lodash\";\nimport fp from \"lodash/fp\";\nimport { r } from \"https://cdn.example/r.js\";\n\
+                  const name = \"relay\";\nconst x = require(name);\nimport(\"relay/nowhere\").then(function (m) { return m; });\n\
+                  _.chunk(fp, r, x);\n";
+    let dir = project(
+        &relay_docs(),
+        "modules = [\"lodash\"]\n",
+        &[("s.js", script)],
+    );
+    assert_eq!(shown(&check(dir.path(), &["s.js"])), Vec::<String>::new());
+    // Without the project's word, the same imports are modules the engine lacks.
+    let bare = project(&relay_docs(), "", &[("s.js", script)]);
+    let got = shown(&check(bare.path(), &["s.js"]));
+    assert_eq!(got.len(), 2, "{got:#?}");
+    assert!(
+        got.iter().all(|g| g.contains(" module `lodash")),
+        "{got:#?}"
+    );
+    // Without `Remote modules: yes`, a URL is no module of the engine either.
+    let docs = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(repo().join("corpus/relay/engine.md"))
+        .unwrap()
+        .replace("Remote modules: yes\n", "");
+    write(docs.path(), "engine.md", &text);
+    std::fs::copy(
+        repo().join("corpus/relay/modules.md"),
+        docs.path().join("modules.md"),
+    )
+    .unwrap();
+    let local = project(
+        &docs.path().to_string_lossy(),
+        "modules = [\"lodash\"]\n",
+        &[("s.js", script)],
+    );
+    let got = shown(&check(local.path(), &["s.js"]));
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].contains("`https://cdn.example/r.js` is not a module"),
+        "{got:#?}"
+    );
+}
+
+#[test]
+fn relative_imports_outside_the_project_circular_ones_and_odd_specifiers_never_panic() {
+    let dir = project(
+        &relay_docs(),
+        "",
+        &[
+            ("a.js", "import { b } from \"./b.js\";\nexport function a() { return b(); }\n"),
+            ("b.js", "import { a } from \"./a\";\nexport function b() { return a(); }\n"),
+            ("lib/index.js", "export const v = 1;\n"),
+            ("c.js", "import { v } from \"./lib\";\nimport w from \"../outside.js\";\nimport q from \"/lib/index.js\";\nconst t = require(`relay`);\nv + w + q + t;\n"),
+        ],
+    );
+    let got = shown(&check(dir.path(), &["."]));
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].contains("c.js:2:15 file \"../outside.js\" leaves the project folder"),
+        "{got:#?}"
+    );
+}
+
+#[test]
+fn scripts_that_run_alone_see_only_what_they_load() {
+    let files: &[(&str, &str)] = &[
+        (
+            "docs/engine.md",
+            "# Engine\n\nECMAScript: 5\nScripts run alone: yes\n",
+        ),
+        (
+            "helpers.js",
+            "function helper() { return 1; }\nfunction format() { return 2; }\n",
+        ),
+        ("b.js", "helper();\nformt();\n"),
+    ];
+    let dir = project("docs", "", files);
+    let got = shown(&check(dir.path(), &["b.js"]));
+    assert_eq!(got.len(), 2, "{got:#?}");
+    assert!(
+        got[0].contains(
+            "`helper` is declared in the project's `helpers.js`, which this script does not load"
+        ),
+        "{got:#?}"
+    );
+    // Near names come only from what the script sees: `format` of helpers.js is none.
+    assert!(
+        got[1].contains("`formt` is defined nowhere") && !got[1].contains("format"),
+        "{got:#?}"
+    );
+    // Without the line, the project's scripts share one scope: `helper` is there.
+    let shared = project("docs", "", files);
+    write(
+        shared.path(),
+        "docs/engine.md",
+        "# Engine\n\nECMAScript: 5\n",
+    );
+    let got = shown(&check(shared.path(), &["b.js"]));
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(got[0].contains("did you mean `format`"), "{got:#?}");
+}
+
+/// The second demo made from TypeScript declarations the test writes (a package folder
+/// of ES modules and a `declare module` file), imported with `grounded import dts`, then
+/// a good script and one planted mistake per kind checked against it.
+#[test]
+fn a_corpus_imported_from_module_declarations_checks_module_scripts() {
+    let dir = project(
+        "corpus",
+        "",
+        &[
+            ("types/relaykit/package.json", "{\"name\": \"@types/relaykit\"}\n"),
+            (
+                "types/relaykit/index.d.ts",
+                "export interface Device {\n  readonly name: string;\n  turnOn(): void;\n}\n\
+                 export function find(name: string): Device;\nexport function log(message: string): void;\n",
+            ),
+            (
+                "types/relaykit/net/index.d.ts",
+                "export interface Response {\n  readonly status: number;\n}\n\
+                 export function get(url: string): Response;\n",
+            ),
+            (
+                "types/extra.d.ts",
+                "declare module \"relaykit-extra\" {\n  export function ping(): number;\n}\n",
+            ),
+        ],
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_grounded"))
+        .args([
+            "import",
+            "dts",
+            "--es",
+            "2020",
+            "--out",
+            "corpus",
+            "types/relaykit",
+            "types/extra.d.ts",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(dir.path(), &["corpus", "--format", "json"]);
+    for m in ["relaykit", "relaykit/net", "relaykit-extra"] {
+        assert!(v["modules"][m].is_string(), "{m}: {:#}", v["modules"]);
+    }
+    write(
+        dir.path(),
+        "good.js",
+        "import { find, log } from \"relaykit\";\nimport * as net from \"relaykit/net\";\nimport { ping } from \"relaykit-extra\";\n\
+         find(\"a\").turnOn();\nlog(\"x\" + net.get(\"u\").status + ping() + find(\"b\").name);\n",
+    );
+    assert_eq!(
+        shown(&check(dir.path(), &["good.js"])),
+        Vec::<String>::new()
+    );
+    write(
+        dir.path(),
+        "bad.js",
+        "import { fnd } from \"relaykit\";\nimport * as net from \"relaykit/nett\";\nimport * as web from \"relaykit/net\";\nimport { find } from \"relaykit\";\n\
+         web.gett(\"u\");\nfind(\"a\").turnOff();\nfnd(net);\n",
+    );
+    let got = shown(&check(dir.path(), &["bad.js"]));
+    assert_eq!(got.len(), 4, "{got:#?}");
+    assert!(
+        got[0].contains(
+            "bad.js:1:10 member module `relaykit` has no export `fnd`; did you mean `find`"
+        ),
+        "{got:#?}"
+    );
+    assert!(
+        got[1].contains("bad.js:2:22 module `relaykit/nett` is not a module of this engine"),
+        "{got:#?}"
+    );
+    assert!(
+        got[2].contains("bad.js:5:5 member") && got[2].contains("`gett`"),
+        "{got:#?}"
+    );
+    assert!(
+        got[3].contains("bad.js:6:11 member") && got[3].contains("`turnOff`"),
+        "{got:#?}"
+    );
+}

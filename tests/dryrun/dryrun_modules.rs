@@ -1,0 +1,95 @@
+//! The dry run of engines whose API arrives through modules (issue 44), through the
+//! real binary on the Relay demo: imports and `require` give the corpus's fake modules,
+//! the project's own files run as modules, and an entry's `Entry exports:` are called in
+//! order after its top level.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::atlas::{array, write};
+use serde_json::Value;
+
+fn relay() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/relay")
+}
+
+fn dry(root: &Path, file: &str) -> Vec<String> {
+    array(root, &["dry-run", file, "--format", "json"])
+        .iter()
+        .map(|f: &Value| {
+            format!(
+                "{}:{}:{} {}",
+                f["path"].as_str().unwrap_or(""),
+                f["line"],
+                f["column"],
+                f["message"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_relay_demo_runs_its_modules_silent_and_catches_invented_members() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/relay");
+    assert_eq!(dry(&root, "main.js"), Vec::<String>::new());
+    assert_eq!(dry(&root, "legacy.js"), Vec::<String>::new());
+    // Inside the default export: reached only because the engine calls it.
+    let got = dry(&root, "mistakes/call.js");
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].starts_with("mistakes/call.js:5:16 `Device` has no member `switchOn`"),
+        "{got:#?}"
+    );
+    let got = dry(&root, "mistakes/namespace.js");
+    assert!(
+        got.len() == 1 && got[0].contains("`Net` has no member `gett`"),
+        "{got:#?}"
+    );
+    let got = dry(&root, "mistakes/member.js");
+    assert!(
+        got.len() == 1 && got[0].contains("`Relay` has no member `chek`"),
+        "{got:#?}"
+    );
+}
+
+#[test]
+fn entry_exports_are_called_in_order_and_project_files_are_modules() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "grounded.toml",
+        &format!("docs = {:?}\n", relay().to_string_lossy()),
+    );
+    // Each step uses what the one before it set: in any other order a step reads
+    // `undefined` and never reaches its invented member.
+    write(
+        dir.path(),
+        "main.js",
+        "import { find } from \"relay/devices\";\nimport { lamp } from \"./lib/house.js\";\n\
+         var a, b;\n\
+         export function teardown() { b.third(); }\n\
+         export default function () { a.second(); b = lamp(); }\n\
+         export function setup() { a = find(\"a\"); a.first(); }\n\
+         var local = 1;\n",
+    );
+    write(
+        dir.path(),
+        "lib/house.js",
+        "const { find } = require(\"relay/devices\");\nexports.lamp = function () { return find(\"lamp\"); };\n",
+    );
+    let got = dry(dir.path(), "main.js");
+    let members: Vec<&str> = got
+        .iter()
+        .filter_map(|g| g.split("has no member `").nth(1))
+        .map(|r| r.split('`').next().unwrap_or(""))
+        .collect();
+    let mut sorted = members.clone();
+    sorted.sort();
+    assert_eq!(sorted, ["first", "second", "third"], "{got:#?}");
+    // A module's top-level names stay its own: `local` is no global of another file.
+    write(dir.path(), "other.js", "import \"./main.js\";\nlocal.x;\n");
+    let got = dry(dir.path(), "other.js");
+    assert!(
+        got.iter().any(|g| g.contains("local is not defined")),
+        "{got:#?}"
+    );
+}

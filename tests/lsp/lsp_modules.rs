@@ -1,0 +1,177 @@
+//! Modules in the editor (issue 44), through the real server over stdio on the Relay
+//! demo's corpus: hover, definition and completion on import bindings, completion of
+//! module names in a specifier string and of exports inside `import { }`, and the quick
+//! fix of an unknown module.
+
+use std::path::PathBuf;
+
+use crate::common::*;
+use serde_json::{json, Value};
+
+fn relay() -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus/relay")
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn hover_text(h: &Value) -> String {
+    h["contents"]["value"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn position(text: &str, needle: &str, delta: u32) -> Value {
+    let (line, col) = pos_of(text, needle);
+    json!({"line": line, "character": col + delta})
+}
+
+#[test]
+fn hover_definition_and_completion_know_import_bindings() {
+    let text = "import { find, hub } from \"relay/devices\";\nimport * as net from \"relay/net\";\nimport { rooms } from \"./lib.js\";\n\
+                find(\"a\").turnOn();\nnet.get(\"u\").status;\nrooms();\n";
+    let dir = project(
+        &relay(),
+        &[
+            ("s.js", text.as_bytes()),
+            ("lib.js", b"export function rooms() { return 1; }\n"),
+        ],
+    );
+    let mut lsp = Lsp::start(&[], &[]);
+    lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
+    let u = uri(&dir.path().join("s.js"));
+    lsp.open(&u, text);
+    let diags = lsp.diagnostics_where(&u, Some(1), |_| true);
+    assert!(diags.is_empty(), "{diags:#?}");
+
+    // Hover on a named import's use: the export's signature from the docs.
+    let h = lsp.request("textDocument/hover", at(&u, text, "find(\"a\")", 1));
+    let md = hover_text(&h);
+    assert!(
+        md.contains("Export `find` of module \"relay/devices\""),
+        "{md}"
+    );
+    assert!(md.contains("find(name: string): Device"), "{md}");
+    // On a namespace binding: the module's interface.
+    let h = lsp.request("textDocument/hover", at(&u, text, "net.get", 1));
+    assert!(
+        hover_text(&h).contains("Module \"relay/net\": `Net`"),
+        "{h}"
+    );
+    // On the specifier: the module and its exports.
+    let h = lsp.request("textDocument/hover", at(&u, text, "relay/net", 2));
+    let md = hover_text(&h);
+    assert!(
+        md.contains("module \"relay/net\": Net") && md.contains("`post`"),
+        "{md}"
+    );
+
+    // Definition of a named import: the export's chunk in the corpus.
+    let d = lsp.request("textDocument/definition", at(&u, text, "find(\"a\")", 1));
+    assert!(
+        d["uri"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("corpus/relay/modules.md"),
+        "{d}"
+    );
+    let doc = std::fs::read_to_string(PathBuf::from(relay()).join("modules.md")).unwrap();
+    let line = doc.lines().position(|l| l == "## Devices-find").unwrap();
+    assert_eq!(d["range"]["start"]["line"], json!(line), "{d}");
+    // Of a relative specifier: the project file.
+    let d = lsp.request("textDocument/definition", at(&u, text, "./lib.js", 2));
+    assert!(
+        d["uri"].as_str().unwrap_or_default().ends_with("/lib.js"),
+        "{d}"
+    );
+
+    // Completion after a namespace binding's dot: the module's exports.
+    let last = text.matches('\n').count() as u32;
+    lsp.change(&u, 2, [last, 0, last, 0], "net.");
+    let items = lsp.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": u}, "position": {"line": last, "character": 4}}),
+    );
+    let l = labels(&items);
+    assert!(
+        l.contains(&"get".to_string()) && l.contains(&"post".to_string()),
+        "{l:?}"
+    );
+    // After a call of a named import: the documented return's members.
+    lsp.change(&u, 3, [last, 0, last, 4], "find(\"x\").");
+    let items = lsp.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": u}, "position": {"line": last, "character": 10}}),
+    );
+    let l = labels(&items);
+    assert!(l.contains(&"turnOn".to_string()), "{l:?}");
+    lsp.shutdown();
+}
+
+#[test]
+fn completion_offers_module_names_in_a_specifier_and_exports_in_braces() {
+    let dir = project(&relay(), &[("s.js", b"")]);
+    let mut lsp = Lsp::start(&[], &[]);
+    lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
+    let u = uri(&dir.path().join("s.js"));
+    let text =
+        "import x from \"rel\";\nconst y = require(\"re\");\nimport {  } from \"relay/devices\";\n";
+    lsp.open(&u, text);
+    for (needle, delta) in [("\"rel\"", 4), ("\"re\")", 3)] {
+        let items = lsp.request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": u}, "position": position(text, needle, delta)}),
+        );
+        let l = labels(&items);
+        for m in ["relay", "relay/devices", "relay/net"] {
+            assert!(l.contains(&m.to_string()), "{needle}: {m}: {l:?}");
+        }
+    }
+    let items = lsp.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": u}, "position": position(text, "{  }", 2)}),
+    );
+    let l = labels(&items);
+    assert_eq!(l.len(), 2, "{l:?}");
+    assert!(
+        l.contains(&"find".to_string()) && l.contains(&"hub".to_string()),
+        "{l:?}"
+    );
+    lsp.shutdown();
+}
+
+#[test]
+fn an_unknown_module_has_a_quick_fix_to_the_near_one() {
+    let text = "import * as net from \"relay/nett\";\nnet.get(\"u\");\n";
+    let dir = project(&relay(), &[("s.js", text.as_bytes())]);
+    let mut lsp = Lsp::start(&[], &[]);
+    lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
+    let u = uri(&dir.path().join("s.js"));
+    lsp.open(&u, text);
+    let d = lsp.diagnostics_where(&u, Some(1), |d| d.iter().any(|d| d["code"] == "module"));
+    let target = d.iter().find(|d| d["code"] == "module").unwrap().clone();
+    let actions = lsp.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": u}, "range": target["range"],
+               "context": {"diagnostics": [target]}}),
+    );
+    let action = actions
+        .as_array()
+        .and_then(|a| {
+            a.iter()
+                .find(|x| x["title"] == "Replace with \"relay/net\"")
+        })
+        .unwrap_or_else(|| panic!("{actions:#}"))
+        .clone();
+    let edits = action["edit"]["changes"][&u].as_array().unwrap().clone();
+    let fixed = apply_edits(text, &edits);
+    assert!(
+        fixed.starts_with("import * as net from \"relay/net\";"),
+        "{fixed}"
+    );
+    lsp.change(&u, 2, [0, 0, 2, 0], &fixed);
+    let after = lsp.diagnostics_where(&u, Some(2), |_| true);
+    assert!(after.is_empty(), "{after:#?}");
+    lsp.shutdown();
+}
