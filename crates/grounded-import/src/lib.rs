@@ -2,7 +2,10 @@
 //! `.d.ts` files (folders recursively, `/// <reference path>` followed) with
 //! tree-sitter-typescript (`dts`), turns declarations into the corpus's interfaces,
 //! members and globals (`map`), renders the chunks (`render`) and writes them where
-//! nothing is half-written (`write`).
+//! nothing is half-written (`write`). Declarations that are modules (`declare module
+//! "x"`, a package's files with `import`/`export`) become one interface per module
+//! (`Module:`), named as TypeScript resolves the package (`modpath`); their exports
+//! are never globals.
 //!
 //! It knows TypeScript, never an engine: what declarations cannot say (the ECMAScript
 //! level, `Extensible:`, `Global members:`, which declaration a colliding name means,
