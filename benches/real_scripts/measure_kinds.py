@@ -409,7 +409,15 @@ class Script:
             elif prior:
                 # The nearest binding before the use (scripts declare `node` again in
                 # each function; the nearest is the one in scope in straight code).
-                _, kind, t = prior[-1]
+                at, kind, t = prior[-1]
+                # A parameter of the same name between them shadows it: `check(res, {
+                # "ok": (res) => res.status === 200 })` reads the callback's `res`.
+                between = code[at:m.start()]
+                n_ = re.escape(name)
+                if kind != "callback" and (
+                        re.search(r"\([^()]*(?<![\w$.])" + n_ + r"\b[^()]*\)\s*=>|(?<![\w$.])" + n_ + r"\s*=>"
+                                  r"|function\s*[\w$]*\s*\([^)]*(?<![\w$.])" + n_ + r"\b", between[1:])):
+                    continue
                 if kind == "named":
                     kind = "named import object"
                 if kind in ("call", "new", "await") and len(re.findall(

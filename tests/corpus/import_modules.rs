@@ -258,6 +258,27 @@ fn a_package_folder_is_one_interface_per_module_and_its_exports_are_no_globals()
 }
 
 #[test]
+fn the_options_say_how_scripts_load_modules() {
+    let mut files = PACKAGE.to_vec();
+    files.push((
+        "opts.toml",
+        "modules = [\"esm\"]\nremote_modules = true\nentry_exports = [\"setup\", \"default\"]\nscripts_run_alone = true\n",
+    ));
+    let dir = folder(&files);
+    let (c, _) = import_ok(dir.path(), &["--options", "opts.toml", "pkg"]);
+    for line in [
+        "Modules: esm\n",
+        "Remote modules: yes\n",
+        "Entry exports: setup default\n",
+        "Scripts run alone: yes\n",
+    ] {
+        assert!(c["Engine"].contains(line), "{line:?} in {}", c["Engine"]);
+    }
+    let (c, _) = import_ok(dir.path(), &["pkg"]);
+    assert!(!c["Engine"].contains("Modules:"), "{}", c["Engine"]);
+}
+
+#[test]
 fn one_file_of_the_package_is_named_by_its_path_and_its_relative_imports_are_read() {
     let dir = folder(PACKAGE);
     let (c, err) = import_ok(dir.path(), &["pkg/http/index.d.ts"]);

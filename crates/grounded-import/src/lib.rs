@@ -2,7 +2,10 @@
 //! `.d.ts` files (folders recursively, `/// <reference path>` followed) with
 //! tree-sitter-typescript (`dts`), turns declarations into the corpus's interfaces,
 //! members and globals (`map`), renders the chunks (`render`) and writes them where
-//! nothing is half-written (`write`).
+//! nothing is half-written (`write`). Declarations that are modules (`declare module
+//! "x"`, a package's files with `import`/`export`) become one interface per module
+//! (`Module:`), named as TypeScript resolves the package (`modpath`); their exports
+//! are never globals.
 //!
 //! It knows TypeScript, never an engine: what declarations cannot say (the ECMAScript
 //! level, `Extensible:`, `Global members:`, which declaration a colliding name means,
@@ -110,6 +113,18 @@ pub struct Settings {
     /// neither TypeScript's implicit one nor a declared one.
     #[serde(default)]
     pub no_constructor: Vec<String>,
+    /// `Modules:` of the Engine chunk: how scripts load modules (`esm`, `commonjs`).
+    #[serde(default)]
+    pub modules: Vec<String>,
+    /// `Remote modules: yes`: a URL specifier is loaded from elsewhere, never judged.
+    #[serde(default)]
+    pub remote_modules: bool,
+    /// `Entry exports:`: the exports the engine calls in an entry script, in order.
+    #[serde(default)]
+    pub entry_exports: Vec<String>,
+    /// `Scripts run alone: yes`: each script sees its own names and what it loads.
+    #[serde(default)]
+    pub scripts_run_alone: bool,
 }
 
 fn default_es() -> String {
@@ -131,6 +146,10 @@ impl Default for Settings {
             prefer: BTreeMap::new(),
             facts: None,
             no_constructor: Vec::new(),
+            modules: Vec::new(),
+            remote_modules: false,
+            entry_exports: Vec::new(),
+            scripts_run_alone: false,
         }
     }
 }

@@ -284,6 +284,20 @@ fn engine_chunk(s: &Settings, nfiles: usize) -> Chunk {
     if !s.also_has.is_empty() {
         t.push_str(&format!("Also has: {}\n", s.also_has.join(" ")));
     }
+    // What declarations cannot say about how scripts load modules (k6 loads
+    // `https://jslib.k6.io/...` itself and calls `setup`, `default`, `teardown`).
+    if !s.modules.is_empty() {
+        t.push_str(&format!("Modules: {}\n", s.modules.join(" ")));
+    }
+    if s.remote_modules {
+        t.push_str("Remote modules: yes\n");
+    }
+    if !s.entry_exports.is_empty() {
+        t.push_str(&format!("Entry exports: {}\n", s.entry_exports.join(" ")));
+    }
+    if s.scripts_run_alone {
+        t.push_str("Scripts run alone: yes\n");
+    }
     t.push_str(&format!(
         "\nImported by `grounded import dts` from {nfiles} declaration file{}; the lines above come from its options, not from the declarations.\n",
         if nfiles == 1 { "" } else { "s" }
