@@ -461,3 +461,48 @@ fn a_corpus_imported_from_module_declarations_checks_module_scripts() {
         "{got:#?}"
     );
 }
+
+/// A class a documented module exports is built with `new` of its import binding, and
+/// the object is as certain as a global constructor's: on a real module engine (k6's
+/// `import { Client } from "k6/net/grpc"; const client = new Client()`), typing every
+/// declared name as unknown lost every `new` site that was caught when the same class
+/// was a global.
+#[test]
+fn new_of_an_imported_class_is_typed_by_its_documented_constructor() {
+    let docs = tempfile::tempdir().unwrap();
+    write(
+        docs.path(),
+        "api.md",
+        "# Engine\n\nECMAScript: 2015\n\n# Wire\n\nModule: \"wire\"\n\n## Wire-Socket\n\nSyntax: readonly Socket: Function\n\n\
+         # Socket\n\nConstructor: new Socket(url: string)\n\n## Socket-send\n\nSyntax: send(data: string): void\n\n\
+         ## Socket-close\n\nSyntax: close(): void\n",
+    );
+    let dir = project(
+        &docs.path().to_string_lossy(),
+        "",
+        &[
+            (
+                "good.js",
+                "import { Socket } from \"wire\";\nimport { Socket as S } from \"wire\";\n\
+                 const s = new Socket(\"ws://a\");\ns.send(\"x\");\nnew S(\"ws://b\").close();\n",
+            ),
+            (
+                "bad.js",
+                "import { Socket as S } from \"wire\";\nconst s = new S(\"ws://a\");\ns.sendd(\"x\");\n",
+            ),
+            (
+                // A class of the script's own, of the same name: not the docs' one.
+                "own.js",
+                "class Socket { sendd() {} }\nconst s = new Socket();\ns.sendd();\n",
+            ),
+        ],
+    );
+    assert!(shown(&check(dir.path(), &["good.js"])).is_empty());
+    assert!(shown(&check(dir.path(), &["own.js"])).is_empty());
+    let got = shown(&check(dir.path(), &["bad.js"]));
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].contains("bad.js:3:3 member `Socket` has no member `sendd`"),
+        "{got:#?}"
+    );
+}
