@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use grounded_docs::Corpus;
 use grounded_js::query::CaptureKind;
 use grounded_js::{self as js, Analysis};
+use rayon::prelude::*;
 
 /// What one script offers and needs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -237,23 +238,30 @@ impl ProjectIndex {
                 })
                 .collect(),
         };
-        for file in walk.files {
-            let rel = relative(root, &file);
-            grounded_textfile::reading(&rel);
-            let Ok(d) = grounded_textfile::read(&file) else {
-                continue;
-            };
-            if grounded_textfile::looks_binary(&d.text) {
-                continue;
-            }
-            if d.lossy {
+        // Each file's facts on every core (they read its text alone), kept in the walk's
+        // order so the notes come out as one thread gives them.
+        let read: Vec<_> = walk
+            .files
+            .par_iter()
+            .map(|file| {
+                let rel = relative(root, file);
+                grounded_textfile::reading(&rel);
+                let d = grounded_textfile::read(file).ok()?;
+                if grounded_textfile::looks_binary(&d.text) {
+                    return None;
+                }
+                let facts = FileFacts::of(corpus, &rel, &d.text);
+                Some((rel, d.lossy, facts))
+            })
+            .collect();
+        for (rel, lossy, facts) in read.into_iter().flatten() {
+            if lossy {
                 idx.notes.push(super::Unreadable {
                     path: rel.clone(),
                     reason: grounded_textfile::LOSSY_NOTE.into(),
                 });
             }
-            idx.files
-                .insert(rel.clone(), FileFacts::of(corpus, &rel, &d.text));
+            idx.files.insert(rel, facts);
         }
         idx
     }
