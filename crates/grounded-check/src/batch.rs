@@ -12,7 +12,8 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::{check_script, project, suppress, Finding, ProjectIndex, Rules};
+use super::dispatch::check_script_in;
+use super::{project, suppress, Finding, ProjectIndex, Rules};
 use grounded_docs::Corpus;
 use grounded_js as js;
 
@@ -53,6 +54,7 @@ pub(crate) fn map_ordered<T: Sync, R: Send>(
 pub(crate) fn check_file(
     corpus: &Corpus,
     project: &ProjectIndex,
+    shared: &project::SharedNames,
     root: &Path,
     rules: &Rules,
     shown: &str,
@@ -92,7 +94,18 @@ pub(crate) fn check_file(
     let script = js::script_text(shown, &text, &corpus.engine.directives);
     let is_script = !js::is_markdown(shown) || script.bytes().any(|b| !b.is_ascii_whitespace());
     let tree = js::parse(&script);
-    let mut found = check_script(corpus, project, shown, &rel, &text, &script, &tree);
+    let mut found = check_script_in(
+        corpus,
+        project,
+        Some(shared),
+        shown,
+        &rel,
+        &text,
+        &script,
+        &tree,
+        false,
+    )
+    .0;
     suppress::apply_file(&mut found, shown, &text, &script, &rules.for_file(&rel));
     Outcome {
         note,

@@ -310,8 +310,9 @@ pub fn check_paths_opts(
         .collect();
     // Read and checked on every core; merged here in the files' order, so what is said
     // and found is in the order one thread gives.
+    let shared = project.shared_names();
     let outcomes = batch::map_ordered(&files, |(shown, file)| {
-        batch::check_file(corpus, &project, root, rules, shown, file)
+        batch::check_file(corpus, &project, &shared, root, rules, shown, file)
     });
     for ((shown, file), outcome) in files.into_iter().zip(outcomes) {
         if let Some(note) = outcome.note {

@@ -191,8 +191,26 @@ mod tests {
             (seed % n as u64) as usize
         };
         let stems = [
-            "table", "Start", "End", "cell", "row", "page", "Brek", "paragraph", "é", "ü",
-            "x", "ab", "Layout", "border", "Colour", "_", "item", "list", "format", "9",
+            "table",
+            "Start",
+            "End",
+            "cell",
+            "row",
+            "page",
+            "Brek",
+            "paragraph",
+            "é",
+            "ü",
+            "x",
+            "ab",
+            "Layout",
+            "border",
+            "Colour",
+            "_",
+            "item",
+            "list",
+            "format",
+            "9",
         ];
         let mut corpus: Vec<String> = Vec::new();
         for _ in 0..600 {
