@@ -54,7 +54,7 @@ pub(crate) fn map_ordered<T: Sync, R: Send>(
 pub(crate) fn check_file(
     corpus: &Corpus,
     project: &ProjectIndex,
-    shared: &project::SharedNames,
+    shared: &project::SharedNames<'_>,
     root: &Path,
     rules: &Rules,
     shown: &str,

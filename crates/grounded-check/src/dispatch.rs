@@ -208,7 +208,7 @@ pub(super) fn check_script_full(
 pub(super) fn check_script_in(
     corpus: &Corpus,
     project: &ProjectIndex,
-    shared: Option<&project::SharedNames>,
+    shared: Option<&project::SharedNames<'_>>,
     shown: &str,
     rel: &str,
     text: &str,
