@@ -573,22 +573,21 @@ pub(super) fn finding_json(
         texts.index(&f.path)
     };
     let fixes: Vec<_> = match index {
-        Some(idx) => {
-            f.fixes
-                .iter()
-                .map(|fix| {
-                    let (title, edits) = fix_edits(fix, &idx);
-                    let edits: Vec<_> = edits
-                        .into_iter()
-                        .map(|e| {
-                            json!({"line": e.line, "column": e.column, "end_line": e.end_line,
+        Some(idx) => f
+            .fixes
+            .iter()
+            .map(|fix| {
+                let (title, edits) = fix_edits(fix, &idx);
+                let edits: Vec<_> = edits
+                    .into_iter()
+                    .map(|e| {
+                        json!({"line": e.line, "column": e.column, "end_line": e.end_line,
                                    "end_column": e.end_column, "text": e.text})
-                        })
-                        .collect();
-                    json!({"title": title, "edits": edits})
-                })
-                .collect()
-        }
+                    })
+                    .collect();
+                json!({"title": title, "edits": edits})
+            })
+            .collect(),
         None => Vec::new(),
     };
     v["fixes"] = json!(fixes);
