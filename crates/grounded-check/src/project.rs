@@ -384,7 +384,7 @@ impl ProjectIndex {
         rel: &str,
         own: &FileFacts,
         shared: &SharedNames<'_>,
-    ) -> Option<(js::ProjectNames, HashSet<String>)> {
+    ) -> Option<(js::ProjectNames<js::NameHash>, HashSet<String>)> {
         if !self.sees_all(rel, own) {
             return None;
         }

@@ -263,7 +263,7 @@ pub struct Analysis<'a> {
     typeof_names: HashSet<&'a str, NameHash>,
     narrowed_globals: HashSet<&'a str, NameHash>,
     polyfills: HashSet<String>,
-    project_names: crate::project_names::ProjectNames,
+    project_names: crate::project_names::ProjectNames<NameHash>,
     /// Implicit globals of this script that another project file also declares or
     /// assigns ([`Analysis::set_written_elsewhere`]): never typed by this file's write.
     written_elsewhere: HashSet<String, NameHash>,
@@ -686,7 +686,10 @@ impl<'a> Analysis<'a> {
     }
 
     /// [`Analysis::set_project_names`] from a set shared with other scripts.
-    pub fn set_project_names_shared(&mut self, names: crate::project_names::ProjectNames) {
+    pub fn set_project_names_shared(
+        &mut self,
+        names: crate::project_names::ProjectNames<NameHash>,
+    ) {
         self.project_names = names;
         // A type settled before may have read one of these names as a documented global.
         for b in &self.bindings {

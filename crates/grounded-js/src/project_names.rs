@@ -5,24 +5,23 @@
 //! one global scope), each script's set was the whole project's names less its own: 400
 //! scripts of 7,000 names made 2.8 million copied strings, each hashed twice (issue 48).
 //! One set of the project's names, shared, with the few names only the script itself
-//! declares hidden, answers the same questions. Imports nothing of the crate but the
-//! name hasher.
+//! declares hidden, answers the same questions. Imports nothing of the crate: the
+//! hasher is the caller's (the analysis uses its `NameHash`).
 
 use std::collections::HashSet;
+use std::hash::BuildHasher;
 use std::sync::Arc;
-
-use crate::analysis::NameHash;
 
 /// A set of names: a shared set less the names hidden from this script.
 #[derive(Debug, Clone, Default)]
-pub struct ProjectNames {
-    shared: Arc<HashSet<String, NameHash>>,
-    hidden: HashSet<String, NameHash>,
+pub struct ProjectNames<S> {
+    shared: Arc<HashSet<String, S>>,
+    hidden: HashSet<String, S>,
 }
 
-impl ProjectNames {
+impl<S: BuildHasher + Default> ProjectNames<S> {
     /// `shared` less `hidden`.
-    pub fn new(shared: Arc<HashSet<String, NameHash>>, hidden: HashSet<String, NameHash>) -> Self {
+    pub fn new(shared: Arc<HashSet<String, S>>, hidden: HashSet<String, S>) -> Self {
         ProjectNames { shared, hidden }
     }
 
@@ -39,7 +38,7 @@ impl ProjectNames {
     }
 }
 
-impl FromIterator<String> for ProjectNames {
+impl<S: BuildHasher + Default> FromIterator<String> for ProjectNames<S> {
     fn from_iter<I: IntoIterator<Item = String>>(names: I) -> Self {
         ProjectNames {
             shared: Arc::new(names.into_iter().collect()),
@@ -51,6 +50,7 @@ impl FromIterator<String> for ProjectNames {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::NameHash;
 
     #[test]
     fn hidden_names_are_not_seen() {
@@ -62,7 +62,7 @@ mod tests {
         let mut seen: Vec<&String> = p.iter().collect();
         seen.sort();
         assert_eq!(seen, ["a", "c"]);
-        let owned: ProjectNames = vec!["x".to_string()].into_iter().collect();
+        let owned: ProjectNames<NameHash> = vec!["x".to_string()].into_iter().collect();
         assert!(owned.contains("x"));
     }
 }
