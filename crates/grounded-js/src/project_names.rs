@@ -50,19 +50,19 @@ impl<S: BuildHasher + Default> FromIterator<String> for ProjectNames<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::NameHash;
+    use std::collections::hash_map::RandomState;
 
     #[test]
     fn hidden_names_are_not_seen() {
-        let shared: HashSet<String, NameHash> =
+        let shared: HashSet<String, RandomState> =
             ["a", "b", "c"].map(String::from).into_iter().collect();
-        let hidden: HashSet<String, NameHash> = ["b"].map(String::from).into_iter().collect();
+        let hidden: HashSet<String, RandomState> = ["b"].map(String::from).into_iter().collect();
         let p = ProjectNames::new(Arc::new(shared), hidden);
         assert!(p.contains("a") && !p.contains("b") && !p.contains("d"));
         let mut seen: Vec<&String> = p.iter().collect();
         seen.sort();
         assert_eq!(seen, ["a", "c"]);
-        let owned: ProjectNames<NameHash> = vec!["x".to_string()].into_iter().collect();
+        let owned: ProjectNames<RandomState> = vec!["x".to_string()].into_iter().collect();
         assert!(owned.contains("x"));
     }
 }
