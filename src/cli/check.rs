@@ -483,6 +483,9 @@ pub(super) struct Texts {
     pub(super) files: HashMap<String, PathBuf>,
     /// Texts read (or given: `--diff`'s fixed texts, never on disk).
     pub(super) read: HashMap<String, Option<String>>,
+    /// The line starts of each text, found once: each finding with a fix indexed its
+    /// whole file again, 30% of checking a 100,000-line script (issue 48).
+    starts: HashMap<String, Vec<usize>>,
 }
 
 impl Texts {
@@ -498,6 +501,18 @@ impl Texts {
                 crate::textfile::read(&p).ok().map(|d| d.text)
             })
             .as_deref()
+    }
+
+    /// The line index of a text ([`Texts::get`]), its line starts found once.
+    fn index(&mut self, shown: &str) -> Option<crate::js::LineIndex<'_>> {
+        self.get(shown)?;
+        let text = self.read.get(shown)?.as_deref()?;
+        let starts = self
+            .starts
+            .entry(shown.to_string())
+            .or_insert_with(|| crate::js::LineIndex::new(text).into_starts())
+            .clone();
+        Some(crate::js::LineIndex::from_starts(text, starts))
     }
 }
 
@@ -552,24 +567,27 @@ pub(super) fn finding_json(
 ) -> serde_json::Value {
     use serde_json::json;
     let mut v = serde_json::to_value(f).unwrap_or_else(|_| json!({}));
-    let fixes: Vec<_> = match texts.get(&f.path) {
-        Some(text) => {
-            let idx = crate::js::LineIndex::new(text);
-            f.fixes
-                .iter()
-                .map(|fix| {
-                    let (title, edits) = fix_edits(fix, &idx);
-                    let edits: Vec<_> = edits
-                        .into_iter()
-                        .map(|e| {
-                            json!({"line": e.line, "column": e.column, "end_line": e.end_line,
+    let index = if f.fixes.is_empty() {
+        None
+    } else {
+        texts.index(&f.path)
+    };
+    let fixes: Vec<_> = match index {
+        Some(idx) => f
+            .fixes
+            .iter()
+            .map(|fix| {
+                let (title, edits) = fix_edits(fix, &idx);
+                let edits: Vec<_> = edits
+                    .into_iter()
+                    .map(|e| {
+                        json!({"line": e.line, "column": e.column, "end_line": e.end_line,
                                    "end_column": e.end_column, "text": e.text})
-                        })
-                        .collect();
-                    json!({"title": title, "edits": edits})
-                })
-                .collect()
-        }
+                    })
+                    .collect();
+                json!({"title": title, "edits": edits})
+            })
+            .collect(),
         None => Vec::new(),
     };
     v["fixes"] = json!(fixes);
@@ -813,8 +831,7 @@ fn sarif(
             if let Some(ig) = &f.ignored {
                 r["suppressions"] = json!([sarif_suppression(ig)]);
             }
-            if let (false, Some(text)) = (f.fixes.is_empty(), texts.get(&f.path)) {
-                let idx = crate::js::LineIndex::new(text);
+            if let (false, Some(idx)) = (f.fixes.is_empty(), texts.index(&f.path)) {
                 let fixes: Vec<_> = f
                     .fixes
                     .iter()

@@ -16,6 +16,7 @@ mod check_families;
 mod check_fix;
 mod check_ignore;
 mod check_modern;
+mod check_parallel;
 mod check_real_scripts;
 mod check_robust;
 mod check_rules;

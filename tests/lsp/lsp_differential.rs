@@ -9,7 +9,8 @@
 //! editor types: a character at a time, typos made and fixed, braces opened and closed
 //! later, pasted blocks, lines commented out and in, lines deleted and restored, a
 //! declaration added in one open file and used in another, non-ASCII text before a
-//! finding, a file with CRLF line ends, a close and an immediate reopen. After each burst
+//! finding, a file with CRLF line ends (and, in one run, its line breaks typed as two
+//! changes, `\r` then `\n`), a close and an immediate reopen. After each burst
 //! the client waits for the publish of the edited buffer's latest version and for the
 //! server to go quiet, then writes every buffer to a mirror of the project and runs
 //! `grounded check` there.
@@ -187,15 +188,30 @@ struct Buf {
     disk: String,
     /// Changes sent, over every open of the buffer.
     sent: usize,
+    /// Whether a typed line break of a CRLF buffer is sent as two changes, `\r` then
+    /// `\n` right after it, as some clients send it (issue 48).
+    halves: bool,
 }
 
 impl Buf {
-    /// The LSP position (0-based line, UTF-16 column) of byte `at`. Lines end at `\n`;
-    /// a `\r` before it is never a position the client names.
+    /// The LSP position (0-based line, UTF-16 column) of byte `at`. Lines end at `\n`,
+    /// `\r\n` or a lone `\r` (between the two halves of a line break typed apart); a
+    /// position between a CR and its LF is never one the client names.
     fn position(&self, at: usize) -> (u32, u32) {
         let before = &self.text[..at];
-        let line = before.matches('\n').count();
-        let ls = before.rfind('\n').map_or(0, |i| i + 1);
+        let b = self.text.as_bytes();
+        let lone_cr = |i: usize| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n');
+        let line = before.matches('\n').count()
+            + before
+                .match_indices('\r')
+                .filter(|(i, _)| lone_cr(*i))
+                .count();
+        let ls = before
+            .rfind('\n')
+            .into_iter()
+            .chain(before.rfind('\r').filter(|&i| lone_cr(i)))
+            .max()
+            .map_or(0, |i| i + 1);
         (line as u32, before[ls..].encode_utf16().count() as u32)
     }
 
@@ -206,12 +222,17 @@ impl Buf {
         } else {
             new.to_string()
         };
+        self.edit_raw(lsp, s, e, &new);
+    }
+
+    /// [`Buf::edit`] with `new` sent as it is (no line ends made CRLF).
+    fn edit_raw(&mut self, lsp: &Lsp, s: usize, e: usize, new: &str) {
         let (l1, c1) = self.position(s);
         let (l2, c2) = self.position(e);
-        self.text.replace_range(s..e, &new);
+        self.text.replace_range(s..e, new);
         self.version += 1;
         self.sent += 1;
-        lsp.change(&self.uri, self.version, [l1, c1, l2, c2], &new);
+        lsp.change(&self.uri, self.version, [l1, c1, l2, c2], new);
     }
 
     /// Types `t` at byte `at`, one change per character.
@@ -219,6 +240,12 @@ impl Buf {
         let mut at = at;
         for ch in t.chars() {
             let s = ch.to_string();
+            if self.crlf && self.halves && ch == '\n' {
+                self.edit_raw(lsp, at, at, "\r");
+                self.edit_raw(lsp, at + 1, at + 1, "\n");
+                at += 2;
+                continue;
+            }
             self.edit(lsp, at, at, &s);
             at += if self.crlf && ch == '\n' { 2 } else { s.len() };
             if !pause.is_zero() {
@@ -319,6 +346,7 @@ impl World {
                 crlf: text.contains("\r\n"),
                 disk: text.clone(),
                 sent: 0,
+                halves: false,
             })
             .collect();
         World {
@@ -706,8 +734,24 @@ fn run_seed_in(
     config: &str,
     files: Vec<(&'static str, String)>,
 ) -> (usize, usize, Vec<String>) {
+    run_seed_opts(seed, edits, cap, config, files, false)
+}
+
+/// [`run_seed_in`], with the line breaks of CRLF buffers typed as two changes when
+/// `halves`.
+fn run_seed_opts(
+    seed: u64,
+    edits: usize,
+    cap: Duration,
+    config: &str,
+    files: Vec<(&'static str, String)>,
+    halves: bool,
+) -> (usize, usize, Vec<String>) {
     let mut rng = Rng(seed);
     let mut w = World::with_config(&files, config);
+    for b in &mut w.bufs {
+        b.halves = halves;
+    }
     let mut lsp = w.start();
     let t0 = Instant::now();
     let (mut sent, mut compared, mut found) = (0, 0, Vec::new());
@@ -815,6 +859,59 @@ fn bursts_with_ignore_comments_and_config_publish_what_check_reports() {
         all.extend(found);
     }
     assert!(all.is_empty(), "{}", all.join("\n\n"));
+}
+
+/// Issue 48: the ignore runs again, with every line break typed into the CRLF file sent
+/// as two changes (`\r`, then `\n` right after it), as some clients send a typed line
+/// break. LSP reads the two as one line break; the server once read two, and every
+/// finding below was published one line off.
+#[test]
+fn crlf_halves_typed_apart_publish_what_check_reports() {
+    let seeds: Vec<u64> = match env_num("GROUNDED_DIFF_SEED") {
+        Some(s) => vec![s],
+        None => vec![6, 7],
+    };
+    let edits = env_num("GROUNDED_DIFF_EDITS").unwrap_or(60) as usize;
+    let cap = Duration::from_secs(env_num("GROUNDED_DIFF_SECS").unwrap_or(12));
+    let mut all = Vec::new();
+    let mut halves_typed = 0;
+    for seed in seeds {
+        let files = ignore_files();
+        let (sent, compared, found) = run_seed_opts(seed, edits, cap, CHECK_CONFIG, files, true);
+        eprintln!(
+            "differential (CRLF halves) seed {seed}: {sent} edits, {compared} comparisons, {} mismatches",
+            found.len()
+        );
+        halves_typed += sent;
+        all.extend(found);
+    }
+    assert!(halves_typed > 0, "no edit was sent");
+    assert!(all.is_empty(), "{}", all.join("\n\n"));
+}
+
+/// The halves typed apart into a CRLF file, scripted: a line break typed above a finding
+/// as `\r` then `\n`, the finding published where `grounded check` places it.
+#[test]
+fn a_line_break_typed_as_two_changes_is_one() {
+    let w_files = vec![("crlf.js", crlf(CRLF_JS))];
+    let mut w = World::new(&w_files);
+    let mut lsp = w.start();
+    let b = &mut w.bufs[0];
+    b.halves = true;
+    let at = b.text.find("fill([").unwrap();
+    b.type_at(&lsp, at, "\n\n", Duration::ZERO);
+    assert!(b.text[at..].starts_with("\r\n\r\nfill(["));
+    settle(&mut lsp, &w.bufs[0]).unwrap();
+    assert_agrees(&w, &lsp, "two line breaks typed as halves");
+    // Deleted again, each as one line break (no position between a CR and its LF is
+    // one a client names).
+    let b = &mut w.bufs[0];
+    b.edit_raw(&lsp, at + 2, at + 4, "");
+    b.edit_raw(&lsp, at, at + 2, "");
+    assert!(b.text[at..].starts_with("fill(["));
+    settle(&mut lsp, &w.bufs[0]).unwrap();
+    assert_agrees(&w, &lsp, "the halves deleted");
+    lsp.shutdown();
 }
 
 /// Issue 41: `grounded.toml` edited on disk while the server runs (a watched-file

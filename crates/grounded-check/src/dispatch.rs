@@ -202,6 +202,30 @@ pub(super) fn check_script_full(
     grounded_js::Seed,
     Vec<grounded_footprint::analysis::ConstructCall>,
 ) {
+    check_script_in(
+        corpus, project, None, shown, rel, text, script, tree, want_seed,
+    )
+}
+
+/// [`check_script_full`] with the project's names shared by the scripts of a batch run
+/// (`shared`: the index's [`ProjectIndex::shared_names`]), so a script that sees every
+/// other script's names reads them from one set instead of a copy of its own.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn check_script_in(
+    corpus: &Corpus,
+    project: &ProjectIndex,
+    shared: Option<&project::SharedNames<'_>>,
+    shown: &str,
+    rel: &str,
+    text: &str,
+    script: &str,
+    tree: &tree_sitter::Tree,
+    want_seed: bool,
+) -> (
+    Vec<Finding>,
+    grounded_js::Seed,
+    Vec<grounded_footprint::analysis::ConstructCall>,
+) {
     let root = tree.root_node();
     let mut a = Analysis::new(corpus, script, tree);
     let mut own = FileFacts::of_parts(corpus, shown, text, &a, a.sites());
@@ -209,10 +233,18 @@ pub(super) fn check_script_full(
         // Relative imports are relative to the script's own folder, named here by `rel`.
         own.loads.extend(project::import_loads(corpus, rel, &a));
     }
-    let reach = project.reach(rel, &own);
-    let mut polyfills = reach.polyfills;
+    let mut polyfills = match shared.and_then(|s| project.reach_shared(rel, &own, s)) {
+        Some((names, polyfills)) => {
+            a.set_project_names_shared(names);
+            polyfills
+        }
+        None => {
+            let reach = project.reach(rel, &own);
+            a.set_project_names(reach.names);
+            reach.polyfills
+        }
+    };
     polyfills.extend(own.polyfills.iter().cloned());
-    a.set_project_names(reach.names);
     let elsewhere: Vec<String> = a
         .implicit_names()
         .filter(|n| {

@@ -30,6 +30,7 @@
 #![warn(missing_docs)]
 
 pub mod baseline;
+mod batch;
 pub mod construct;
 mod constructor;
 mod dispatch;
@@ -303,59 +304,39 @@ pub fn check_paths_opts(
     }
     let mut seen = HashSet::new();
     let mut checked_rel: Vec<String> = Vec::new();
-    for (shown, file) in files {
-        let key = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
-        if !seen.insert(key) {
-            continue;
+    let files: Vec<(String, PathBuf)> = files
+        .into_iter()
+        .filter(|(_, file)| {
+            seen.insert(std::fs::canonicalize(file).unwrap_or_else(|_| file.clone()))
+        })
+        .collect();
+    // Read and checked on every core; merged here in the files' order, so what is said
+    // and found is in the order one thread gives.
+    let shared = project.shared_names();
+    let outcomes = batch::map_ordered(&files, |(shown, file)| {
+        batch::check_file(corpus, &project, &shared, root, rules, shown, file)
+    });
+    for ((shown, file), outcome) in files.into_iter().zip(outcomes) {
+        if let Some(note) = outcome.note {
+            say(&mut report.unreadable, shown.clone(), note);
         }
-        grounded_textfile::reading(&shown);
-        let bad = &mut report.unreadable;
-        let text = match grounded_textfile::read_at_most(&file, project::MAX_SCRIPT_BYTES) {
-            Ok(Some(d)) if grounded_textfile::looks_binary(&d.text) => {
-                say(
-                    bad,
+        match outcome.done {
+            batch::Done::Skipped => {}
+            batch::Done::Excluded => report.excluded.push(shown),
+            batch::Done::Checked {
+                findings,
+                rel,
+                script,
+            } => {
+                report.findings.extend(findings);
+                checked_rel.push(rel);
+                report.checked.push(Checked {
                     shown,
-                    "skipped, binary (a NUL byte), not a script".into(),
-                );
-                continue;
+                    file,
+                    script,
+                });
             }
-            Ok(Some(d)) => {
-                if d.lossy {
-                    say(bad, shown.clone(), grounded_textfile::LOSSY_NOTE.into());
-                }
-                d.text
-            }
-            Ok(None) => {
-                let reason = format!(
-                    "skipped, over the {} MB a script may have",
-                    project::MAX_SCRIPT_BYTES >> 20
-                );
-                say(bad, shown, reason);
-                continue;
-            }
-            Err(e) => {
-                say(bad, shown, format!("skipped, {e}"));
-                continue;
-            }
-        };
-        let rel = project::relative(root, &file);
-        if rules.excluded(&rel) {
-            report.excluded.push(shown);
-            continue;
         }
-        let script = js::script_text(&shown, &text, &corpus.engine.directives);
-        let is_script =
-            !js::is_markdown(&shown) || script.bytes().any(|b| !b.is_ascii_whitespace());
-        let tree = js::parse(&script);
-        let mut found = check_script(corpus, &project, &shown, &rel, &text, &script, &tree);
-        suppress::apply_file(&mut found, &shown, &text, &script, &rules.for_file(&rel));
-        report.findings.extend(found);
-        checked_rel.push(rel);
-        report.checked.push(Checked {
-            shown,
-            file,
-            script: is_script,
-        });
     }
     // After the paths' own files: a file both named and scanned is said as named.
     for n in &project.notes {

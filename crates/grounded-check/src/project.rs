@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use grounded_docs::Corpus;
 use grounded_js::query::CaptureKind;
 use grounded_js::{self as js, Analysis};
+use rayon::prelude::*;
 
 /// What one script offers and needs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -262,6 +263,17 @@ pub struct ProjectIndex {
     pub scripts_alone: bool,
 }
 
+/// Every script's top-level names, shared by the scripts of one run
+/// ([`ProjectIndex::shared_names`]).
+#[derive(Debug, Clone, Default)]
+pub struct SharedNames<'a> {
+    /// Every script's top-level names and the project globals.
+    names: std::sync::Arc<HashSet<String, js::NameHash>>,
+    /// How many scripts declare each name (borrowed from the index: a copy of the names
+    /// was a megabyte of a 400-file run's peak).
+    count: std::collections::HashMap<&'a str, u32, js::NameHash>,
+}
+
 /// The declarations a script can reach, and the built-ins the project supplies.
 #[derive(Debug, Clone, Default)]
 pub struct Reach {
@@ -297,23 +309,30 @@ impl ProjectIndex {
                 })
                 .collect(),
         };
-        for file in walk.files {
-            let rel = relative(root, &file);
-            grounded_textfile::reading(&rel);
-            let Ok(d) = grounded_textfile::read(&file) else {
-                continue;
-            };
-            if grounded_textfile::looks_binary(&d.text) {
-                continue;
-            }
-            if d.lossy {
+        // Each file's facts on every core (they read its text alone), kept in the walk's
+        // order so the notes come out as one thread gives them.
+        let read: Vec<_> = walk
+            .files
+            .par_iter()
+            .map(|file| {
+                let rel = relative(root, file);
+                grounded_textfile::reading(&rel);
+                let d = grounded_textfile::read(file).ok()?;
+                if grounded_textfile::looks_binary(&d.text) {
+                    return None;
+                }
+                let facts = FileFacts::of(corpus, &rel, &d.text);
+                Some((rel, d.lossy, facts))
+            })
+            .collect();
+        for (rel, lossy, facts) in read.into_iter().flatten() {
+            if lossy {
                 idx.notes.push(super::Unreadable {
                     path: rel.clone(),
                     reason: grounded_textfile::LOSSY_NOTE.into(),
                 });
             }
-            idx.files
-                .insert(rel.clone(), FileFacts::of(corpus, &rel, &d.text));
+            idx.files.insert(rel, facts);
         }
         idx
     }
@@ -383,26 +402,84 @@ impl ProjectIndex {
         seen
     }
 
+    /// Whether the script `rel` (with the facts `own` of its current text) sees every
+    /// other script's names: it or another script loads by a computed path, or none
+    /// loads anything.
+    fn sees_all(&self, rel: &str, own: &FileFacts) -> bool {
+        // Where scripts run alone, a computed load or a project that loads nothing
+        // shares no scope: each script sees what it names, nothing more (issue 44: a
+        // function of an unrelated script hid a real finding and became its "fix").
+        !self.scripts_alone
+            && (own.dynamic_loads
+            || self
+                .files
+                .iter()
+                .filter(|(k, _)| k.as_str() != rel)
+                .any(|(_, f)| f.dynamic_loads)
+            || (own.loads.is_empty()
+                && self
+                    .files
+                    .iter()
+                    .filter(|(k, _)| k.as_str() != rel)
+                    .all(|(_, f)| f.loads.is_empty())))
+    }
+
+    /// Every script's top-level names and the project globals, once for a run that
+    /// checks many scripts ([`ProjectIndex::reach_shared`]).
+    pub fn shared_names(&self) -> SharedNames<'_> {
+        let mut count: std::collections::HashMap<&str, u32, js::NameHash> = Default::default();
+        for f in self.files.values() {
+            for d in &f.decls {
+                *count.entry(d.as_str()).or_default() += 1;
+            }
+        }
+        let mut names: HashSet<String, js::NameHash> =
+            count.keys().map(|n| n.to_string()).collect();
+        names.extend(self.globals.iter().cloned());
+        SharedNames {
+            names: std::sync::Arc::new(names),
+            count,
+        }
+    }
+
+    /// [`ProjectIndex::reach`] of a script that sees every other script's names, as the
+    /// shared set less the names only this script declares, with the polyfills; `None`
+    /// when the script sees only what it loads (then `reach` answers). `shared` is this
+    /// index's [`ProjectIndex::shared_names`].
+    pub fn reach_shared(
+        &self,
+        rel: &str,
+        own: &FileFacts,
+        shared: &SharedNames<'_>,
+    ) -> Option<(js::ProjectNames<js::NameHash>, HashSet<String>)> {
+        if !self.sees_all(rel, own) {
+            return None;
+        }
+        let hidden = self
+            .files
+            .get(rel)
+            .into_iter()
+            .flat_map(|f| f.decls.iter())
+            .filter(|n| shared.count.get(n.as_str()) == Some(&1) && !self.globals.contains(n))
+            .cloned()
+            .collect();
+        let polyfills = self
+            .files
+            .iter()
+            .filter(|(k, _)| k.as_str() != rel)
+            .flat_map(|(_, f)| f.polyfills.iter().cloned())
+            .collect();
+        Some((
+            js::ProjectNames::new(shared.names.clone(), hidden),
+            polyfills,
+        ))
+    }
+
     /// What the script `rel` (with the facts of its current text) can use from the rest
     /// of the project.
     pub fn reach(&self, rel: &str, own: &FileFacts) -> Reach {
         let mut r = Reach::default();
-        // Where scripts run alone, a computed load or a project that loads nothing
-        // shares no scope: each script sees what it names, nothing more (issue 44: a
-        // function of an unrelated script hid a real finding and became its "fix").
-        let all = !self.scripts_alone
-            && (own.dynamic_loads
-                || self
-                    .files
-                    .iter()
-                    .filter(|(k, _)| k.as_str() != rel)
-                    .any(|(_, f)| f.dynamic_loads)
-                || (own.loads.is_empty()
-                    && self
-                        .files
-                        .iter()
-                        .filter(|(k, _)| k.as_str() != rel)
-                        .all(|(_, f)| f.loads.is_empty())));
+        let all = self.sees_all(rel, own);
         let files: Vec<&FileFacts> = if all {
             self.files
                 .iter()
@@ -632,6 +709,39 @@ mod tests {
             !idx.files["dynamic.js"].dynamic_loads,
             "a computed open() is no computed load"
         );
+    }
+
+    /// The shared names answer what `reach` answers, for every file of indexes that
+    /// share one scope (a name declared once, twice, by the file alone, a global).
+    #[test]
+    fn shared_names_are_reach_without_copies() {
+        let c = corpus();
+        let mut idx = ProjectIndex::default();
+        idx.update_file(&c, "a.js", "function fa() {}\nvar both = 1;\nonlyA = 2;");
+        idx.update_file(&c, "b.js", "function fb() {}\nvar both = 3;\nvar g = 1;");
+        idx.update_file(&c, "c.js", "fa(); fb(); Object.keys = 1;");
+        idx.set_globals(&c, &["g".to_string(), "h".to_string()]);
+        let shared = idx.shared_names();
+        for rel in ["a.js", "b.js", "c.js", "elsewhere.js"] {
+            let own = idx.files.get(rel).cloned().unwrap_or_default();
+            let want = idx.reach(rel, &own);
+            let (names, polyfills) = idx.reach_shared(rel, &own, &shared).expect("one scope");
+            let mut got: Vec<&String> = names.iter().collect();
+            got.sort();
+            let mut want_names: Vec<&String> = want.names.iter().collect();
+            want_names.sort();
+            assert_eq!(got, want_names, "{rel}");
+            assert_eq!(polyfills, want.polyfills, "{rel}");
+            for n in ["fa", "fb", "both", "onlyA", "g", "h", "zz"] {
+                assert_eq!(names.contains(n), want.names.contains(n), "{rel}: {n}");
+            }
+        }
+        // Loads followed: no shared answer.
+        idx.update_file(&c, "c.js", "load(\"a.js\");\nfa();");
+        let own = idx.files["c.js"].clone();
+        assert!(idx
+            .reach_shared("c.js", &own, &idx.shared_names())
+            .is_none());
     }
 
     #[test]

@@ -9,8 +9,9 @@ use grounded_docs::Corpus;
 /// name's length (at least 2), or one name containing the other.
 pub fn near<'c>(wrong: &str, candidates: impl IntoIterator<Item = &'c str>) -> Vec<&'c str> {
     let w = wrong.to_ascii_lowercase();
+    let w_chars = w.chars().count();
     // Short names are near almost anything: `x` is not a typo of `f`.
-    let limit = match w.chars().count() {
+    let limit = match w_chars {
         0..=2 => 0,
         3..=5 => 1,
         n => (n / 3).max(2),
@@ -19,18 +20,34 @@ pub fn near<'c>(wrong: &str, candidates: impl IntoIterator<Item = &'c str>) -> V
         .into_iter()
         .filter(|c| *c != wrong)
         .filter_map(|c| {
-            let lc = c.to_ascii_lowercase();
-            let d = strsim::damerau_levenshtein(&w, &lc);
             // One name inside the other counts when it is most of it (`tableCell` for
-            // `tableCellEnd`), not a common word inside a long name (`Object`).
-            let (short, long) = if lc.len() < w.len() {
-                (&lc, &w)
-            } else {
-                (&w, &lc)
+            // `tableCellEnd`), not a common word inside a long name (`Object`). Byte
+            // lengths: lowercasing ASCII keeps them.
+            let (short, long) = (c.len().min(w.len()), c.len().max(w.len()));
+            let may_contain = short >= 4 && short * 3 >= long * 2;
+            // The distance is at least the difference of the lengths in characters:
+            // past the limit, a candidate can only be near by containing (scored at the
+            // limit), and most of a large corpus is rejected here without lowercasing it
+            // or filling a distance table (issue 48: scoring every candidate of a
+            // project's names was 2% of a project's check).
+            let c_chars = c.chars().count();
+            let far = c_chars.abs_diff(w_chars) > limit;
+            if far && !may_contain {
+                return None;
+            }
+            let lc = c.to_ascii_lowercase();
+            let contains = may_contain && {
+                let (short, long) = if lc.len() < w.len() {
+                    (&lc, &w)
+                } else {
+                    (&w, &lc)
+                };
+                long.contains(short.as_str())
             };
-            let contains = short.len() >= 4
-                && short.len() * 3 >= long.len() * 2
-                && long.contains(short.as_str());
+            if far {
+                return contains.then_some((limit, c));
+            }
+            let d = strsim::damerau_levenshtein(&w, &lc);
             (d <= limit || contains).then_some((if contains { d.min(limit) } else { d }, c))
         })
         .collect();
@@ -128,5 +145,110 @@ mod tests {
         );
         assert!(near("zzz", c).is_empty());
         assert_eq!(or_list(&["a", "b", "c"]), "`a`, `b` or `c`");
+    }
+
+    /// [`near`] as it was before the length filter: every candidate scored.
+    fn near_scoring_all<'c>(wrong: &str, candidates: &[&'c str]) -> Vec<&'c str> {
+        let w = wrong.to_ascii_lowercase();
+        let limit = match w.chars().count() {
+            0..=2 => 0,
+            3..=5 => 1,
+            n => (n / 3).max(2),
+        };
+        let mut scored: Vec<(usize, &'c str)> = candidates
+            .iter()
+            .copied()
+            .filter(|c| *c != wrong)
+            .filter_map(|c| {
+                let lc = c.to_ascii_lowercase();
+                let d = strsim::damerau_levenshtein(&w, &lc);
+                let (short, long) = if lc.len() < w.len() {
+                    (&lc, &w)
+                } else {
+                    (&w, &lc)
+                };
+                let contains = short.len() >= 4
+                    && short.len() * 3 >= long.len() * 2
+                    && long.contains(short.as_str());
+                (d <= limit || contains).then_some((if contains { d.min(limit) } else { d }, c))
+            })
+            .collect();
+        scored.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)));
+        scored.dedup_by(|a, b| a.1 == b.1);
+        scored.into_iter().take(3).map(|(_, c)| c).collect()
+    }
+
+    /// The filter before the distance cannot change an answer: on names and their
+    /// typos (dropped, doubled, swapped, changed letters, case, prefixes and suffixes,
+    /// non-ASCII), the filtered [`near`] answers what scoring every candidate answers.
+    #[test]
+    fn the_length_filter_never_changes_the_answer() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let stems = [
+            "table",
+            "Start",
+            "End",
+            "cell",
+            "row",
+            "page",
+            "Brek",
+            "paragraph",
+            "é",
+            "ü",
+            "x",
+            "ab",
+            "Layout",
+            "border",
+            "Colour",
+            "_",
+            "item",
+            "list",
+            "format",
+            "9",
+        ];
+        let mut corpus: Vec<String> = Vec::new();
+        for _ in 0..600 {
+            let parts = 1 + next(4);
+            corpus.push((0..parts).map(|_| stems[next(stems.len())]).collect());
+        }
+        let names: Vec<&str> = corpus.iter().map(String::as_str).collect();
+        let mut wrongs: Vec<String> = Vec::new();
+        for _ in 0..400 {
+            let mut w: Vec<char> = names[next(names.len())].chars().collect();
+            match next(7) {
+                0 if !w.is_empty() => {
+                    w.remove(next(w.len()));
+                }
+                1 if !w.is_empty() => {
+                    let i = next(w.len());
+                    w.insert(i, w[i]);
+                }
+                2 if w.len() > 1 => {
+                    let i = next(w.len() - 1);
+                    w.swap(i, i + 1);
+                }
+                3 if !w.is_empty() => {
+                    let i = next(w.len());
+                    w[i] = 'q';
+                }
+                4 => w.extend("End".chars()),
+                5 => w.truncate(w.len() * 2 / 3),
+                _ => w = w.iter().map(|c| c.to_ascii_uppercase()).collect(),
+            }
+            wrongs.push(w.into_iter().collect());
+        }
+        let mut found = 0;
+        for w in &wrongs {
+            let fast = near(w, names.iter().copied());
+            assert_eq!(fast, near_scoring_all(w, &names), "for {w:?}");
+            found += usize::from(!fast.is_empty());
+        }
+        assert!(found > 100, "the typos found near names: {found}");
     }
 }

@@ -210,7 +210,7 @@ pub struct Analysis<'a> {
     typeof_names: HashSet<&'a str, NameHash>,
     narrowed_globals: HashSet<&'a str, NameHash>,
     polyfills: HashSet<String>,
-    project_names: HashSet<String, NameHash>,
+    project_names: crate::project_names::ProjectNames<NameHash>,
     /// Implicit globals of this script that another project file also declares or
     /// assigns ([`Analysis::set_written_elsewhere`]): never typed by this file's write.
     written_elsewhere: HashSet<String, NameHash>,
@@ -427,7 +427,7 @@ impl<'a> Analysis<'a> {
             typeof_names: HashSet::default(),
             narrowed_globals: HashSet::default(),
             polyfills: HashSet::new(),
-            project_names: HashSet::default(),
+            project_names: Default::default(),
             written_elsewhere: HashSet::default(),
             sites: Vec::new(),
             lexical_until: 0,
@@ -648,7 +648,15 @@ impl<'a> Analysis<'a> {
     /// global that the project redeclares is no longer certain, and such names count as
     /// declared for [`Analysis::is_declared_anywhere`].
     pub fn set_project_names(&mut self, names: impl IntoIterator<Item = String>) {
-        self.project_names = names.into_iter().collect();
+        self.set_project_names_shared(names.into_iter().collect());
+    }
+
+    /// [`Analysis::set_project_names`] from a set shared with other scripts.
+    pub fn set_project_names_shared(
+        &mut self,
+        names: crate::project_names::ProjectNames<NameHash>,
+    ) {
+        self.project_names = names;
         // A type settled before may have read one of these names as a documented global.
         for b in &self.bindings {
             if !b.seeded {

@@ -27,6 +27,7 @@ mod analysis;
 mod cut;
 mod globals;
 mod lines;
+mod project_names;
 pub mod query;
 mod source;
 mod walk;
@@ -40,6 +41,7 @@ pub use analysis::{
 pub use cut::{parse_range, Whole};
 pub use globals::{global_value, global_value_interface};
 pub use lines::{offset_utf16, splice_starts, LineIndex};
+pub use project_names::ProjectNames;
 pub use source::{directives, is_markdown, script_text, Directive};
 pub use walk::Preorder;
 

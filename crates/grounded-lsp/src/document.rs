@@ -49,6 +49,11 @@ pub struct Document {
     /// Line starts of `text`, kept across edits: a keystroke in a 100,000-line buffer
     /// indexed every line of it twice (the edit's position, the publish), ~2 ms.
     starts: Vec<usize>,
+    /// Offsets of the `\n` bytes of `text` that the editor holds as a lone `\r`
+    /// (sorted). A client that sends a typed line break as two changes (`\r`, then `\n`
+    /// right after it) makes one CRLF of them, one line break as LSP counts lines; read as
+    /// two, every line below drifted one off (issue 48). Usually empty.
+    lone_crs: Vec<usize>,
 }
 
 /// What a reparse needs, taken from the store so the parse runs without its lock.
@@ -105,20 +110,47 @@ fn point_at(idx: &LineIndex, offset: usize) -> Point {
     Point::new(row, offset - idx.line_start(row))
 }
 
+/// [`point_at`] from line starts alone.
+fn point_in(starts: &[usize], offset: usize) -> Point {
+    let row = starts.partition_point(|&s| s <= offset).saturating_sub(1);
+    Point::new(row, offset - starts.get(row).copied().unwrap_or(0))
+}
+
+/// `text` with its lone CRs read as LF (byte for byte), and where they were.
+fn lone_crs_read(text: String) -> (String, Vec<usize>) {
+    let b = text.as_bytes();
+    let lone: Vec<usize> = cr_offsets(b)
+        .filter(|&i| b.get(i + 1) != Some(&b'\n'))
+        .collect();
+    if lone.is_empty() {
+        return (text, lone);
+    }
+    (grounded_textfile::lone_cr_to_lf(text), lone)
+}
+
+fn cr_offsets(b: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    b.iter()
+        .enumerate()
+        .filter(|(_, &c)| c == b'\r')
+        .map(|(i, _)| i)
+}
+
 impl Document {
     /// A freshly opened buffer, parsed when first needed; `path` decides Markdown from
     /// script.
     pub fn open(path: &str, text: String, version: i32, directives: &[String]) -> Document {
+        // Lone CRs read as LF, as every reader does (`grounded_textfile`): the editor
+        // counts them as line breaks, and positions must agree.
+        let (text, lone_crs) = lone_crs_read(text);
         let mut d = Document {
-            // Lone CRs read as LF, as every reader does (`grounded_textfile`): the editor
-            // counts them as line breaks, and positions must agree.
-            text: grounded_textfile::lone_cr_to_lf(text),
+            text,
             directives: directives.to_vec(),
             version,
             tree: None,
             dirty: true,
             kind: Kind::Skipped,
             starts: Vec::new(),
+            lone_crs,
         };
         d.kind = kind_of(path, &d.text);
         d.starts = LineIndex::new(&d.text).into_starts();
@@ -179,56 +211,11 @@ impl Document {
         for ch in changes {
             match ch.range {
                 None => {
-                    self.text = grounded_textfile::lone_cr_to_lf(ch.text);
+                    (self.text, self.lone_crs) = lone_crs_read(ch.text);
                     self.starts = LineIndex::new(&self.text).into_starts();
                     self.tree = None;
                 }
-                Some(range) => {
-                    let ch = TextDocumentContentChangeEvent {
-                        text: grounded_textfile::lone_cr_to_lf(ch.text),
-                        ..ch
-                    };
-                    let idx = LineIndex::from_starts(&self.text, std::mem::take(&mut self.starts));
-                    let start = idx.offset_utf16(range.start.line, range.start.character);
-                    let end = idx
-                        .offset_utf16(range.end.line, range.end.character)
-                        .max(start);
-                    let start_position = point_at(&idx, start);
-                    let old_end_position = point_at(&idx, end);
-                    self.starts = idx.into_starts();
-                    self.text.replace_range(start..end, &ch.text);
-                    grounded_js::splice_starts(&mut self.starts, start, end, &ch.text);
-                    let new_end = start + ch.text.len();
-                    let new_end_position = {
-                        let nl = ch.text.matches('\n').count();
-                        match ch.text.rfind('\n') {
-                            Some(i) => Point::new(start_position.row + nl, ch.text.len() - i - 1),
-                            None => Point::new(
-                                start_position.row,
-                                start_position.column + ch.text.len(),
-                            ),
-                        }
-                    };
-                    // Deleting the LF of a CRLF leaves a lone CR the editor now counts
-                    // as a line break: make it the LF it means (and reparse whole, since
-                    // the edit above did not say so).
-                    let b = self.text.as_bytes();
-                    if start > 0 && b[start - 1] == b'\r' && b.get(start) != Some(&b'\n') {
-                        self.text.replace_range(start - 1..start, "\n");
-                        grounded_js::splice_starts(&mut self.starts, start - 1, start, "\n");
-                        self.tree = None;
-                    }
-                    if let Some(tree) = self.tree.as_mut() {
-                        tree.edit(&InputEdit {
-                            start_byte: start,
-                            old_end_byte: end,
-                            new_end_byte: new_end,
-                            start_position,
-                            old_end_position,
-                            new_end_position,
-                        });
-                    }
-                }
+                Some(range) => self.apply_range(range, ch.text),
             }
         }
         let kind = kind_of(path, &self.text);
@@ -237,6 +224,85 @@ impl Document {
         }
         self.kind = kind;
         self.dirty = true;
+    }
+}
+
+impl Document {
+    /// One ranged change. The text is replaced, then the two places where old and new
+    /// text meet are read again as the editor reads them: a lone CR (held as `\n`) now
+    /// followed by an LF is one CRLF, and the CR of a CRLF whose LF went is a lone CR.
+    /// The tree is told the whole of it as one edit, so the next parse still reuses
+    /// what did not change.
+    fn apply_range(&mut self, range: Range, new: String) {
+        let (new, new_crs) = lone_crs_read(new);
+        let idx = LineIndex::from_starts(&self.text, std::mem::take(&mut self.starts));
+        let start = idx.offset_utf16(range.start.line, range.start.character);
+        let end = idx
+            .offset_utf16(range.end.line, range.end.character)
+            .max(start);
+        let old_end_position = point_at(&idx, end);
+        self.starts = idx.into_starts();
+        self.text.replace_range(start..end, &new);
+        grounded_js::splice_starts(&mut self.starts, start, end, &new);
+        let delta = new.len() as isize - (end - start) as isize;
+        let lo = self.lone_crs.partition_point(|&x| x < start);
+        let hi = self.lone_crs.partition_point(|&x| x < end);
+        for x in &mut self.lone_crs[hi..] {
+            *x = (*x as isize + delta) as usize;
+        }
+        self.lone_crs
+            .splice(lo..hi, new_crs.iter().map(|&i| start + i));
+        let new_end = start + new.len();
+        let mut first = start;
+        for at in [start, new_end] {
+            if self.rejoin(at) {
+                first = first.min(at - 1);
+            }
+            if new.is_empty() {
+                break;
+            }
+        }
+        if let Some(tree) = self.tree.as_mut() {
+            // The lines before `first` did not move: its point is the same in both.
+            tree.edit(&InputEdit {
+                start_byte: first,
+                old_end_byte: end,
+                new_end_byte: new_end,
+                start_position: point_in(&self.starts, first),
+                old_end_position,
+                new_end_position: point_in(&self.starts, new_end),
+            });
+        }
+    }
+
+    /// Reads the line break just before `at` again after an edit met there; whether it
+    /// changed (the byte before `at` did).
+    fn rejoin(&mut self, at: usize) -> bool {
+        if at == 0 {
+            return false;
+        }
+        let b = self.text.as_bytes();
+        let next = b.get(at).copied();
+        let next_is_lf = next == Some(b'\n') && self.lone_crs.binary_search(&at).is_err();
+        match (b[at - 1], self.lone_crs.binary_search(&(at - 1))) {
+            // A lone CR, now followed by an LF: one CRLF.
+            (b'\n', Ok(i)) if next_is_lf => {
+                self.lone_crs.remove(i);
+                self.text.replace_range(at - 1..at, "\r");
+                grounded_js::splice_starts(&mut self.starts, at - 1, at, "\r");
+                true
+            }
+            // The CR of a CRLF whose LF went: a lone CR, the line break the editor sees.
+            // (Or followed by another lone CR: the editor has two line breaks.)
+            (b'\r', _) if !next_is_lf => {
+                let i = self.lone_crs.partition_point(|&x| x < at - 1);
+                self.lone_crs.insert(i, at - 1);
+                self.text.replace_range(at - 1..at, "\n");
+                grounded_js::splice_starts(&mut self.starts, at - 1, at, "\n");
+                true
+            }
+            _ => false,
+        }
     }
 }
 
@@ -328,6 +394,98 @@ mod tests {
             d.tree.as_ref().unwrap().root_node().to_sexp(),
             fresh.root_node().to_sexp()
         );
+    }
+
+    /// The LSP position of byte `at` of an editor's text: `\r\n`, `\r` and `\n` each end
+    /// a line (the specification's line ends).
+    fn lsp_position(text: &str, at: usize) -> Position {
+        let b = text.as_bytes();
+        let (mut line, mut ls) = (0, 0);
+        let mut i = 0;
+        while i < at {
+            match b[i] {
+                b'\r' if b.get(i + 1) == Some(&b'\n') && i + 1 < at => {
+                    i += 2;
+                    line += 1;
+                    ls = i;
+                    continue;
+                }
+                b'\r' if b.get(i + 1) != Some(&b'\n') => {
+                    line += 1;
+                    ls = i + 1;
+                }
+                b'\n' => {
+                    line += 1;
+                    ls = i + 1;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        Position::new(line, text[ls..at].encode_utf16().count() as u32)
+    }
+
+    /// Edits `editor` (the client's text) and the document alike, then holds the
+    /// document to a fresh open of the client's text: same text, same line starts, same
+    /// tree.
+    fn edit_both(d: &mut Document, editor: &mut String, s: usize, e: usize, new: &str) {
+        let (p1, p2) = (lsp_position(editor, s), lsp_position(editor, e));
+        editor.replace_range(s..e, new);
+        let v = d.version + 1;
+        d.apply(
+            "a.js",
+            vec![change(p1.line, p1.character, p2.line, p2.character, new)],
+            v,
+        );
+        d.reparse("a.js");
+        let fresh = Document::open("a.js", editor.clone(), v, &[]);
+        assert_eq!(d.text, fresh.text, "after {new:?} at {s}..{e}");
+        assert_eq!(d.starts, fresh.starts, "line starts after {new:?}");
+        assert_eq!(d.lone_crs, fresh.lone_crs, "lone CRs after {new:?}");
+        assert_eq!(
+            d.tree.as_ref().unwrap().root_node().to_sexp(),
+            grounded_js::parse(&d.text).root_node().to_sexp()
+        );
+    }
+
+    /// A line break typed as two changes (`\r`, then `\n` right after it, as some
+    /// clients send it) is one line break, as the editor counts it; so is a CR typed
+    /// before an LF, an LF that meets a lone CR when what stood between them is deleted,
+    /// and two lone CRs side by side are two.
+    #[test]
+    fn crlf_halves_typed_apart_join() {
+        let mut editor = String::from("a;\r\nfoo();\r\nbar();\r\n");
+        let mut d = Document::open("a.js", editor.clone(), 1, &[]);
+        d.reparse("a.js");
+        // Enter typed after `a;` as two changes.
+        edit_both(&mut d, &mut editor, 2, 2, "\r");
+        edit_both(&mut d, &mut editor, 3, 3, "\n");
+        assert_eq!(editor, "a;\r\n\r\nfoo();\r\nbar();\r\n");
+        assert_eq!(d.line_index().len(), 5, "four line breaks, five lines");
+        // The CR of the first pair deleted: a lone LF is left.
+        edit_both(&mut d, &mut editor, 2, 3, "");
+        assert_eq!(editor, "a;\n\r\nfoo();\r\nbar();\r\n");
+        assert_eq!(d.line_index().len(), 5);
+        // A CR typed before it, and something between them, then deleted: they join.
+        edit_both(&mut d, &mut editor, 2, 2, "\r");
+        edit_both(&mut d, &mut editor, 3, 3, "x");
+        assert_eq!(d.line_index().len(), 6, "a lone CR and a lone LF");
+        edit_both(&mut d, &mut editor, 3, 4, "");
+        assert_eq!(d.line_index().len(), 5, "one CRLF again");
+        // A CR typed right before an LF joins it at once.
+        edit_both(&mut d, &mut editor, 2, 3, "");
+        edit_both(&mut d, &mut editor, 2, 2, "\r");
+        assert_eq!(d.line_index().len(), 5);
+        // Two lone CRs side by side, then an LF after the second.
+        edit_both(&mut d, &mut editor, 0, 0, "\r\r");
+        edit_both(&mut d, &mut editor, 2, 2, "\n");
+        edit_both(&mut d, &mut editor, 1, 1, "\n");
+        assert_eq!(&editor[..5], "\r\n\r\na");
+        // A replacement that ends in a CR before an LF, and one that starts with the LF
+        // of a lone CR before it.
+        let at = editor.find("bar").unwrap();
+        edit_both(&mut d, &mut editor, at, at + 3, "b\r");
+        edit_both(&mut d, &mut editor, at + 2, at + 3, "\nq");
     }
 
     #[test]
