@@ -28,6 +28,7 @@
 
 #![warn(missing_docs)]
 
+pub mod add_ignore;
 pub mod baseline;
 pub mod construct;
 mod constructor;
