@@ -27,6 +27,13 @@
 # package.json must say the same (tests/cli/install.rs fails otherwise), and the binary's
 # `--version` is compared when it runs here. Needs: cargo, node and npm, python3 (maturin
 # is installed into target/dist-tools when it is not on PATH), tar or 7z.
+#
+# Linux builds link against glibc 2.17 (ruff's floor: RHEL 7, Ubuntu 14.04, Amazon
+# Linux 2 and everything after), through zig as the C compiler and linker (maturin's
+# --zig; zig from PyPI's `ziglang`, installed beside maturin when no zig is on PATH).
+# Built on the runner's own glibc, the binary needed 2.35 and no RHEL 9, Ubuntu 20.04
+# or Debian 11 could run it. maturin refuses a binary that needs a newer symbol, and
+# tags the wheel manylinux_2_17 (manylinux2014).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -84,25 +91,46 @@ echo "release: grounded $version for $target ($platform), profile $profile, into
 stage=$(mktemp -d)
 trap 'rm -rf "$stage" "$out"' EXIT
 
-# maturin: on PATH, else a venv of its own under the target folder (kept between runs).
+# maturin (and, for linux, zig): on PATH, else a venv of its own under the target
+# folder (kept between runs).
+tools="$target_dir/dist-tools"
+need=('maturin>=1.5,<2')
+zig_on_path=$(command -v zig || true)
+[ "$os" = linux ] && [ -z "$zig_on_path" ] && need+=('ziglang>=0.11,<0.14')
 maturin=$(command -v maturin || true)
-if [ -z "$maturin" ]; then
-    tools="$target_dir/dist-tools"
-    if [ ! -x "$tools/bin/maturin" ] && [ ! -x "$tools/Scripts/maturin.exe" ]; then
+if [ -z "$maturin" ] || { [ "$os" = linux ] && [ -z "$zig_on_path" ]; }; then
+    if [ ! -x "$tools/bin/maturin" ] && [ ! -x "$tools/Scripts/maturin.exe" ] \
+        || { [ "$os" = linux ] && [ -z "$zig_on_path" ] && ! "$tools/bin/python" -c 'import ziglang' 2>/dev/null; }; then
         # Made aside and renamed: a second run at once finds a whole venv or none.
         fresh=$(mktemp -d "$tools.new.XXXXXX")
         python3 -m venv "$fresh"
-        "$fresh/bin/python" -m pip install --quiet 'maturin>=1.5,<2' 2>/dev/null \
-            || "$fresh/Scripts/python" -m pip install --quiet 'maturin>=1.5,<2'
+        "$fresh/bin/python" -m pip install --quiet "${need[@]}" 2>/dev/null \
+            || "$fresh/Scripts/python" -m pip install --quiet "${need[@]}"
+        rm -rf "$tools.old.$$"
+        mv -T "$tools" "$tools.old.$$" 2>/dev/null || true
         mv -T "$fresh" "$tools" 2>/dev/null || rm -rf "$fresh"
+        rm -rf "$tools.old.$$"
     fi
-    maturin=$tools/bin/maturin
+    [ -n "$maturin" ] || maturin=$tools/bin/maturin
     [ -x "$maturin" ] || maturin=$tools/Scripts/maturin.exe
+fi
+zig_flags=()
+if [ "$os" = linux ]; then
+    if [ -z "$zig_on_path" ]; then
+        # maturin runs `zig`: a shim for the ziglang package's own.
+        mkdir -p "$stage/zig-bin"
+        printf '#!/bin/sh\nexec "%s" -m ziglang "$@"\n' "$tools/bin/python" > "$stage/zig-bin/zig"
+        chmod +x "$stage/zig-bin/zig"
+        export PATH="$stage/zig-bin:$PATH"
+    fi
+    zig_flags=(--zig --compatibility manylinux2014)
+else
+    zig_flags=(--compatibility pypi)
 fi
 
 # The wheel, and with it the binary. maturin checks the binary's glibc symbols against
 # the manylinux policies and tags the wheel with the oldest glibc it runs on.
-"$maturin" build --profile "$profile" --target "$target" --out "$out" --compatibility pypi
+"$maturin" build --profile "$profile" --target "$target" --out "$out" "${zig_flags[@]}"
 "$maturin" sdist --out "$out"
 bin="$target_dir/$target/$profile/grounded$exe"
 [ "$profile" = dev ] && bin="$target_dir/$target/debug/grounded$exe"

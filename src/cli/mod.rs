@@ -123,7 +123,7 @@ enum Command {
         add_ignore: Option<String>,
         /// Write the report in --format to FILE (whole, or not at all); the terminal
         /// gets the human report of what is not silenced.
-        #[arg(long, short = 'o', value_name = "FILE", conflicts_with = "diff")]
+        #[arg(long, short = 'o', value_name = "FILE", conflicts_with_all = ["diff", "write_baseline", "prune_baseline", "add_ignore"])]
         output: Option<PathBuf>,
         /// Report only these codes (comma-separated; replaces grounded.toml's `select`).
         #[arg(long, value_delimiter = ',', value_name = "CODES")]

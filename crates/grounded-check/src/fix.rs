@@ -182,9 +182,8 @@ mod tests {
     /// `fixes`, made safe: a rewrite the docs make certain.
     fn safe(mut fixes: Vec<Fix>) -> Vec<Fix> {
         for f in &mut fixes {
-            if let Fix::Replace { safe, .. } | Fix::Delete { safe, .. } = f {
-                *safe = true;
-            }
+            let (Fix::Replace { safe, .. } | Fix::Delete { safe, .. }) = f;
+            *safe = true;
         }
         fixes
     }

@@ -353,7 +353,17 @@ impl Project {
     /// `announce` is set.
     pub fn load_corpus(&self, cli_docs: Option<&Path>, announce: bool) -> Result<Corpus, String> {
         match self.docs_path(cli_docs) {
-            Some(p) => Corpus::load_cached(&p).map_err(|e| e.to_string()),
+            Some(p) => Corpus::load_cached(&p).map_err(|e| {
+                // A copied demo kept its `docs = "../../corpus/demo"`: "corpus not found"
+                // alone sent its user looking at the command line, not at the file.
+                match (&e, cli_docs, &self.config.docs) {
+                    (grounded_docs::CorpusError::NotFound(_), None, Some(d)) => format!(
+                        "{e} (the path is `docs = {d:?}` in {}, relative to its folder: correct it, or pass --docs)",
+                        self.root.join(CONFIG_FILE).display()
+                    ),
+                    _ => e.to_string(),
+                }
+            }),
             None => {
                 if announce {
                     eprintln!("grounded: no --docs and no `docs` in grounded.toml; using the bundled demo engine's corpus");
