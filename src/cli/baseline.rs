@@ -161,8 +161,18 @@ pub(super) fn write(
         })?;
         let checked: HashSet<&str> = rels.values().map(String::as_str).collect();
         let b = old.updated(&fresh, &checked, gone(root));
-        let kept = b.len() - fresh.len().min(b.len());
-        (b, format!("; {kept} entries of files not checked kept"))
+        let is_gone = gone(root);
+        let kept = old
+            .entries()
+            .filter(|e| !checked.contains(e.file.as_str()) && !is_gone(&e.file))
+            .count();
+        (
+            b,
+            format!(
+                "; {kept} entr{} of files not checked kept",
+                if kept == 1 { "y" } else { "ies" }
+            ),
+        )
     };
     crate::textfile::write_atomic(file, b.to_json().as_bytes())
         .map_err(|e| Fail(format!("baseline {e}")))?;

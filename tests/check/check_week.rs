@@ -246,6 +246,11 @@ fn the_baseline_only_shrinks() {
     std::fs::write(d.join("ui/c.js"), "layout.barFoo();\n").unwrap();
     let w = grounded(d, &["check", "--write-baseline", "b.json", "ui"]);
     assert_eq!(w.status.code(), Some(0), "{}", stderr(&w));
+    assert!(
+        stderr(&w).contains("(4 entries, 4 findings; 3 entries of files not checked kept)"),
+        "{}",
+        stderr(&w)
+    );
     let file = read(d, "b.json");
     assert_eq!(file.lines().count(), 6, "{file}");
     assert!(
