@@ -86,7 +86,7 @@ fn bench(c: &mut Criterion) {
             .flat_map(|(p, t, fs)| fs.iter().map(move |f| key_of(f, p, Some(t))))
             .collect();
         let m = b.apply_with(&keys, &checked, |_| false);
-        b.pruned(&m.stale).to_json()
+        b.pruned_json(&m.stale).0
     };
     let pruned = Baseline::parse(&prune()).unwrap();
     assert_eq!(pruned.len(), 9_000);

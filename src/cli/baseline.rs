@@ -117,15 +117,13 @@ pub(super) fn prune(file: &Path, b: &Baseline, m: &Matched) -> Result<(), Fail> 
         eprintln!("grounded: baseline {shown}: nothing stale; left as it was");
         return Ok(());
     }
-    let pruned = b.pruned(&m.stale);
-    crate::textfile::write_atomic(file, pruned.to_json().as_bytes())
+    let (text, kept, dropped) = b.pruned_json(&m.stale);
+    crate::textfile::write_atomic(file, text.as_bytes())
         .map_err(|e| Fail(format!("baseline {e}")))?;
-    let dropped = b.findings() - pruned.findings();
     eprintln!(
-        "grounded: pruned {shown}: {dropped} stale finding{} dropped, {} entr{} left, nothing added",
+        "grounded: pruned {shown}: {dropped} stale finding{} dropped, {kept} entr{} left, nothing added",
         if dropped == 1 { "" } else { "s" },
-        pruned.len(),
-        if pruned.len() == 1 { "y" } else { "ies" },
+        if kept == 1 { "y" } else { "ies" },
     );
     Ok(())
 }
