@@ -1,7 +1,8 @@
 //! Baseline speed: a baseline of 10,000 entries matched against 10,000 findings (9,000
 //! of them recorded, 1,000 new) across 200 files, keys taken from the files' texts as
 //! `check --baseline` takes them (budget 10 ms); and the same with the file's JSON read
-//! first.
+//! first; and `check --prune-baseline`'s own work on it (read, match, drop the 1,000
+//! stale entries, write the JSON: budget 20 ms).
 //!
 //! Run: `cargo bench --bench baseline`
 
@@ -76,12 +77,27 @@ fn bench(c: &mut Criterion) {
         loaded.apply(&keys, &checked)
     };
 
+    // --prune-baseline: what it adds to a run (the file read, the findings matched, the
+    // stale entries dropped and the new file's text made).
+    let prune = || {
+        let b = Baseline::parse(&json).unwrap();
+        let keys: Vec<_> = files
+            .iter()
+            .flat_map(|(p, t, fs)| fs.iter().map(move |f| key_of(f, p, Some(t))))
+            .collect();
+        let m = b.apply_with(&keys, &checked, |_| false);
+        b.pruned_json(&m.stale).0
+    };
+    let pruned = Baseline::parse(&prune()).unwrap();
+    assert_eq!(pruned.len(), 9_000);
+
     let mut g = c.benchmark_group("baseline");
     g.measurement_time(Duration::from_secs(5));
     // What `check --baseline` adds to a run: the file read and the findings matched.
     g.bench_function("read_and_match_10000_entries", |b| b.iter(run));
     // The matching alone (keys taken from the texts, counted, stale entries listed).
     g.bench_function("match_10000_entries", |b| b.iter(matching));
+    g.bench_function("prune_10000_entries", |b| b.iter(prune));
     g.finish();
 }
 

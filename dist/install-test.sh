@@ -5,18 +5,22 @@
 # one bundled in the binary) must exit 1 with the member finding at
 # examples/demo/mistakes/member.js:8:8. PATH holds no other grounded.
 #
-#   dist/install-test.sh [DIST]     (default target/dist; Linux x64, where CI runs)
+#   dist/install-test.sh [DIST]     (default target/release-files; Linux x64, where CI runs)
+#
+# Every route installs the distribution `grounded-js` (PyPI's and npm's `grounded` is
+# another project) and must put the command `grounded` on PATH.
 #
 # 1. the binary archive, unpacked; 2. the wheel with pip in a fresh venv, then pipx and
 # uv tool (installed into a tools venv when missing); 3. the npm packages from their
 # tarballs into a fresh project with no network (npm --offline); 4. the VSIX: its server
 # is there, runnable, and the VS Code end-to-end test runs with it alone (no grounded
 # on PATH, no grounded.serverPath). Bad installs: the platform package missing, and a
-# pip on an older glibc, each said in one line.
+# pip on an older glibc, each said in one line. The glibc floor: the binary needs no
+# GLIBC_ symbol newer than 2.17 (objdump -T), and the wheel is tagged so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
-dist=$(cd "${1:-target/dist}" && pwd)
+dist=$(cd "${1:-target/release-files}" && pwd)
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n1)
 host=$(rustc -vV | sed -n 's/^host: //p')
 [ "$host" = x86_64-unknown-linux-gnu ] || { echo "install-test: written for linux x64, not $host" >&2; exit 1; }
@@ -71,8 +75,21 @@ mkdir -p "$tmp/archive"
 tar -C "$tmp/archive" -xzf "$dist/grounded-$version-$host.tar.gz"
 try "$tmp/archive/grounded-$version-$host" "archive"
 
+# The glibc floor, read from the binary as the dynamic loader will: the newest GLIBC_
+# version any of its symbols needs (ruff's wheels run on 2.17; built on the runner's
+# own glibc, ours needed 2.35).
+floor=2.17
+needs=$(objdump -T "$tmp/archive/grounded-$version-$host/grounded" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV)
+newest=$(tail -n1 <<<"$needs")
+if [ -n "$newest" ] && [ "$(printf '%s\n%s\n' "$newest" "$floor" | sort -V | tail -n1)" = "$floor" ]; then
+    ok "the binary needs glibc $newest at most (floor $floor)"
+else
+    over=$(awk -v f="$floor" '{ split($0, a, "."); split(f, b, "."); if (a[1] > b[1] || (a[1] == b[1] && a[2] > b[2])) print }' <<<"$needs" | tr '\n' ' ')
+    fail "the binary needs glibc symbols newer than $floor: ${over:-none found (objdump -T printed no GLIBC_ version)}"
+fi
+
 # 2. The wheel: pip in a fresh venv, no index.
-wheel=$(ls "$dist"/grounded-"$version"-*.whl)
+wheel=$(ls "$dist"/grounded_js-"$version"-*.whl)
 python3 -m venv "$tmp/venv"
 "$tmp/venv/bin/pip" install --quiet --no-index "$wheel"
 try "$tmp/venv/bin" "pip install $(basename "$wheel")"
@@ -88,23 +105,27 @@ try "$tmp/pipx-bin" "pipx install"
 UV_TOOL_DIR=$tmp/uv UV_TOOL_BIN_DIR=$tmp/uv-bin UV_CACHE_DIR=$tmp/uv-cache \
     "$tools/bin/uv" tool install --quiet --offline "$wheel"
 try "$tmp/uv-bin" "uv tool install"
-# A pip on an older glibc than the wheel's tag finds no wheel it may install: one line,
-# not a binary that fails at its first run.
+# The wheel is tagged with the floor, and a pip on an older glibc than that finds no
+# wheel it may install: one line, not a binary that fails at its first run.
+case "$(basename "$wheel")" in
+    *manylinux_2_17_x86_64*) ok "the wheel is tagged manylinux_2_17 ($(basename "$wheel"))" ;;
+    *) fail "the wheel is not tagged manylinux_2_17: $(basename "$wheel")" ;;
+esac
 set +e
 out=$("$tmp/venv/bin/pip" download --quiet --no-deps --no-index --find-links "$dist" --only-binary=:all: \
-    --platform manylinux_2_17_x86_64 --python-version 3.11 -d "$tmp/old" grounded 2>&1)
+    --platform manylinux_2_16_x86_64 --python-version 3.11 -d "$tmp/old" grounded-js 2>&1)
 status=$?
 set -e
 # Known good: the same download for the wheel's own tag finds it (pip matches an
 # explicit --platform exactly, so a newer glibc's tag would not).
-mine=$(basename "$wheel" .whl | sed 's/.*-py3-none-//')
+mine=$(basename "$wheel" .whl | sed 's/.*-py3-none-//; s/\..*//')
 "$tmp/venv/bin/pip" download --quiet --no-deps --no-index --find-links "$dist" --only-binary=:all: \
-    --platform "$mine" --python-version 3.11 -d "$tmp/new" grounded \
+    --platform "$mine" --python-version 3.11 -d "$tmp/new" grounded-js \
     || fail "pip for $mine found no wheel"
-if [ "$status" != 0 ] && grep -q "No matching distribution found for grounded" <<<"$out"; then
-    ok "pip on glibc 2.17 refuses the wheel: $(grep -m1 'No matching' <<<"$out")"
+if [ "$status" != 0 ] && grep -q "No matching distribution found for grounded-js" <<<"$out"; then
+    ok "pip on glibc 2.16 refuses the wheel: $(grep -m1 'No matching' <<<"$out")"
 else
-    fail "pip on glibc 2.17 did not refuse the wheel (exit $status): $out"
+    fail "pip on glibc 2.16 did not refuse the wheel (exit $status): $out"
 fi
 
 # 3. npm, from the tarballs, with no network.
@@ -112,7 +133,7 @@ proj=$tmp/npm
 mkdir -p "$proj"
 cp -r "$work/examples" "$proj/examples"
 (cd "$proj" && npm init -y >/dev/null && npm install --offline --no-audit --no-fund --silent \
-    "$dist/grounded-$version.tgz" "$dist/grounded-$platform-$version.tgz")
+    "$dist/grounded-js-$version.tgz" "$dist/grounded-js-$platform-$version.tgz")
 try "$proj/node_modules/.bin" "npm install (offline, from the tarballs)"
 set +e
 out=$(cd "$proj" && PATH="$(dirname "$(command -v node)"):$base_path" npx --offline grounded check examples/demo 2>&1)
@@ -127,12 +148,12 @@ fi
 proj2=$tmp/npm-omit
 mkdir -p "$proj2"
 (cd "$proj2" && npm init -y >/dev/null && npm install --offline --no-audit --no-fund --silent --omit=optional \
-    "$dist/grounded-$version.tgz")
+    "$dist/grounded-js-$version.tgz")
 set +e
 out=$(cd "$proj2" && npx --offline grounded --version 2>&1)
 status=$?
 set -e
-if [ "$status" = 2 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q "@grounded/$platform.*missing from node_modules" <<<"$out"; then
+if [ "$status" = 2 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q "grounded-js-$platform, .*is not in node_modules.*(npm install grounded-js)$" <<<"$out"; then
     ok "npm --omit=optional: $out"
 else
     fail "npm --omit=optional: exit $status: $out"

@@ -38,18 +38,20 @@ function childrenOf(pid) {
 }
 
 /** A project whose node_modules holds the launcher and this platform's package. */
-function install(t, { platformPackage = true, glibc } = {}) {
+function install(t, { platformPackage = true, glibc, global = false } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "grounded-npm-"));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const launcher = path.join(dir, "node_modules/grounded");
+  // A project has its package.json beside node_modules; a global prefix (lib/node_modules) has none.
+  if (!global) fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "project", private: true }));
+  const launcher = path.join(dir, "node_modules/grounded-js");
   fs.mkdirSync(path.join(launcher, "bin"), { recursive: true });
   fs.copyFileSync(path.join(repo, "npm/grounded/package.json"), path.join(launcher, "package.json"));
   fs.copyFileSync(path.join(repo, "npm/grounded/bin/grounded.js"), path.join(launcher, "bin/grounded.js"));
-  const pkg = path.join(dir, "node_modules/@grounded", platform);
+  const pkg = path.join(dir, "node_modules", `grounded-js-${platform}`);
   const bin = path.join(pkg, "bin", process.platform === "win32" ? "grounded.exe" : "grounded");
   if (platformPackage) {
     fs.mkdirSync(path.dirname(bin), { recursive: true });
-    const meta = { name: `@grounded/${platform}`, version };
+    const meta = { name: `grounded-js-${platform}`, version };
     if (glibc) meta.grounded = { glibc };
     fs.writeFileSync(path.join(pkg, "package.json"), JSON.stringify(meta));
     fs.copyFileSync(binary, bin);
@@ -131,7 +133,18 @@ test("a signal that kills grounded kills the launcher with the same signal", { s
 
 test("the platform package missing from node_modules is one line saying to reinstall", (t) => {
   const inst = install(t, { platformPackage: false });
-  oneLine(run(inst, ["--version"]), new RegExp(`@grounded/${platform}`), /missing from node_modules/, /npm install grounded/);
+  const r = run(inst, ["--version"]);
+  oneLine(r, new RegExp(`grounded-js-${platform}, `), /is not in node_modules/, /download failed/, /--omit=optional/, /\(npm install grounded-js\)$/);
+  // `grounded` on npm is another project's; the scoped names were never published.
+  assert.doesNotMatch(r.stderr, /npm install grounded\b(?!-js)|@grounded\//);
+});
+
+test("a global install missing its platform package is told the global command", (t) => {
+  const inst = install(t, { platformPackage: false, global: true });
+  const r = run(inst, ["--version"]);
+  oneLine(r, new RegExp(`grounded-js-${platform}, `), /\(npm install -g grounded-js\)$/);
+  const local = run(install(t, { platformPackage: false }), ["--version"]);
+  assert.doesNotMatch(local.stderr, /-g/);
 });
 
 test("an unsupported platform is one line naming it and the supported ones", (t) => {
@@ -144,13 +157,13 @@ test("an unsupported platform is one line naming it and the supported ones", (t)
 test("a damaged binary is one line saying to reinstall", (t) => {
   const inst = install(t);
   fs.writeFileSync(inst.bin, "<html>502 Bad Gateway</html>\n");
-  oneLine(run(inst, ["--version"]), /is not a program/, /reinstall @grounded\//);
+  oneLine(run(inst, ["--version"]), /is not a program/, /reinstall grounded-js-.* \(npm install grounded-js\)/);
 });
 
 test("a missing binary is one line saying to reinstall", (t) => {
   const inst = install(t);
   fs.rmSync(inst.bin);
-  oneLine(run(inst, ["--version"]), /cannot be read \(ENOENT\)/, /reinstall @grounded\//);
+  oneLine(run(inst, ["--version"]), /cannot be read \(ENOENT\)/, /reinstall grounded-js-.* \(npm install grounded-js\)/);
 });
 
 test("a binary without its run bit gets it back and runs", { skip: process.platform === "win32" }, (t) => {

@@ -45,6 +45,18 @@ pub struct Options {
     pub baseline: Option<PathBuf>,
     /// `--write-baseline FILE`.
     pub write_baseline: Option<PathBuf>,
+    /// `--unsafe-fixes`: `--fix`/`--diff` apply a finding's only fix even when unsafe.
+    pub unsafe_fixes: bool,
+    /// `--add-ignore[=REASON]`: an ignore comment for every finding left (the reason,
+    /// empty for none).
+    pub add_ignore: Option<String>,
+    /// `--prune-baseline`: drop the baseline's stale entries, add nothing.
+    pub prune_baseline: bool,
+    /// `--no-baseline`: the configured baseline is not read.
+    pub no_baseline: bool,
+    /// `--output FILE` / `-o`: the chosen format to the file, the human report of what
+    /// is not silenced on the terminal.
+    pub output: Option<PathBuf>,
 }
 
 /// `grounded check [--docs P] [--format F] [--dry-run] [--select C] [--ignore C]
@@ -68,9 +80,7 @@ pub fn run(
         }
     }
     let (project, corpus) = project_and_corpus(&paths[0], docs)?;
-    if let Some(c) = corpus.load_caveat() {
-        eprintln!("grounded: warning: {c}");
-    }
+    super::report::load_diagnostics(&project, &corpus);
     let rules = check::Rules::new(
         &project.config.check,
         &project.root,
@@ -78,17 +88,39 @@ pub fn run(
         opts.ignore.as_deref(),
     )
     .map_err(Fail)?;
+    if let Some(why) = rules.nothing_selected() {
+        return Err(Fail(format!(
+            "nothing to check: every code is turned off ({why})"
+        )));
+    }
     // Read before anything is fixed or printed: a broken baseline is a configuration
-    // error, and saying it after a page of findings hid it. `--write-baseline` replaces
-    // the file: the old one is not read.
-    let known = match (&opts.write_baseline, &opts.baseline, &rules.baseline) {
+    // error, and saying it after a page of findings hid it. `--write-baseline` reads
+    // the file only to keep the entries of files it did not check (baseline.rs).
+    let configured = if opts.no_baseline {
+        None
+    } else {
+        rules.baseline.as_ref()
+    };
+    let known = match (&opts.write_baseline, &opts.baseline, configured) {
         (Some(_), _, _) => None,
-        (None, Some(b), _) | (None, None, Some(b)) => Some((b.clone(), read_baseline(b)?)),
+        (None, Some(b), _) | (None, None, Some(b)) => Some((b.clone(), super::baseline::read(b)?)),
         (None, None, None) => None,
     };
+    if opts.prune_baseline && known.is_none() {
+        return Err(Fail(
+            "--prune-baseline needs a baseline: --baseline FILE, or `baseline` in grounded.toml's [check]".into(),
+        ));
+    }
     let mut fix_failed = false;
     if fix != FixMode::Off {
-        let fixed = super::fix::run(&corpus, &project, &rules, &paths, fix == FixMode::Write)?;
+        let fixed = super::fix::run(
+            &corpus,
+            &project,
+            &rules,
+            &paths,
+            fix == FixMode::Write,
+            opts.unsafe_fixes,
+        )?;
         fix_failed = fixed.failed;
         if fix == FixMode::Diff {
             // The diff is the output: what is left only sets the exit status.
@@ -99,7 +131,7 @@ pub fn run(
             let rels = rels_of(&project.root, &paths, &corpus);
             let mut left = fixed.left;
             if let Some((file, b)) = &known {
-                mark_baselined(&mut left, file, b, &rels, &mut texts);
+                super::baseline::mark(&mut left, file, b, &rels, &mut texts, &project.root, false);
             }
             std::mem::forget(corpus);
             return Ok(exit_status(&left, fix_failed));
@@ -132,11 +164,16 @@ pub fn run(
     }
     // "no findings" after checking nothing once read as a clean project: a folder of
     // `.jsx` files under an engine whose docs did not list `.jsx` looked perfect.
-    if !checked.checked.iter().any(|c| c.script)
-        && checked.unreadable.is_empty()
-        && checked.excluded.is_empty()
-    {
-        return Err(Fail(no_script(&paths, &checked.checked, &corpus)));
+    if !checked.checked.iter().any(|c| c.script) && checked.unreadable.is_empty() {
+        // `exclude = ["*.js"]` checked nothing and said "no findings".
+        if !checked.excluded.is_empty() {
+            return Err(Fail(super::report::all_excluded(&paths, &checked.excluded)));
+        }
+        match prose_only(&paths, &checked.checked) {
+            // A prose README staged alone: checked (its ignore comments too), clean.
+            Some(note) => eprintln!("grounded: {note}"),
+            None => return Err(Fail(no_script(&paths, &checked.checked, &corpus))),
+        }
     }
     let mut texts = Texts::default();
     for c in &checked.checked {
@@ -211,50 +248,95 @@ pub fn run(
         })
         .collect();
     if let Some(file) = &opts.write_baseline {
-        // What a comment or grounded.toml already silences is not recorded: it is
-        // silenced where the team can read why.
-        let keys = findings
-            .iter()
-            .filter(|f| f.ignored.is_none())
-            .map(|f| key_of(f, &rels, &mut texts))
-            .collect::<Vec<_>>();
-        let b = crate::check::baseline::Baseline::record(keys);
-        crate::textfile::write_atomic(file, b.to_json().as_bytes())
-            .map_err(|e| Fail(format!("baseline {e}")))?;
-        eprintln!(
-            "grounded: wrote {} ({} entr{}, {} finding{})",
-            file.display(),
-            b.len(),
-            if b.len() == 1 { "y" } else { "ies" },
-            b.findings(),
-            if b.findings() == 1 { "" } else { "s" }
-        );
+        let whole = super::baseline::covers_root(&paths, &project.root);
+        super::baseline::write(file, &findings, &rels, &mut texts, &project.root, whole)?;
         std::mem::forget(corpus);
         return Ok(if fix_failed { 2 } else { 0 });
     }
     if let Some((file, b)) = &known {
-        mark_baselined(&mut findings, file, b, &rels, &mut texts);
+        let prune = opts.prune_baseline;
+        let m = super::baseline::mark(
+            &mut findings,
+            file,
+            b,
+            &rels,
+            &mut texts,
+            &project.root,
+            prune,
+        );
+        if prune {
+            super::baseline::prune(file, b, &m)?;
+            std::mem::forget(corpus);
+            return Ok(0);
+        }
     }
+    if let Some(reason) = &opts.add_ignore {
+        let code = super::add_ignore::run(&corpus, &project, &rules, &findings, &texts, reason)?;
+        std::mem::forget(corpus);
+        return Ok(code);
+    }
+    let summary = super::report::Summary::of(&findings, opts.unsafe_fixes);
     // SARIF keeps what was silenced, as suppressions; the others list it only when asked.
-    let (findings, silenced): (Vec<Finding>, Vec<Finding>) =
-        if format == Format::Sarif || opts.show_ignored {
-            (findings, Vec::new())
-        } else {
-            findings.into_iter().partition(|f| f.ignored.is_none())
-        };
-    match format {
+    let keep_silenced = format == Format::Sarif || opts.show_ignored;
+    let (findings, silenced): (Vec<Finding>, Vec<Finding>) = if keep_silenced {
+        (findings, Vec::new())
+    } else {
+        findings.into_iter().partition(|f| f.ignored.is_none())
+    };
+    let rendered = match format {
         Format::Json => {
             let out: Vec<_> = findings
                 .iter()
                 .map(|f| finding_json(f, &mut texts, &corpus))
                 .collect();
-            println!("{}", serde_json::to_string_pretty(&out)?);
+            Some(serde_json::to_string_pretty(&out)? + "\n")
         }
-        Format::Sarif => println!(
-            "{}",
-            serde_json::to_string_pretty(&sarif(&findings, &mut texts, &corpus))?
-        ),
-        Format::Human => human(&findings, silenced.len(), &mut texts, &corpus)?,
+        Format::Sarif => {
+            Some(serde_json::to_string_pretty(&sarif(&findings, &mut texts, &corpus))? + "\n")
+        }
+        Format::Human => None,
+    };
+    match (&opts.output, rendered) {
+        (None, Some(text)) => print!("{text}"),
+        (None, None) => {
+            let mut out = stdout_color();
+            human(
+                &mut out,
+                &findings,
+                silenced.len(),
+                &mut texts,
+                &corpus,
+                &summary,
+            )?;
+        }
+        (Some(file), rendered) => {
+            let text = match rendered {
+                Some(t) => t,
+                None => {
+                    let mut buf = termcolor::NoColor::new(Vec::new());
+                    human(
+                        &mut buf,
+                        &findings,
+                        silenced.len(),
+                        &mut texts,
+                        &corpus,
+                        &summary,
+                    )?;
+                    String::from_utf8_lossy(&buf.into_inner()).into_owned()
+                }
+            };
+            super::report::write_output(file, &text)?;
+            // The terminal: what is not silenced, as people read it (a CI log that
+            // said only "36 known findings silenced" before exit 1 told nobody what failed).
+            let (open, quiet): (Vec<Finding>, Vec<Finding>) = if opts.show_ignored {
+                (findings.clone(), Vec::new())
+            } else {
+                findings.iter().cloned().partition(|f| f.ignored.is_none())
+            };
+            let hidden = silenced.len() + quiet.len();
+            let mut out = stdout_color();
+            human(&mut out, &open, hidden, &mut texts, &corpus, &summary)?;
+        }
     }
     // The process ends after this command: freeing a 20,000-chunk corpus one
     // allocation at a time was a tenth of a warm `check`'s instructions, for memory
@@ -278,24 +360,6 @@ fn exit_status(left: &[Finding], fix_failed: bool) -> i32 {
     }
 }
 
-/// Reads a baseline file; a missing, unreadable or hand-broken one is exit 2 with one
-/// line naming it (the file itself is left as it is).
-fn read_baseline(file: &Path) -> Result<crate::check::baseline::Baseline, Fail> {
-    let shown = super::from_cwd(file);
-    let bytes = std::fs::read(file).map_err(|e| {
-        let hint = if e.kind() == std::io::ErrorKind::NotFound {
-            " (record one with `grounded check --write-baseline FILE`)"
-        } else {
-            ""
-        };
-        Fail(format!("baseline {}: {e}{hint}", shown))
-    })?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| Fail(format!("baseline {}: not valid UTF-8", shown)))?;
-    crate::check::baseline::Baseline::parse(&text)
-        .map_err(|e| Fail(format!("baseline {}: {e}", shown)))
-}
-
 /// The project-relative file of each shown path the check reads (for `--diff`, which
 /// does not run the report's check).
 fn rels_of(
@@ -310,93 +374,37 @@ fn rels_of(
         .collect()
 }
 
-/// The baseline key of a finding: its file relative to the project root (the report's
-/// shown path when the check did not read it, a dry run's load), code, name, line.
-fn key_of(
-    f: &Finding,
-    rels: &HashMap<String, String>,
-    texts: &mut Texts,
-) -> crate::check::baseline::Key {
-    let rel = rels.get(&f.path).cloned().unwrap_or_else(|| f.path.clone());
-    crate::check::baseline::key_of(f, &rel, texts.get(&f.path))
-}
-
-/// Marks the findings the baseline records as silenced by it (`"ignored": {"by":
-/// "baseline"}`); says on stderr how many, and each entry that matched nothing any more.
-/// Findings a comment or grounded.toml already silenced are not matched.
-fn mark_baselined(
-    findings: &mut [Finding],
-    file: &Path,
-    b: &crate::check::baseline::Baseline,
-    rels: &HashMap<String, String>,
-    texts: &mut Texts,
-) {
-    let open: Vec<usize> = (0..findings.len())
-        .filter(|&i| findings[i].ignored.is_none())
-        .collect();
-    let keys: Vec<_> = open
-        .iter()
-        .map(|&i| key_of(&findings[i], rels, texts))
-        .collect();
-    let checked: std::collections::HashSet<&str> = rels.values().map(String::as_str).collect();
-    let m = b.apply(&keys, &checked);
-    let shown = super::from_cwd(file);
-    let mut silenced = 0;
-    for (&i, s) in open.iter().zip(&m.silenced) {
-        if *s {
-            silenced += 1;
-            findings[i].ignored = Some(check::Ignored {
-                by: check::IgnoredBy::Baseline,
-                reason: Some(format!("recorded in {shown}")),
-            });
-        }
-    }
-    if silenced > 0 {
-        eprintln!(
-            "grounded: baseline {shown}: {silenced} known finding{} silenced",
-            if silenced == 1 { "" } else { "s" }
-        );
-    }
-    for (e, unmatched) in &m.stale {
-        let of = if e.count > 1 {
-            format!(" ({unmatched} of {})", e.count)
-        } else {
-            String::new()
-        };
-        eprintln!(
-            "grounded: baseline {shown}: stale entry{of}, matches nothing any more: {} {} `{}` in `{}` (the next --write-baseline drops it)",
-            e.file,
-            e.code,
-            e.name,
-            e.line
-        );
-    }
-}
-
-/// Why a run checked no script. Markdown files named one by one, all prose, are said
-/// as such: "no scripts found under prose.md" sent a newcomer looking for a folder.
+/// Why a run checked no script (and no named Markdown file: [`prose_only`]).
 fn no_script(
     paths: &[PathBuf],
-    checked: &[check::Checked],
+    _checked: &[check::Checked],
     corpus: &crate::docs::Corpus,
 ) -> String {
-    let named_md = paths
-        .iter()
-        .all(|p| p.is_file() && crate::js::is_markdown(&p.to_string_lossy()));
-    if named_md && !checked.is_empty() {
-        let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-        let has = if names.len() == 1 { "has" } else { "have" };
-        return format!(
-            "{} {has} no fenced js block: a Markdown file's scripts are its ```js blocks; nothing to check",
-            names.join(", ")
-        );
-    }
     let under: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     format!(
         "no scripts found under {}: the engine's script extensions are {} (and Markdown files' fenced js blocks)",
         under.join(", "),
         corpus.engine.script_extensions.join(" ")
     )
+}
+
+/// Markdown files named one by one, all prose: checked (their ignore comments are
+/// read) and clean, with a note that they hold no script. A prose README staged alone
+/// once failed the pre-commit hook with exit 2; "no scripts found under README.md"
+/// before that sent a newcomer looking for a folder.
+fn prose_only(paths: &[PathBuf], checked: &[check::Checked]) -> Option<String> {
+    let named_md = paths
+        .iter()
+        .all(|p| p.is_file() && crate::js::is_markdown(&p.to_string_lossy()));
+    if !named_md || checked.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let has = if names.len() == 1 { "has" } else { "have" };
+    Some(format!(
+        "{} {has} no fenced js block: a Markdown file's scripts are its ```js blocks; nothing in it to check",
+        names.join(", ")
+    ))
 }
 
 /// Whether the dry run's entries include `grounded.toml`'s (a folder was named).
@@ -528,7 +536,9 @@ struct Edit {
 /// A fix's title and edits, positions taken from the file's text.
 fn fix_edits(fix: &Fix, idx: &crate::js::LineIndex) -> (String, Vec<Edit>) {
     let (title, span, text) = match fix {
-        Fix::Replace { title, span, text } => (title, span, text.as_str()),
+        Fix::Replace {
+            title, span, text, ..
+        } => (title, span, text.as_str()),
         Fix::Delete { title, span, .. } => (title, span, ""),
     };
     let (line, column) = idx.line_col(span.start);
@@ -585,7 +595,7 @@ pub(super) fn finding_json(
                                    "end_column": e.end_column, "text": e.text})
                     })
                     .collect();
-                json!({"title": title, "edits": edits})
+                json!({"title": title, "safe": fix.is_safe(), "edits": edits})
             })
             .collect(),
         None => Vec::new(),
@@ -609,19 +619,27 @@ fn too_long(f: &Finding, text: &str, width: usize) -> bool {
         .any(|l| l.len() > width && l.chars().count() > width)
 }
 
-fn human(
-    findings: &[Finding],
-    hidden: usize,
-    texts: &mut Texts,
-    corpus: &crate::docs::Corpus,
-) -> Result<(), Fail> {
+/// Standard output, in colour on a terminal unless `NO_COLOR`.
+fn stdout_color() -> termcolor::StandardStream {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let choice = if !no_color && std::io::stdout().is_terminal() {
         termcolor::ColorChoice::Auto
     } else {
         termcolor::ColorChoice::Never
     };
-    let stdout = termcolor::StandardStream::stdout(choice);
+    termcolor::StandardStream::stdout(choice)
+}
+
+/// The human report of `findings` to `out`: excerpts, then the summary (by code, how
+/// many `--fix` fixes). `hidden`: how many silenced findings are not listed.
+fn human(
+    out: &mut dyn termcolor::WriteColor,
+    findings: &[Finding],
+    hidden: usize,
+    texts: &mut Texts,
+    corpus: &crate::docs::Corpus,
+    summary: &super::report::Summary,
+) -> Result<(), Fail> {
     let config = term::Config::default();
     let width = super::excerpt::width();
     let mut files = SimpleFiles::new();
@@ -629,9 +647,10 @@ fn human(
     for f in findings {
         let mut notes = Vec::new();
         for fix in &f.fixes {
-            match fix {
-                Fix::Replace { title, .. } => notes.push(format!("fix: {title}")),
-                Fix::Delete { title, .. } => notes.push(format!("fix: {title}")),
+            if fix.is_safe() {
+                notes.push(format!("fix: {}", fix.title()));
+            } else {
+                notes.push(format!("fix (unsafe): {}", fix.title()));
             }
         }
         if let Some(r) = &f.related {
@@ -649,8 +668,7 @@ fn human(
         }
         let text = texts.get(&f.path).unwrap_or_default();
         if too_long(f, text, width) {
-            let mut lock = stdout.lock();
-            long_line(&mut lock, f, text, width, &notes).map_err(|e| Fail(e.to_string()))?;
+            long_line(out, f, text, width, &notes).map_err(|e| Fail(e.to_string()))?;
             continue;
         }
         let id = *ids
@@ -671,36 +689,15 @@ fn human(
             diag = diag.with_notes(vec![format!("at {}:{}:{}", f.path, f.line, f.column)]);
         }
         diag = diag.with_notes(notes);
-        let mut lock = stdout.lock();
-        term::emit_to_write_style(&mut lock, &config, &files, &diag)
-            .map_err(|e| Fail(e.to_string()))?;
+        term::emit_to_write_style(out, &config, &files, &diag).map_err(|e| Fail(e.to_string()))?;
     }
-    let shown: Vec<&Finding> = findings.iter().filter(|f| f.ignored.is_none()).collect();
-    let errors = shown
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .count();
-    let warnings = shown.len() - errors;
-    let ignored = findings.len() - shown.len() + hidden;
-    let ignored = if hidden > 0 {
-        format!(", {ignored} ignored (--show-ignored lists them)")
-    } else if ignored > 0 {
-        format!(", {ignored} ignored")
-    } else {
-        String::new()
-    };
-    if shown.is_empty() {
-        println!("no findings{ignored}");
-    } else {
-        println!("{errors} error(s), {warnings} warning(s){ignored}");
-    }
-    Ok(())
+    super::report::totals(out, findings, hidden, summary).map_err(|e| Fail(e.to_string()))
 }
 
 /// A finding on a line too long for the screen, in the excerpt's layout but with a
 /// window of the line ([`super::excerpt`]).
 fn long_line(
-    out: &mut impl std::io::Write,
+    out: &mut dyn termcolor::WriteColor,
     f: &Finding,
     text: &str,
     width: usize,

@@ -200,7 +200,7 @@ pub fn corpus(docs: Option<&Path>, format: Format) -> Result<i32, Fail> {
 
 /// The forms scripts load modules with (`esm`, `commonjs`), as the engine says or its
 /// level implies.
-fn module_forms(corpus: &Corpus) -> Vec<&'static str> {
+fn module_forms(corpus: &crate::docs::Corpus) -> Vec<&'static str> {
     let mut out = Vec::new();
     if corpus.engine.has_esm() {
         out.push("esm");

@@ -33,13 +33,17 @@ pub(super) struct Fixed {
 }
 
 /// A file's bytes as read, before any fix.
-struct Original {
-    raw: Vec<u8>,
+pub(super) struct Original {
+    /// The bytes on disk.
+    pub(super) raw: Vec<u8>,
     bom: bool,
-    text: String,
+    /// The text the checker reads (byte-order mark dropped, lone CRs as LF).
+    pub(super) text: String,
 }
 
-fn read_original(file: &Path) -> Result<Option<Original>, String> {
+/// The file as read for fixing: `None` for one the check does not read (too large,
+/// binary); an error for one that is not UTF-8.
+pub(super) fn read_original(file: &Path) -> Result<Option<Original>, String> {
     let meta = std::fs::metadata(file).map_err(|e| e.to_string())?;
     if meta.len() > crate::check::project::MAX_SCRIPT_BYTES {
         return Ok(None);
@@ -80,7 +84,7 @@ fn dominant_ending(raw: &[u8]) -> &'static str {
 
 /// The file's new bytes: its own bytes for every line the fixes left alone, the fixed
 /// lines with the file's line ending.
-fn rebuild(orig: &Original, fixed: &str) -> Vec<u8> {
+pub(super) fn rebuild(orig: &Original, fixed: &str) -> Vec<u8> {
     let old: Vec<&str> = orig.text.split_inclusive('\n').collect();
     let new: Vec<&str> = fixed.split_inclusive('\n').collect();
     let ending = dominant_ending(&orig.raw);
@@ -157,6 +161,7 @@ pub(super) fn run(
     rules: &crate::check::Rules,
     paths: &[PathBuf],
     write: bool,
+    unsafe_fixes: bool,
 ) -> Result<Fixed, Fail> {
     let checker = ProjectChecker::open(corpus, &project.root, &project.config.globals, rules);
     let (files, _notes) = crate::check::files_of(corpus, paths);
@@ -181,12 +186,12 @@ pub(super) fn run(
             }
         };
         let first = checker.verdict(&shown, &file, &orig.text);
-        if fix::sure_edits(&first.findings, orig.text.len()).is_empty() {
+        if fix::edits(&first.findings, orig.text.len(), unsafe_fixes).is_empty() {
             out.left.extend(first.findings);
             continue;
         }
         let before = first.findings.clone();
-        let (text, n) = match fix::fix_text(&orig.text, Some(first), |t| {
+        let (text, n) = match fix::fix_text_with(&orig.text, Some(first), unsafe_fixes, |t| {
             checker.verdict(&shown, &file, t)
         }) {
             Outcome::Fixed { text, applied } if applied > 0 => (text, applied),
@@ -243,7 +248,7 @@ pub(super) fn run(
 
 /// Writes the fixed bytes over a file unless it is read-only or changed since it was
 /// read; the error is the one line to print.
-fn write_fixed(file: &Path, raw: &[u8], bytes: &[u8]) -> Result<(), String> {
+pub(super) fn write_fixed(file: &Path, raw: &[u8], bytes: &[u8]) -> Result<(), String> {
     let meta = std::fs::metadata(file).map_err(|e| format!("not fixed: {e}"))?;
     // A rename replaces a read-only file as readily as any other: the permission that
     // says "do not change this" has to be asked for.

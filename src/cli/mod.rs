@@ -11,7 +11,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::docs::Corpus;
 use crate::project::Project;
 
+mod add_ignore;
 mod agent;
+mod baseline;
 mod check;
 mod docs_cmds;
 mod dryrun;
@@ -21,6 +23,7 @@ mod fix;
 mod hook;
 mod import;
 pub mod mcp;
+mod report;
 mod serve;
 
 /// Where `--help` sends people: the guides in the repository's `docs/` folder. They
@@ -90,19 +93,40 @@ enum Command {
         /// Also run the project against the fake engine.
         #[arg(long, conflicts_with = "diff")]
         dry_run: bool,
-        /// Apply each finding's one sure fix (never a choice between near names), re-check,
-        /// repeat until none is left; then report what is left.
+        /// Apply each finding's one safe fix (never a near name: docs/cli.md says which
+        /// fix is safe), re-check, repeat until none is left; then report what is left.
         #[arg(long, conflicts_with = "diff")]
         fix: bool,
+        /// With --fix or --diff, also apply a finding's only fix when it is unsafe (a
+        /// near name, a deletion the docs do not explain): review the result.
+        #[arg(long)]
+        unsafe_fixes: bool,
         /// Print the unified diff `--fix` would make, and write nothing.
         #[arg(long, conflicts_with = "format")]
         diff: bool,
         /// Report only the findings this baseline file does not record.
         #[arg(long, value_name = "FILE")]
         baseline: Option<PathBuf>,
-        /// Record today's findings in this baseline file (sorted JSON, one entry a line).
+        /// Record today's findings in this baseline file (sorted JSON, one entry a line);
+        /// with paths inside the project, only those files' entries are replaced.
         #[arg(long, value_name = "FILE", conflicts_with_all = ["baseline", "diff"])]
         write_baseline: Option<PathBuf>,
+        /// Drop the baseline's stale entries (fixed findings, deleted files) and add
+        /// nothing; the baseline is --baseline's or grounded.toml's.
+        #[arg(long, conflicts_with_all = ["write_baseline", "fix", "diff", "no_baseline", "add_ignore"])]
+        prune_baseline: bool,
+        /// Do not read the baseline grounded.toml names: report every finding.
+        #[arg(long, conflicts_with_all = ["baseline"])]
+        no_baseline: bool,
+        /// Write an ignore comment above every line with a finding left, with REASON
+        /// after its colon (`--add-ignore="legacy, see #12"`), instead of reporting.
+        #[arg(long, value_name = "REASON", num_args = 0..=1, require_equals = true,
+              default_missing_value = "", conflicts_with_all = ["fix", "diff", "write_baseline"])]
+        add_ignore: Option<String>,
+        /// Write the report in --format to FILE (whole, or not at all); the terminal
+        /// gets the human report of what is not silenced.
+        #[arg(long, short = 'o', value_name = "FILE", conflicts_with_all = ["diff", "write_baseline", "prune_baseline", "add_ignore"])]
+        output: Option<PathBuf>,
         /// Report only these codes (comma-separated; replaces grounded.toml's `select`).
         #[arg(long, value_delimiter = ',', value_name = "CODES")]
         select: Option<Vec<String>>,
@@ -406,6 +430,11 @@ fn run() -> i32 {
             diff,
             baseline,
             write_baseline,
+            unsafe_fixes,
+            prune_baseline,
+            no_baseline,
+            add_ignore,
+            output,
             paths,
         } => check::run(
             docs.as_deref(),
@@ -422,6 +451,11 @@ fn run() -> i32 {
                 },
                 baseline,
                 write_baseline,
+                unsafe_fixes,
+                add_ignore,
+                prune_baseline,
+                no_baseline,
+                output,
             },
             &paths,
         ),

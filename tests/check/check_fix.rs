@@ -203,11 +203,12 @@ fn diff_prints_what_fix_would_write_and_writes_nothing() {
 #[test]
 fn a_fix_that_would_bring_a_new_finding_leaves_the_file_as_it_was() {
     // `tableEn` has one near name, `tableEnd`: but no table was started, so the fix
-    // would trade the member finding for an End without a Start.
+    // would trade the member finding for an End without a Start. (A near name is an
+    // unsafe fix: only `--unsafe-fixes` tries it.)
     let text = "layout.paragraph(\"x\");\nlayout.tableEn();\n";
     let dir = project(&demo_corpus(), &[("gain.js", text.as_bytes())]);
     let d = dir.path();
-    let out = grounded(d, &["check", "--fix", "gain.js"]);
+    let out = grounded(d, &["check", "--fix", "--unsafe-fixes", "gain.js"]);
     let err = stderr(&out);
     assert_eq!(read(d, "gain.js"), text);
     assert!(

@@ -23,5 +23,6 @@ mod check_rules;
 mod check_second_corpus;
 mod check_session;
 mod check_variables;
+mod check_week;
 mod global_members;
 mod modules;

@@ -96,7 +96,7 @@ fn a_manifest_with_another_version_is_caught() {
     }
     assert_eq!(mismatches(dir.path()), Vec::<String>::new());
     let mut npm = json("npm/grounded/package.json");
-    npm["optionalDependencies"]["@grounded/darwin-arm64"] = Value::String("9.9.9".into());
+    npm["optionalDependencies"]["grounded-js-darwin-arm64"] = Value::String("9.9.9".into());
     std::fs::write(
         dir.path().join("npm/grounded/package.json"),
         serde_json::to_string(&npm).unwrap(),
@@ -104,7 +104,7 @@ fn a_manifest_with_another_version_is_caught() {
     .unwrap();
     assert_eq!(
         mismatches(dir.path()),
-        vec![r#"npm/grounded/package.json optionalDependencies @grounded/darwin-arm64: "9.9.9""#]
+        vec![r#"npm/grounded/package.json optionalDependencies grounded-js-darwin-arm64: "9.9.9""#]
     );
 }
 
@@ -154,7 +154,7 @@ fn every_list_of_platforms_is_the_same() {
         .as_object()
         .unwrap()
         .keys()
-        .map(|k| k.trim_start_matches("@grounded/").to_string())
+        .map(|k| k.trim_start_matches("grounded-js-").to_string())
         .collect();
     want.sort();
     assert_eq!(want.len(), 5, "{want:?}");

@@ -128,3 +128,58 @@ fn fix_all_that_would_bring_a_new_finding_offers_nothing() {
     assert!(lsp.alive());
     lsp.shutdown();
 }
+
+/// Issue 46: a near name is an unsafe fix even when it is the only one: offered as a
+/// quick fix, never preferred, and never applied by fix-all (`layout.paragrap` →
+/// `paragraph` and a function of an unrelated script were, at every save).
+#[test]
+fn fix_all_applies_only_safe_fixes_and_a_near_name_is_never_preferred() {
+    let dir = project(
+        &demo_corpus(),
+        &[("other.js", b"function makeSelection() {}\n" as &[u8])],
+    );
+    let mut lsp = Lsp::start(&[], &[]);
+    lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
+    let text = "layout.paragrap(\"x\");\nconst n = 1;\nmaskFromSelection();\n";
+    let u = open_and_wait(&mut lsp, dir.path(), "a.js", text);
+    let actions = fix_all(&mut lsp, &u, &["source.fixAll.grounded"]);
+    let edits = actions[0]["edit"]["changes"][&u]
+        .as_array()
+        .unwrap_or_else(|| panic!("{actions:#}"))
+        .clone();
+    let fixed = apply_edits(text, &edits);
+    // Known-good: the safe rewrite goes in; known-bad: the near names do not.
+    assert_eq!(
+        fixed,
+        "layout.paragrap(\"x\");\nvar n = 1;\nmaskFromSelection();\n"
+    );
+    let quick = lsp.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": u},
+               "range": {"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 20}},
+               "context": {"diagnostics": [], "only": ["quickfix"], "triggerKind": 1}}),
+    );
+    let by_title = |t: &str| -> Value {
+        quick
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["title"] == t)
+            .unwrap_or_else(|| panic!("no {t:?} in {quick:#}"))
+            .clone()
+    };
+    assert_ne!(
+        by_title("Replace with `paragraph`")["isPreferred"],
+        json!(true)
+    );
+    assert_ne!(
+        by_title("Replace with `makeSelection`")["isPreferred"],
+        json!(true)
+    );
+    assert_eq!(
+        by_title("Change `const` to `var`")["isPreferred"],
+        json!(true)
+    );
+    assert!(lsp.alive());
+    lsp.shutdown();
+}

@@ -297,6 +297,7 @@ fn insert_end(
         title: format!("Insert `{call}`"),
         span: Span::new(at, at),
         text: new,
+        safe: false,
     })
 }
 

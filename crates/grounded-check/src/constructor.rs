@@ -83,6 +83,7 @@ pub(crate) fn check(cx: &mut Ctx, ctor: Node) {
             title: format!("Replace with `{c}`"),
             span: Span::new(ctor.start_byte(), ctor.end_byte()),
             text: c.to_string(),
+            safe: false,
         })
         .collect();
     let related = super::suggest::interface_related(cx.corpus, name).or_else(|| {

@@ -128,6 +128,7 @@ fn static_equivalent(text: &str, owner: &str, name: &str, prop: Node) -> Option<
         title: format!("Replace with `{new}`"),
         span: Span::new(call.start_byte(), call.end_byte()),
         text: new,
+        safe: true,
     })
 }
 
@@ -137,30 +138,42 @@ fn proto_equivalent(text: &str, proto: Proto, name: &str, prop: Node, level: u16
     let (call, args) = call_of(text, prop)?;
     let member = prop.parent()?;
     let recv = &text[member.child_by_field_name("object")?.byte_range()];
-    let (from, new) = match (proto, name, args.as_slice()) {
+    // `safe`: the same value for every input (interfaces.md's rule, finding.rs).
+    let (from, new, safe) = match (proto, name, args.as_slice()) {
         // Only the method's name and arguments change: the receiver stays as written.
         (Proto::String, "trim", []) => (
             prop.start_byte(),
             r#"replace(/^\s+|\s+$/g, "")"#.to_string(),
+            true,
         ),
-        (Proto::String, "trimStart" | "trimLeft", []) => {
-            (prop.start_byte(), r#"replace(/^\s+/, "")"#.to_string())
-        }
-        (Proto::String, "trimEnd" | "trimRight", []) => {
-            (prop.start_byte(), r#"replace(/\s+$/, "")"#.to_string())
-        }
+        (Proto::String, "trimStart" | "trimLeft", []) => (
+            prop.start_byte(),
+            r#"replace(/^\s+/, "")"#.to_string(),
+            true,
+        ),
+        (Proto::String, "trimEnd" | "trimRight", []) => (
+            prop.start_byte(),
+            r#"replace(/\s+$/, "")"#.to_string(),
+            true,
+        ),
         // A comparison binds looser than what may surround the call: parenthesised.
-        (Proto::String, "includes", [x]) => {
-            (call.start_byte(), format!("({recv}.indexOf({x}) != -1)"))
-        }
+        (Proto::String, "includes", [x]) => (
+            call.start_byte(),
+            format!("({recv}.indexOf({x}) != -1)"),
+            true,
+        ),
         // Where the level's arrays have `indexOf` (ES5). It differs from `includes` on
-        // `NaN` only, which `indexOf` never finds.
-        (Proto::Array, "includes", [x]) if has_array_index_of => {
-            (call.start_byte(), format!("({recv}.indexOf({x}) != -1)"))
-        }
-        (Proto::String, "startsWith", [x]) => {
-            (call.start_byte(), format!("({recv}.indexOf({x}) === 0)"))
-        }
+        // `NaN` only, which `indexOf` never finds: so the rewrite is unsafe.
+        (Proto::Array, "includes", [x]) if has_array_index_of => (
+            call.start_byte(),
+            format!("({recv}.indexOf({x}) != -1)"),
+            false,
+        ),
+        (Proto::String, "startsWith", [x]) => (
+            call.start_byte(),
+            format!("({recv}.indexOf({x}) === 0)"),
+            true,
+        ),
         _ => return None,
     };
     let shown = if from == call.start_byte() {
@@ -172,6 +185,7 @@ fn proto_equivalent(text: &str, proto: Proto, name: &str, prop: Node, level: u16
         title: format!("Replace with `{shown}`"),
         span: Span::new(from, call.end_byte()),
         text: new,
+        safe,
     })
 }
 

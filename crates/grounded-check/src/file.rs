@@ -97,6 +97,7 @@ fn check_path(cx: &mut Ctx, lit: &str, span: Span) {
                 span.end.saturating_sub(1).max(span.start + 1),
             ),
             text: c.to_string(),
+            safe: false,
         })
         .collect();
     let f = cx.push(span.start, span.end, Code::File, msg);

@@ -179,6 +179,30 @@ impl Span {
     }
 }
 
+// Which fix is safe (ruff's split; interfaces.md, "A team's second week"). `--fix`,
+// `source.fixAll.grounded` and the editor's preferred action apply only safe fixes;
+// `--unsafe-fixes` adds a finding's only fix when it is unsafe. Taught by a team's
+// `--fix` that rewrote `maskFromSelection()` to `makeSelection()` (a function of an
+// unrelated script) and `layout.paragrap` to `layout.paragraph`: a near name is a
+// guess about what the author meant, and a fixer that guesses changes what runs.
+//
+// Safe: the result is certain from the docs and the language, whatever the author meant:
+//   - a deletion whose reason the docs give (`Fix::Delete` with a `detail`: a call the
+//     facts declare absent, an ignore that silences nothing);
+//   - syntax the engine's level lacks rewritten to what it has, meaning the same
+//     (`const` → `var`, an arrow without `this` → a function expression, a template →
+//     concatenation, a trailing comma dropped, a reserved-word key quoted);
+//   - a built-in the level lacks written as the same value with what it has
+//     (`Date.now()` → `new Date().getTime()`);
+//   - an ignore comment's list of codes cut to those that silence something, its
+//     reason kept.
+// Unsafe: a pick among near names, even of one (member, object, function, option,
+// constructor, file, the dry run's, an ignore's near code); a deletion the docs do not
+// explain (an options key, a call without a stated reason); inserting a construct's End
+// (one of two ways to close it); an equivalent that differs on some value
+// (`[].includes(x)` → `indexOf(x) != -1`, unequal on `NaN`); removing an ignore comment
+// that carries a reason. No fix rewrites or drops a comment's reason, safe or not.
+
 /// A fix, as data: the quick fixes and the agent apply it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -191,6 +215,9 @@ pub enum Fix {
         span: Span,
         /// With what.
         text: String,
+        /// Whether the result is certain whatever the author meant (the rule above):
+        /// only safe fixes go in without `--unsafe-fixes`.
+        safe: bool,
     },
     /// Delete whole lines: the statement that makes the call, and its line ending.
     Delete {
@@ -200,12 +227,16 @@ pub enum Fix {
         detail: Option<String>,
         /// The bytes to remove (whole lines).
         span: Span,
+        /// Whether the result is certain (the rule above): a deletion is safe only
+        /// with a `detail` from the docs.
+        safe: bool,
     },
 }
 
 impl Fix {
     /// One *Replace with `name`* fix a near name, all on `span`: the member, option and
-    /// string-member families offer the same choice the same way.
+    /// string-member families offer the same choice the same way. Unsafe: a near name
+    /// is a guess about what the author meant.
     pub fn replace_each<S: AsRef<str>>(names: &[S], span: Span) -> Vec<Fix> {
         names
             .iter()
@@ -213,8 +244,30 @@ impl Fix {
                 title: format!("Replace with `{}`", c.as_ref()),
                 span,
                 text: c.as_ref().to_string(),
+                safe: false,
             })
             .collect()
+    }
+
+    /// Whether the fix is safe (the rule above the enum).
+    pub fn is_safe(&self) -> bool {
+        match self {
+            Fix::Replace { safe, .. } | Fix::Delete { safe, .. } => *safe,
+        }
+    }
+
+    /// The action's title.
+    pub fn title(&self) -> &str {
+        match self {
+            Fix::Replace { title, .. } | Fix::Delete { title, .. } => title,
+        }
+    }
+
+    /// The bytes the fix changes.
+    pub fn span(&self) -> Span {
+        match self {
+            Fix::Replace { span, .. } | Fix::Delete { span, .. } => *span,
+        }
     }
 }
 
@@ -326,15 +379,19 @@ impl Finding {
 
 impl Finding {
     /// The finding's one sure fix: what an editor marks preferred, `check --fix`
-    /// applies and `source.fixAll.grounded` sends. A replacement only when it is the
-    /// one fix offered (among near names, picking one is the user's call), never for an
-    /// unclosed construct (inserting the End is one of two ways; *Remove this table* is
-    /// the other); a deletion only when the docs say why deleting loses nothing.
+    /// applies and `source.fixAll.grounded` sends. Only a safe fix (the rule above
+    /// [`Fix`]); a finding has at most one, since a choice is never safe.
     pub fn sure_fix(&self) -> Option<&Fix> {
-        let single = self.fixes.len() == 1 && self.code != Code::Construct;
-        self.fixes.iter().find(|fix| match fix {
-            Fix::Delete { detail, .. } => detail.is_some(),
-            Fix::Replace { .. } => single,
+        self.fixes.iter().find(|fix| fix.is_safe())
+    }
+
+    /// The fix `check --fix` applies: the sure fix; with `unsafe_fixes`, else the
+    /// finding's only fix (never a pick among several near names, nor a construct's End,
+    /// which has *Remove* as its other way even when not offered).
+    pub fn fix_to_apply(&self, unsafe_fixes: bool) -> Option<&Fix> {
+        self.sure_fix().or_else(|| {
+            (unsafe_fixes && self.fixes.len() == 1 && self.code != Code::Construct)
+                .then(|| &self.fixes[0])
         })
     }
 }

@@ -1,8 +1,10 @@
 //! `fix`: each finding's one sure fix, applied to a fixed point (`check --fix`,
 //! `--diff`, and the server's `source.fixAll.grounded`).
 //!
-//! A sure fix is the one an editor marks preferred ([`Finding::sure_fix`]): never a
-//! pick among near names, which stays the user's call. Fixes are applied to the text,
+//! A sure fix is the one an editor marks preferred ([`Finding::sure_fix`]): a safe fix
+//! by the rule written above [`Fix`] in finding.rs (never a pick among near names, which
+//! stays the user's call). `check --unsafe-fixes` adds a finding's only fix when it is
+//! unsafe ([`Finding::fix_to_apply`]); the server's fix-all never does. Fixes are applied to the text,
 //! the text is checked again, and the round repeats until no sure fix is left: a
 //! fix can uncover another (a `const` turned `var` lets the next statement parse).
 //! A result that would not parse, or would carry a finding the text did not have, is
@@ -45,9 +47,15 @@ pub const MAX_ROUNDS: usize = 10;
 /// Where two overlap, the first (by position) wins this round; the next round's check
 /// offers the other again if it still applies.
 pub fn sure_edits(findings: &[Finding], len: usize) -> Vec<(Span, String)> {
+    edits(findings, len, false)
+}
+
+/// Like [`sure_edits`]; with `unsafe_fixes`, a finding's only fix goes in too when it
+/// is unsafe (`check --unsafe-fixes`).
+pub fn edits(findings: &[Finding], len: usize, unsafe_fixes: bool) -> Vec<(Span, String)> {
     let mut edits: Vec<(Span, String)> = findings
         .iter()
-        .filter_map(|f| f.sure_fix())
+        .filter_map(|f| f.fix_to_apply(unsafe_fixes))
         .map(|fix| match fix {
             Fix::Replace { span, text, .. } => (*span, text.clone()),
             Fix::Delete { span, .. } => (*span, String::new()),
@@ -104,16 +112,22 @@ pub fn gained<'a>(before: &[Finding], after: &'a [Finding]) -> Vec<&'a Finding> 
 
 /// Applies the sure fixes of `text` round after round, `check` judging each version,
 /// until none is left. `first` is the verdict on `text` when the caller has it.
-pub fn fix_text(
+pub fn fix_text(text: &str, first: Option<Verdict>, check: impl FnMut(&str) -> Verdict) -> Outcome {
+    fix_text_with(text, first, false, check)
+}
+
+/// [`fix_text`], with the unsafe fixes too when `unsafe_fixes` (`check --unsafe-fixes`).
+pub fn fix_text_with(
     text: &str,
     first: Option<Verdict>,
+    unsafe_fixes: bool,
     mut check: impl FnMut(&str) -> Verdict,
 ) -> Outcome {
     let mut current = text.to_string();
     let mut verdict = first.unwrap_or_else(|| check(text));
     let mut applied = 0;
     for _ in 0..MAX_ROUNDS {
-        let edits = sure_edits(&verdict.findings, current.len());
+        let edits = edits(&verdict.findings, current.len(), unsafe_fixes);
         if edits.is_empty()
             || edits.iter().any(|(s, _)| {
                 !current.is_char_boundary(s.start) || !current.is_char_boundary(s.end)
@@ -143,7 +157,7 @@ pub fn fix_text(
         current = next;
         verdict = after;
     }
-    if sure_edits(&verdict.findings, current.len()).is_empty() {
+    if edits(&verdict.findings, current.len(), unsafe_fixes).is_empty() {
         Outcome::Fixed {
             text: current,
             applied,
@@ -165,7 +179,45 @@ mod tests {
         f
     }
 
-    /// A choice between near names is never applied; a single fix is.
+    /// `fixes`, made safe: a rewrite the docs make certain.
+    fn safe(mut fixes: Vec<Fix>) -> Vec<Fix> {
+        for f in &mut fixes {
+            let (Fix::Replace { safe, .. } | Fix::Delete { safe, .. }) = f;
+            *safe = true;
+        }
+        fixes
+    }
+
+    /// A near name is unsafe even alone: `--fix` leaves it, `--unsafe-fixes` applies the
+    /// only one and never picks among several; a safe fix goes in either way.
+    #[test]
+    fn near_names_are_unsafe_and_a_choice_is_never_applied() {
+        let text = "a.b();\n";
+        let one = finding(
+            text,
+            Span::new(2, 3),
+            Fix::replace_each(&["c"], Span::new(2, 3)),
+        );
+        assert!(sure_edits(std::slice::from_ref(&one), text.len()).is_empty());
+        assert_eq!(
+            edits(std::slice::from_ref(&one), text.len(), true),
+            vec![(Span::new(2, 3), "c".into())]
+        );
+        let two = finding(
+            text,
+            Span::new(2, 3),
+            Fix::replace_each(&["c", "d"], Span::new(2, 3)),
+        );
+        assert!(edits(&[two], text.len(), true).is_empty());
+        let sure = finding(
+            text,
+            Span::new(2, 3),
+            safe(Fix::replace_each(&["c"], Span::new(2, 3))),
+        );
+        assert_eq!(sure_edits(&[sure], text.len()).len(), 1);
+    }
+
+    /// A choice between near names is never applied; a single safe fix is.
     #[test]
     fn only_sure_fixes_become_edits() {
         let text = "a.b();\n";
@@ -178,7 +230,7 @@ mod tests {
         let one = finding(
             text,
             Span::new(2, 3),
-            Fix::replace_each(&["c"], Span::new(2, 3)),
+            safe(Fix::replace_each(&["c"], Span::new(2, 3))),
         );
         assert_eq!(
             sure_edits(&[one], text.len()),
@@ -193,12 +245,12 @@ mod tests {
         let a = finding(
             text,
             Span::new(0, 3),
-            Fix::replace_each(&["X"], Span::new(0, 3)),
+            safe(Fix::replace_each(&["X"], Span::new(0, 3))),
         );
         let b = finding(
             text,
             Span::new(2, 4),
-            Fix::replace_each(&["Y"], Span::new(2, 4)),
+            safe(Fix::replace_each(&["Y"], Span::new(2, 4))),
         );
         let e = sure_edits(&[b, a], text.len());
         assert_eq!(apply(text, &e), "Xdef");
@@ -214,7 +266,7 @@ mod tests {
                     Some(i) => vec![finding(
                         t,
                         Span::new(i, i + bad.len()),
-                        Fix::replace_each(&["ok"], Span::new(i, i + bad.len())),
+                        safe(Fix::replace_each(&["ok"], Span::new(i, i + bad.len()))),
                     )],
                     None if t.contains("okok") => {
                         vec![Finding::new(

@@ -108,6 +108,7 @@ pub(crate) fn check<'a>(
             title: format!("Replace with `{c}`"),
             span: Span::new(callee.start_byte(), callee.end_byte()),
             text: c.to_string(),
+            safe: false,
         })
         .collect();
     // The docs of the interface the suggestion belongs to (`Global`, or the one whose

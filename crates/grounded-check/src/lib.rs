@@ -29,6 +29,7 @@
 
 #![warn(missing_docs)]
 
+pub mod add_ignore;
 pub mod baseline;
 mod batch;
 pub mod construct;

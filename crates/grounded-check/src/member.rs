@@ -239,6 +239,7 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>, node: Node<'a>, iface: &'a str, prop: 
             title: format!("Delete `{stmt}`"),
             detail: Some(reason),
             span: lines,
+            safe: true,
         });
         f.related = related;
         return;

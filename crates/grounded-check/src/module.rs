@@ -166,6 +166,8 @@ fn judge<'a>(cx: &mut Ctx<'a>, spec: &'a str, source: Node<'a>, names: &[(Node<'
                 title: format!("Replace with `{c}`"),
                 span: Span::new(node.start_byte(), node.end_byte()),
                 text: c.to_string(),
+                // A near name is a pick among exports: unsafe, as every near-name fix.
+                safe: false,
             })
             .collect();
         let related = interface_related(cx.corpus, iface);
@@ -206,6 +208,8 @@ fn unknown(cx: &mut Ctx, spec: &str, source: Node) {
                     .max(source.start_byte() + 1),
             ),
             text: c.to_string(),
+            // A near module name changes what the script loads: unsafe.
+            safe: false,
         })
         .collect();
     let f = cx.push_node(source, Code::Module, msg);

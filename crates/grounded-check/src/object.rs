@@ -81,6 +81,7 @@ pub(crate) fn receiver<'a>(
             title: format!("Replace with `{c}`"),
             span: super::Span::new(ident.start_byte(), ident.end_byte()),
             text: c.to_string(),
+            safe: false,
         })
         .collect();
     let related = close

@@ -158,6 +158,8 @@ fn remove_key(text: &str, key: Node, name: &str) -> Option<Fix> {
         title: format!("Remove the key `{name}`"),
         span: Span::new(start, end),
         text: String::new(),
+        // The docs do not say what the key did: deleting it is the author's call.
+        safe: false,
     })
 }
 

@@ -571,21 +571,14 @@ fn rebuilt(f: &Finding, path: &str, idx: &LineIndex, delta: isize) -> Finding {
     g.fixes = f
         .fixes
         .iter()
-        .map(|x| match x {
-            Fix::Replace { title, span, text } => Fix::Replace {
-                title: title.clone(),
-                span: Span::new(shift(span.start), shift(span.end)),
-                text: text.clone(),
-            },
-            Fix::Delete {
-                title,
-                detail,
-                span,
-            } => Fix::Delete {
-                title: title.clone(),
-                detail: detail.clone(),
-                span: Span::new(shift(span.start), shift(span.end)),
-            },
+        .map(|x| {
+            let mut x = x.clone();
+            match &mut x {
+                Fix::Replace { span, .. } | Fix::Delete { span, .. } => {
+                    *span = Span::new(shift(span.start), shift(span.end));
+                }
+            }
+            x
         })
         .collect();
     g

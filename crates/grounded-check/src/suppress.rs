@@ -322,8 +322,13 @@ fn parse(words: &str, base: usize, span: Span, removal: Span, line: usize) -> Di
             return d;
         }
     }
-    let (list, reason) = match args.find(':') {
-        Some(k) => (&args[..k], Some(args[k + 1..].trim())),
+    // The reason follows a colon, or ESLint's ` -- ` (`// eslint-disable-line no-alert
+    // -- why`), which teams moving from ESLint write by habit: read as a code list it
+    // was a malformed comment whose only fix deleted the reason.
+    let colon = args.find(':').map(|k| (k, k + 1));
+    let dashes = eslint_separator(args).filter(|&(k, _)| colon.is_none_or(|(c, _)| k < c));
+    let (list, reason) = match dashes.or(colon) {
+        Some((k, after)) => (&args[..k], Some(args[after..].trim())),
         None => (args, None),
     };
     d.key.0 = words.trim().to_string();
@@ -356,6 +361,29 @@ fn parse(words: &str, base: usize, span: Span, removal: Span, line: usize) -> Di
         ));
     }
     d
+}
+
+/// Where ESLint's reason separator is in a comment's arguments: two or more dashes with
+/// blanks (or the end) on both sides, as `-- why`; the range of the dashes' start and
+/// the reason's start.
+fn eslint_separator(args: &str) -> Option<(usize, usize)> {
+    let b = args.as_bytes();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if b[i] == b'-' && b[i + 1] == b'-' && (i == 0 || b[i - 1].is_ascii_whitespace()) {
+            let mut j = i;
+            while j < b.len() && b[j] == b'-' {
+                j += 1;
+            }
+            if j == b.len() || b[j].is_ascii_whitespace() {
+                return Some((i, j));
+            }
+            i = j;
+            continue;
+        }
+        i += 1;
+    }
+    None
 }
 
 /// The code named `name` (`None` for a name no row of the table has).
@@ -484,12 +512,14 @@ fn config(f: &mut Finding, rules: &FileRules) {
 
 /// The `ignore` warnings of one comment, given which of its codes silenced something.
 fn judge(d: &Directive, used: &[bool], shown: &str, text: &str) -> Vec<Finding> {
-    // The removal of an ignore that silences nothing loses nothing: the sure fix
-    // (`Fix::Delete` with a detail is what editors mark preferred and `--fix` applies).
+    // The removal of an ignore that silences nothing loses nothing: safe (the sure fix,
+    // applied by `--fix`) unless the comment gives a reason, which no fix may drop
+    // (a team's `--fix` deleted a malformed ignore with its reason). Any other removal
+    // (malformed, unknown code) undoes what a person meant to say: unsafe.
     let remove = |title: &str| {
-        let detail = title
-            .contains("unused")
-            .then(|| "it silences nothing".to_string());
+        let unused = title.contains("unused");
+        let safe = unused && d.reason.is_none();
+        let detail = unused.then(|| "it silences nothing".to_string());
         if d.removal.start < d.removal.end && text.get(d.removal.start..d.removal.end).is_some() {
             let alone =
                 d.removal.start == 0 || text.as_bytes().get(d.removal.start - 1) == Some(&b'\n');
@@ -501,12 +531,14 @@ fn judge(d: &Directive, used: &[bool], shown: &str, text: &str) -> Vec<Finding> 
                     title: title.to_string(),
                     detail,
                     span: d.removal,
+                    safe,
                 }]
             } else {
                 vec![Fix::Replace {
                     title: title.to_string(),
                     span: d.removal,
                     text: String::new(),
+                    safe,
                 }]
             }
         } else {
@@ -527,7 +559,11 @@ fn judge(d: &Directive, used: &[bool], shown: &str, text: &str) -> Vec<Finding> 
             Code::Ignore,
             format!("malformed ignore comment: {problem}"),
         );
-        f.fixes = remove("Remove the malformed ignore");
+        // Words beyond one code are what the author wrote as a reason (`member legacy
+        // code`, the colon forgotten): no fix drops them, the author rewrites the comment.
+        if d.reason.is_none() && !has_prose(d, text) {
+            f.fixes = remove("Remove the malformed ignore");
+        }
         out.push(f);
         return out;
     }
@@ -556,6 +592,8 @@ fn judge(d: &Directive, used: &[bool], shown: &str, text: &str) -> Vec<Finding> 
                 title: format!("Replace with `{n}`"),
                 span: *span,
                 text: n.to_string(),
+                // A near code is a guess: it would start silencing `n`.
+                safe: false,
             }],
             None if d.codes.len() > 1 => correct(d, |i| {
                 i != d
@@ -624,7 +662,30 @@ fn correct(d: &Directive, keep: impl Fn(usize) -> bool) -> Vec<Fix> {
         title: format!("Correct the ignore to `{}`", kept.join(", ")),
         span: d.codes_span,
         text: kept.join(", "),
+        // Only the list changes (the reason after it stays), and what it drops
+        // silenced nothing.
+        safe: true,
     }]
+}
+
+/// Whether a comment holds words beyond its directive and one code: the reason of a
+/// malformed comment, written without its colon.
+fn has_prose(d: &Directive, text: &str) -> bool {
+    let inner = text.get(d.span.start..d.span.end).unwrap_or("");
+    let inner = inner
+        .trim_start_matches("//")
+        .trim_start_matches("/*")
+        .trim_start_matches("<!--")
+        .trim_end_matches("-->")
+        .trim_end_matches("*/")
+        .trim();
+    // `member, object` is one list however it is spaced.
+    let mut list = inner.replace(',', " , ");
+    while list.contains("  ") {
+        list = list.replace("  ", " ");
+    }
+    let words = list.replace(" , ", ",");
+    words.split_whitespace().count() > 2
 }
 
 /// The ignore comments of `now` that were already in `before` (the same comment over
@@ -875,6 +936,29 @@ impl Rules {
         FileRules { levels }
     }
 
+    /// Why no code is left to report anywhere, when `select`, `ignore` and `severity`
+    /// turn every one off and no override selects one back: a run that reports nothing
+    /// because it looked for nothing is not clean (it once said "no findings").
+    pub fn nothing_selected(&self) -> Option<String> {
+        let mut levels = vec![Level::Default; CODES.len()];
+        self.base.onto(&mut levels);
+        if self.overrides.iter().any(|(_, l)| l.select.is_some()) {
+            return None;
+        }
+        let mut why: Vec<&str> = Vec::new();
+        for l in &levels {
+            match l {
+                Level::Off(w) => {
+                    if !why.contains(&w.as_str()) {
+                        why.push(w);
+                    }
+                }
+                _ => return None,
+            }
+        }
+        Some(why.join(", "))
+    }
+
     /// Whether `exclude` leaves `rel` out.
     pub fn excluded(&self, rel: &str) -> bool {
         self.exclude.as_ref().is_some_and(|s| s.is_match(rel))
@@ -978,6 +1062,26 @@ mod tests {
         assert!(d.iter().all(|d| d.problem.is_none()));
         let s = "var s = \"// grounded-ignore member\";\n";
         assert!(dirs(s).is_empty(), "inside a string");
+    }
+
+    #[test]
+    fn eslints_dashes_give_the_reason() {
+        let d = dirs("// grounded-ignore member, object -- drawn by the host's plug-in\nx();\n");
+        assert!(d[0].problem.is_none(), "{:?}", d[0]);
+        let codes: Vec<&str> = d[0].codes.iter().map(|(c, _)| c.as_str()).collect();
+        assert_eq!(codes, ["member", "object"]);
+        assert_eq!(d[0].reason.as_deref(), Some("drawn by the host's plug-in"));
+        // A colon first keeps its reason whole, dashes and all.
+        let d = dirs("x(); // grounded-ignore member: a -- b\n");
+        assert_eq!(d[0].reason.as_deref(), Some("a -- b"));
+        // Known-bad: dashes glued to a word are no separator.
+        let d = dirs("// grounded-ignore member--why\nx();\n");
+        assert!(
+            d[0].problem.is_none() && d[0].reason.is_none(),
+            "{:?}",
+            d[0]
+        );
+        assert_eq!(d[0].codes[0].0, "member--why");
     }
 
     #[test]

@@ -303,6 +303,7 @@ fn rewrite(text: &str, key: &str, node: Node) -> Option<Fix> {
                 title: format!("Change `{kw}` to `var`"),
                 span: Span::new(node.start_byte(), node.end_byte()),
                 text: "var".into(),
+                safe: true,
             })
         }
         "arrow_function" => arrow_to_function(text, node.parent()?),
@@ -343,6 +344,7 @@ fn arrow_to_function(text: &str, arrow: Node) -> Option<Fix> {
         title: "Rewrite as a function expression".into(),
         span: Span::new(arrow.start_byte(), arrow.end_byte()),
         text: format!("function {params} {new_body}"),
+        safe: true,
     })
 }
 
@@ -460,6 +462,7 @@ fn template_to_concat(text: &str, tpl: Node) -> Option<Fix> {
         title: "Rewrite as string concatenation".into(),
         span: Span::new(tpl.start_byte(), tpl.end_byte()),
         text: joined,
+        safe: true,
     })
 }
 
@@ -495,6 +498,7 @@ fn default_to_test(text: &str, pat: Node) -> Option<Fix> {
         title: format!("Test `{name}` for `undefined` in the body"),
         span: Span::new(left.end_byte(), body.start_byte() + 1),
         text: format!("{kept}\n{indent}    if ({name} === undefined) {{ {name} = {value}; }}"),
+        safe: true,
     })
 }
 
@@ -549,6 +553,7 @@ fn reserved_property(cx: &mut Ctx, prop: Node) {
         title: format!("Replace with {text}"),
         span,
         text,
+        safe: true,
     });
 }
 
@@ -573,6 +578,7 @@ fn trailing(cx: &mut Ctx, list: Node, rule: &str, year: u16, where_: &str) {
         title: "Delete the trailing comma".into(),
         span,
         text: String::new(),
+        safe: true,
     });
 }
 

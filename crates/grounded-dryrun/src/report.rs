@@ -265,6 +265,7 @@ pub fn findings(
                     title: format!("Replace with `{n}`"),
                     span,
                     text: n,
+                    safe: false,
                 });
             }
         }
@@ -381,6 +382,7 @@ fn near_global(corpus: &Corpus, text: &str, name: &str, message: &str, f: &mut F
             title: format!("Replace with `{c}`"),
             span: f.span,
             text: c.to_string(),
+            safe: false,
         });
     }
 }

@@ -51,6 +51,7 @@ pub fn quick_fixes(
                     title,
                     detail,
                     span,
+                    ..
                 } => {
                     let title = match detail {
                         Some(d) => format!("{title} — {d}"),
@@ -58,7 +59,9 @@ pub fn quick_fixes(
                     };
                     (title, *span, String::new())
                 }
-                Fix::Replace { title, span, text } => (title.clone(), *span, text.clone()),
+                Fix::Replace {
+                    title, span, text, ..
+                } => (title.clone(), *span, text.clone()),
             };
             if span.end > text.len() || span.start > span.end {
                 continue;

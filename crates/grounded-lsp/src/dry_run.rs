@@ -43,8 +43,10 @@ async fn in_background<T: Send + 'static>(
 fn lower_priority() {
     #[cfg(target_os = "linux")]
     // SAFETY: gettid and setpriority only read and set this thread's scheduling value.
+    // The raw syscall, not glibc's `gettid()`: that wrapper is glibc 2.30's, and the
+    // release binary is linked for glibc 2.17 (the link failed on it).
     unsafe {
-        let tid = libc::gettid();
+        let tid = libc::syscall(libc::SYS_gettid);
         libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
     }
 }

@@ -48,6 +48,11 @@ pub struct Config {
     pub modules: Vec<String>,
     /// What `grounded check`, the server and the agent report (`[check]`).
     pub check: CheckSection,
+    /// How many of the corpus's load diagnostics the project has read (`grounded
+    /// corpus` lists them): `check` stops saying them while the corpus has no more than
+    /// this. A line on every run and every commit hook, with no way to quiet it once
+    /// read, taught a team to skip grounded's stderr; a new diagnostic speaks again.
+    pub load_diagnostics_read: Option<usize>,
 }
 
 /// A string of `grounded.toml` with where it was written (for "grounded.toml:7: ...").
@@ -98,12 +103,11 @@ pub struct CheckOverride {
 
 impl CheckSection {
     /// `grounded.toml:LINE` for a span of the file (the file's name alone without one).
+    /// Named relative to the project root, whose own file it is: the absolute path
+    /// once went into SARIF suppression reasons and warnings, a CI machine's folders in
+    /// every pull request's annotations.
     pub fn at(&self, span: std::ops::Range<usize>) -> String {
-        let name = self
-            .file
-            .as_ref()
-            .map(|f| f.display().to_string())
-            .unwrap_or_else(|| CONFIG_FILE.to_string());
+        let name = CONFIG_FILE;
         let line = self
             .text
             .get(..span.start.min(self.text.len()))
@@ -180,7 +184,14 @@ pub const KNOWN_KEYS: &[(&str, &[&str])] = &[
     (
         "",
         &[
-            "docs", "entry", "globals", "modules", "model", "agent", "check",
+            "docs",
+            "entry",
+            "globals",
+            "modules",
+            "model",
+            "agent",
+            "check",
+            "load_diagnostics_read",
         ],
     ),
     ("model", &["base_url", "name", "api_key_env"]),
@@ -252,6 +263,49 @@ pub fn unknown_keys(text: &str) -> Vec<String> {
     out
 }
 
+/// The first top-level table of a `grounded.toml` text that nothing reads, as an error
+/// naming its line (`:3: unknown table ...`, after the file's name): `[checks]` for `[check]` once only warned, and the team's rules
+/// were gone from every run while CI stayed green. (An unknown key stays a warning:
+/// its loss is one setting, a table's is all of them.)
+pub fn unknown_tables(text: &str) -> Option<String> {
+    let table = text.parse::<toml::Table>().ok()?;
+    let known = KNOWN_KEYS
+        .iter()
+        .find(|(name, _)| name.is_empty())
+        .map(|(_, keys)| *keys)
+        .unwrap_or(&[]);
+    let tables: Vec<&str> = KNOWN_KEYS
+        .iter()
+        .map(|(t, _)| *t)
+        .filter(|t| !t.is_empty())
+        .chain(["check"])
+        .collect();
+    let (key, _) = table.iter().find(|(k, v)| {
+        !known.contains(&k.as_str())
+            && matches!(v, toml::Value::Table(_) | toml::Value::Array(_))
+            && (v.is_table() || v.as_array().is_some_and(|a| a.iter().all(|x| x.is_table())))
+    })?;
+    let line = text
+        .lines()
+        .position(|l| {
+            let l = l.trim_start().trim_start_matches('[').trim_start();
+            l.strip_prefix(key.as_str())
+                .is_some_and(|rest| rest.starts_with([']', '.', ' ', '=']))
+        })
+        .map(|i| i + 1);
+    let near = tables
+        .iter()
+        .map(|t| (strsim::damerau_levenshtein(key, t), *t))
+        .min()
+        .filter(|(d, _)| *d <= 2)
+        .map(|(_, t)| format!("; did you mean `[{t}]`?"))
+        .unwrap_or_else(|| format!("; the tables are {}", tables.join(", ")));
+    let at = line.map(|l| format!(":{l}")).unwrap_or_default();
+    Some(format!(
+        "{at}: unknown table `[{key}]` (nothing reads it, so none of its settings would apply){near}"
+    ))
+}
+
 /// The folder of the nearest `grounded.toml` at or above `start` (a file or folder).
 pub fn find_root(start: &Path) -> Option<PathBuf> {
     let start = if start.is_file() {
@@ -291,6 +345,9 @@ impl Project {
                         None => format!("{}: {}", path.display(), e.message()),
                     }
                 })?;
+                if let Some(e) = unknown_tables(&text) {
+                    return Err(format!("{}{e}", path.display()));
+                }
                 config.check.file = Some(path.clone());
                 config.check.text = text.clone();
                 let warnings = unknown_keys(&text)
@@ -326,7 +383,17 @@ impl Project {
     /// `announce` is set.
     pub fn load_corpus(&self, cli_docs: Option<&Path>, announce: bool) -> Result<Corpus, String> {
         match self.docs_path(cli_docs) {
-            Some(p) => Corpus::load_cached(&p).map_err(|e| e.to_string()),
+            Some(p) => Corpus::load_cached(&p).map_err(|e| {
+                // A copied demo kept its `docs = "../../corpus/demo"`: "corpus not found"
+                // alone sent its user looking at the command line, not at the file.
+                match (&e, cli_docs, &self.config.docs) {
+                    (grounded_docs::CorpusError::NotFound(_), None, Some(d)) => format!(
+                        "{e} (the path is `docs = {d:?}` in {}, relative to its folder: correct it, or pass --docs)",
+                        self.root.join(CONFIG_FILE).display()
+                    ),
+                    _ => e.to_string(),
+                }
+            }),
             None => {
                 if announce {
                     eprintln!("grounded: no --docs and no `docs` in grounded.toml; using the bundled demo engine's corpus");

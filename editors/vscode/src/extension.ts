@@ -508,7 +508,7 @@ async function start(): Promise<void> {
         ? "Reinstall the extension, or set grounded.serverPath to a grounded binary."
         : found.source === "setting"
           ? "Fix or clear grounded.serverPath."
-          : "Reinstall grounded, or set grounded.serverPath to a grounded binary.";
+          : "Reinstall the grounded on PATH (pipx install grounded-js, npm install -g grounded-js), or set grounded.serverPath to a grounded binary.";
     fail(`grounded: ${named} cannot start: ${probed.reason}. ${todo}`, "binary cannot start");
     return;
   }

@@ -159,13 +159,13 @@ export async function probe(found: Found): Promise<Probe> {
 export function installAdvice(): string {
   const target = `${process.platform}-${process.arch}`;
   const tools: string[] = [];
-  if (onPath("pipx")) tools.push("`pipx install grounded`");
-  if (onPath("uv")) tools.push("`uv tool install grounded`");
-  if (!onPath("pipx") && !onPath("uv") && (onPath("pip") || onPath("pip3"))) tools.push("`pip install grounded`");
-  if (onPath("npm")) tools.push("`npm install -g grounded`");
+  if (onPath("pipx")) tools.push("`pipx install grounded-js`");
+  if (onPath("uv")) tools.push("`uv tool install grounded-js`");
+  if (!onPath("pipx") && !onPath("uv") && (onPath("pip") || onPath("pip3"))) tools.push("`pip install grounded-js`");
+  if (onPath("npm")) tools.push("`npm install -g grounded-js`");
   if (!(target in TARGETS)) {
     return `No release of grounded is built for ${target} (built for ${Object.keys(TARGETS).join(", ")}): build it from source (\`cargo install --locked --path .\` in its repository) and set grounded.serverPath to it.`;
   }
-  const other = tools.length ? tools.join(" or ") : "`pipx install grounded` or `npm install -g grounded`";
+  const other = tools.length ? tools.join(" or ") : "`pipx install grounded-js` or `npm install -g grounded-js`";
   return `Install the grounded extension for ${target} (its VSIX carries the server), or ${other}, or set grounded.serverPath.`;
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `grounded` from npm: finds this platform's package (@grounded/<platform>-<arch>, one of
+// `grounded` from npm (the package grounded-js: `grounded` on npm is another project's):
+// finds this platform's package (grounded-js-<platform>-<arch>, one of
 // the optionalDependencies; npm installs only the one whose `os` and `cpu` match, the
 // esbuild / Biome pattern) and runs its binary with the same arguments, stdio, exit
 // status and signals. No install script: npm may run none (--ignore-scripts, or npm's
@@ -45,15 +46,25 @@ if (process.platform === "linux" && glibc() === undefined) {
   fail(`no npm build for ${platform} with musl libc (the linux builds need glibc); ${fromSource}`);
 }
 
-const pkg = `@grounded/${platform}`;
+const pkg = `grounded-js-${platform}`;
+// How this launcher was installed, for the command that reinstalls it: a global install
+// lives in the prefix's node_modules, whose parent holds no package.json (a project's,
+// and npx's cache folder, do). Telling a global user `npm install grounded-js` installs
+// a second copy into whatever folder they stand in and fixes nothing.
+const launcherDir = path.resolve(__dirname, "..");
+const globalInstall = !fs.existsSync(path.join(launcherDir, "..", "..", "package.json"));
+const reinstallCmd = globalInstall ? "npm install -g grounded-js" : "npm install grounded-js";
 let pkgJson;
 try {
   pkgJson = require.resolve(`${pkg}/package.json`);
 } catch {
+  // npm skips an optional dependency whose download failed without failing the install,
+  // so a network error looks exactly like --omit=optional here: say every cause, blame none.
   fail(
-    `${pkg}, the package with this platform's binary, is missing from node_modules ` +
-      "(installed with --omit=optional or --no-optional, or node_modules copied from another platform?): " +
-      "reinstall grounded with optional dependencies (npm install grounded)",
+    `${pkg}, the package with this platform's binary, is not in node_modules ` +
+      "(its download failed, which npm skips silently for an optional dependency; or optional dependencies " +
+      "were left out with --omit=optional; or node_modules came from another platform): " +
+      `reinstall with optional dependencies (${reinstallCmd})`,
   );
 }
 const meta = JSON.parse(fs.readFileSync(pkgJson, "utf8"));
@@ -62,7 +73,7 @@ if (need && glibc() && older(glibc(), need)) {
   fail(`this build of grounded needs glibc ${need} or newer and this system has ${glibc()}: ${fromSource}`);
 }
 const bin = path.join(path.dirname(pkgJson), "bin", process.platform === "win32" ? "grounded.exe" : "grounded");
-const reinstall = `reinstall ${pkg} (npm install grounded)`;
+const reinstall = `reinstall ${pkg} (${reinstallCmd})`;
 
 let head;
 try {

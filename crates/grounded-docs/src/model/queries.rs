@@ -12,12 +12,7 @@ impl Corpus {
     /// finding; a broken line that dropped `Cell-note` then read as "`Cell` has no
     /// member `note`" with no word of the six diagnostics.
     pub fn load_caveat(&self) -> Option<String> {
-        let notes: BTreeSet<String> = self.skipped_pairs.iter().map(SkippedPair::note).collect();
-        let n = self
-            .diagnostics
-            .iter()
-            .filter(|d| !notes.contains(&d.message))
-            .count();
+        let n = self.load_diagnostic_count();
         if n == 0 {
             return None;
         }
@@ -46,6 +41,17 @@ impl Corpus {
                 .and_then(|i| i.default_export.as_deref())
                 .unwrap_or(iface),
         )
+    }
+
+    /// How many load diagnostics [`Corpus::load_caveat`] speaks of (a skipped pair's
+    /// note is the docs as written, not counted): what `load_diagnostics_read` in
+    /// `grounded.toml` is compared with.
+    pub fn load_diagnostic_count(&self) -> usize {
+        let notes: BTreeSet<String> = self.skipped_pairs.iter().map(SkippedPair::note).collect();
+        self.diagnostics
+            .iter()
+            .filter(|d| !notes.contains(&d.message))
+            .count()
     }
 
     /// The interface's ancestors, nearest first (itself excluded).
