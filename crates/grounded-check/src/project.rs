@@ -411,17 +411,17 @@ impl ProjectIndex {
         // function of an unrelated script hid a real finding and became its "fix").
         !self.scripts_alone
             && (own.dynamic_loads
-            || self
-                .files
-                .iter()
-                .filter(|(k, _)| k.as_str() != rel)
-                .any(|(_, f)| f.dynamic_loads)
-            || (own.loads.is_empty()
-                && self
+                || self
                     .files
                     .iter()
                     .filter(|(k, _)| k.as_str() != rel)
-                    .all(|(_, f)| f.loads.is_empty())))
+                    .any(|(_, f)| f.dynamic_loads)
+                || (own.loads.is_empty()
+                    && self
+                        .files
+                        .iter()
+                        .filter(|(k, _)| k.as_str() != rel)
+                        .all(|(_, f)| f.loads.is_empty())))
     }
 
     /// Every script's top-level names and the project globals, once for a run that
