@@ -643,10 +643,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
   // The editor's own agent gets the MCP tools where the editor has the API (src/mcp.ts).
-  const mcp = registerMcp(vscode as unknown as McpApi, () => mcpLaunch(context));
+  let refused: string | undefined;
+  const mcp = registerMcp(
+    vscode as unknown as McpApi,
+    () => mcpLaunch(context),
+    (reason) => (refused = reason),
+  );
   if (mcp) {
     context.subscriptions.push(mcp);
     output.appendLine("MCP: grounded's tools are registered with the editor's agent (grounded mcp)");
+  } else if (refused !== undefined) {
+    output.appendLine(`MCP: the editor refused the registration (${refused}); the tools are not registered`);
   } else {
     output.appendLine("MCP: this editor has no MCP server API (VS Code 1.101 or later has it); the tools are not registered");
   }

@@ -75,12 +75,34 @@ export function mcpArgs(launch: McpLaunch): string[] {
  * undefined (and registers nothing) when it does not. `launch` is asked each time the
  * editor asks for the servers, so a changed `grounded.serverPath` is picked up.
  */
-export function registerMcp(api: McpApi, launch: () => McpLaunch): { dispose(): unknown } | undefined {
+export function registerMcp(
+  api: McpApi,
+  launch: () => McpLaunch,
+  failed: (reason: string) => void = () => {},
+): { dispose(): unknown } | undefined {
   const register = api.lm?.registerMcpServerDefinitionProvider;
   const Definition = api.McpStdioServerDefinition;
   if (typeof register !== "function" || typeof Definition !== "function") {
     return undefined;
   }
+  // An editor may have the function and still refuse: code-server 4.100 (VS Code 1.100)
+  // throws unless the provider is declared under `modelContextServerCollections`, the
+  // contribution's earlier name, and that throw, escaping `activate`, left the language
+  // server never started (the VS Code end-to-end test's status bar stayed at
+  // "starting"). The tools are an extra: a refusal is said, never fatal.
+  try {
+    return registerWith(api, Definition, launch);
+  } catch (e) {
+    failed(e instanceof Error ? e.message : String(e));
+    return undefined;
+  }
+}
+
+function registerWith(
+  api: McpApi,
+  Definition: NonNullable<McpApi["McpStdioServerDefinition"]>,
+  launch: () => McpLaunch,
+): { dispose(): unknown } {
   return api.lm!.registerMcpServerDefinitionProvider!(PROVIDER_ID, {
     provideMcpServerDefinitions() {
       const l = launch();

@@ -85,6 +85,20 @@ test("an editor without the MCP API gets nothing registered and no error", () =>
   assert.strictEqual(mcp.registerMcp({ lm: { registerMcpServerDefinitionProvider() {} } }, launch), undefined);
 });
 
+test("an editor that refuses the registration gets it said, never thrown", () => {
+  // code-server 4.100 (VS Code 1.100) has the function and throws unless the provider is
+  // declared under an earlier contribution name: the throw once stopped activation, so the
+  // language server never started.
+  const { api } = fakeApi();
+  api.lm.registerMcpServerDefinitionProvider = () => {
+    throw new Error("MCP configuration providers must be registered in the contributes.modelContextServerCollections array");
+  };
+  let said;
+  const got = mcp.registerMcp(api, () => ({ command: "/bin/grounded", folder: "/w", docs: "", version: "0.1.0" }), (r) => (said = r));
+  assert.strictEqual(got, undefined);
+  assert.match(said, /modelContextServerCollections/);
+});
+
 test("the registered definition starts a working MCP server", async () => {
   const project = path.join(tmp, "project");
   fs.mkdirSync(project, { recursive: true });
