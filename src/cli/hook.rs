@@ -105,15 +105,7 @@ pub fn decision(file: &str, findings: &[Value]) -> Value {
         if findings.len() == 1 { "" } else { "s" }
     );
     for f in findings.iter().take(LISTED) {
-        let g = |k: &str| {
-            f.get(k)
-                .map(|v| {
-                    v.as_str()
-                        .map(str::to_string)
-                        .unwrap_or_else(|| v.to_string())
-                })
-                .unwrap_or_default()
-        };
+        let g = |k: &str| crate::mcp::field_text(f, k);
         reason.push_str(&format!(
             "- line {}:{} {}[{}]: {}\n",
             g("line"),

@@ -441,15 +441,7 @@ fn summary(findings: &[Value], what: &str, notes: &[String]) -> String {
         )
     };
     for f in findings {
-        let g = |k: &str| {
-            f.get(k)
-                .map(|v| {
-                    v.as_str()
-                        .map(str::to_string)
-                        .unwrap_or_else(|| v.to_string())
-                })
-                .unwrap_or_default()
-        };
+        let g = |k: &str| super::field_text(f, k);
         text.push_str(&format!(
             "- {}:{}:{} {}[{}]: {}\n",
             g("path"),

@@ -58,6 +58,20 @@ pub use tools::call as call_tool;
 pub type FindingJson =
     fn(&grounded_check::Finding, &str, &grounded_docs::Corpus) -> serde_json::Value;
 
+/// One key of a finding's JSON object as text (`"member"`, `8`): the line an agent reads.
+/// `check_code`'s answer and `grounded hook claude-code`'s reason both list findings
+/// this way; two copies of the reading had begun to drift.
+pub fn field_text(finding: &serde_json::Value, key: &str) -> String {
+    finding
+        .get(key)
+        .map(|v| {
+            v.as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| v.to_string())
+        })
+        .unwrap_or_default()
+}
+
 /// How the server is started.
 #[derive(Debug, Clone)]
 pub struct Options {
