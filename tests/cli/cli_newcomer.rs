@@ -727,13 +727,20 @@ fn the_server_says_the_corpus_has_load_diagnostics_once() {
     lsp.wait_for("diagnostics", |m| {
         m["method"] == "textDocument/publishDiagnostics"
     });
-    // One load, one log line (opening a file loads nothing again).
-    let said = lsp
-        .log()
-        .iter()
-        .filter(|l| l.contains("the corpus has 1 load diagnostic"))
-        .count();
-    assert_eq!(said, 1, "{:#?}", lsp.log());
+    // One load, one log line (opening a file loads nothing again). The log is the
+    // server's stderr, read by its own thread: at load average 12 the count was once
+    // taken before that thread had read the line, so wait for it before counting.
+    let count = |lsp: &common::Lsp| {
+        lsp.log()
+            .iter()
+            .filter(|l| l.contains("the corpus has 1 load diagnostic"))
+            .count()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while count(&lsp) == 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(count(&lsp), 1, "{:#?}", lsp.log());
     lsp.shutdown();
 }
 
