@@ -6,22 +6,17 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use common::{demo_corpus, project};
 use serde_json::Value;
 
 fn grounded(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_grounded"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("runs")
+    common::grounded_in(dir, args)
 }
 
 fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
+    common::stderr_of(o)
 }
 
 fn stdout(o: &Output) -> String {

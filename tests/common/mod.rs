@@ -561,3 +561,19 @@ pub fn project(docs: &str, files: &[(&str, &[u8])]) -> tempfile::TempDir {
     }
     dir
 }
+
+/// `grounded ARGS` run in `dir` without colour, as a terminal user runs it: the check
+/// tests of fixes, baselines and a team's second week each held a copy of this.
+pub fn grounded_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_grounded"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("runs")
+}
+
+/// A finished command's stderr as text.
+pub fn stderr_of(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
