@@ -18,8 +18,11 @@ const test = require("node:test");
 
 const ext = path.resolve(__dirname, "..");
 const repo = path.resolve(ext, "../..");
-const binary =
-  process.env.GROUNDED_BIN || path.join(process.env.CARGO_TARGET_DIR || path.join(repo, "target"), "debug", "grounded");
+// Absolute: the server is started with the project as its working folder, so a relative
+// GROUNDED_BIN (CI passes `target/debug/grounded`) would name nothing there.
+const binary = path.resolve(
+  process.env.GROUNDED_BIN || path.join(process.env.CARGO_TARGET_DIR || path.join(repo, "target"), "debug", "grounded"),
+);
 const manifest = JSON.parse(fs.readFileSync(path.join(ext, "package.json"), "utf8"));
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "grounded-mcp-test-"));
