@@ -506,3 +506,97 @@ fn new_of_an_imported_class_is_typed_by_its_documented_constructor() {
         "{got:#?}"
     );
 }
+
+/// A relative import reads the project file's exports like a module's (issue 44, "What
+/// to build" 2): a named import or destructured `require` name the file does not export
+/// is a `member` finding with near names, only where the file's exports are certain.
+#[test]
+fn names_a_project_file_does_not_export_are_member_findings_only_when_its_exports_are_certain() {
+    let dir = project(
+        &relay_docs(),
+        "modules = [\"lodash\"]\n",
+        &[
+            (
+                "lib/util.js",
+                "import { find } from \"relay/devices\";\nexport const lamp = find(\"lamp\");\n\
+                 export function format(x) { return \"\" + x; }\nexport { format as fmt };\nexport default function () {}\n",
+            ),
+            (
+                "lib/all.js",
+                "export * from \"./util.js\";\nexport * from \"relay/net\";\nexport * from \"./all.js\";\nexport const extra = 1;\n",
+            ),
+            (
+                "lib/cj.js",
+                "module.exports = { helper, run() {} };\nexports.more = 2;\nmodule.exports.last = 3;\nfunction helper() {}\n",
+            ),
+            // Uncertain exports: computed, not an object, a star from an unknown module,
+            // a plain script, both systems at once, a syntax error.
+            ("lib/dyn.js", "const k = \"a\";\nmodule.exports[k] = 1;\n"),
+            ("lib/made.js", "module.exports = make();\nfunction make() { return {}; }\n"),
+            ("lib/star.js", "export * from \"lodash\";\n"),
+            ("lib/plain.js", "function notExported() {}\n"),
+            ("lib/mixed.js", "export const a = 1;\nmodule.exports.b = 2;\n"),
+            ("lib/broken.js", "export const a = ;\n"),
+            (
+                "good.js",
+                "import d, { fmt, lamp, format } from \"./lib/util.js\";\nimport { extra, post, format as f2 } from \"./lib/all.js\";\n\
+                 import { anything } from \"./lib/dyn.js\";\nimport { x } from \"./lib/star.js\";\nimport { notExported } from \"./lib/plain.js\";\n\
+                 import { b } from \"./lib/mixed.js\";\nimport { zz } from \"./lib/broken.js\";\nimport { helper } from \"./lib/cj.js\";\n\
+                 const { helper: h, more, last, run } = require(\"./lib/cj\");\nconst { whatever } = require(\"./lib/dyn\");\n\
+                 const { y } = require(\"./lib/made.js\");\nconst { lamp: l2 } = require(\"./lib/util.js\");\n\
+                 export { extra as again } from \"./lib/all.js\";\nd(fmt, lamp, format, extra, post, f2, anything, x, notExported, b, zz, helper, h, more, last, run, whatever, y, l2);\n",
+            ),
+            (
+                "bad.js",
+                "import { formt, nope } from \"./lib/util.js\";\nimport { zzz } from \"./lib/all.js\";\n\
+                 export { gone } from \"./lib/util\";\nconst { helpr } = require(\"./lib/cj\");\nformt(nope, zzz, helpr);\n",
+            ),
+        ],
+    );
+    let got = shown(&check(dir.path(), &["."]));
+    let broken: Vec<&String> = got.iter().filter(|g| g.contains("lib/broken.js")).collect();
+    let rest: Vec<&String> = got
+        .iter()
+        .filter(|g| !g.contains("lib/broken.js"))
+        .collect();
+    assert!(!broken.is_empty(), "the syntax error is said: {got:#?}");
+    assert_eq!(rest.len(), 5, "{got:#?}");
+    assert!(
+        rest[0].contains("bad.js:1:10 member \"./lib/util.js\" (`lib/util.js`) has no export `formt`; did you mean `format`?"),
+        "{got:#?}"
+    );
+    assert!(
+        rest[1].contains("bad.js:1:17 member \"./lib/util.js\" (`lib/util.js`) has no export `nope`; its exports are `fmt`, `format`, `lamp`"),
+        "{got:#?}"
+    );
+    // Through `export *`: the project file's names and the documented module's.
+    assert!(
+        rest[2].contains("bad.js:2:10 member \"./lib/all.js\" (`lib/all.js`) has no export `zzz`; its exports are `extra`, `fmt`, `format`, `get`, `lamp`, `post`"),
+        "{got:#?}"
+    );
+    assert!(
+        rest[3].contains("bad.js:3:10 member \"./lib/util\" (`lib/util.js`) has no export `gone`"),
+        "{got:#?}"
+    );
+    assert!(
+        rest[4].contains("bad.js:4:9 member \"./lib/cj\" (`lib/cj.js`) has no export `helpr`; did you mean `helper`?"),
+        "{got:#?}"
+    );
+    // The near name is the finding's fix; the file's exports, not the finding, say it.
+    let fs = check(dir.path(), &["bad.js"]);
+    let fix = |i: usize| fs[i]["fixes"][0]["edits"][0]["text"].clone();
+    assert_eq!(fix(0), "format", "{fs:#?}");
+    assert!(
+        fs[1]["fixes"].as_array().is_none_or(|a| a.is_empty()),
+        "{fs:#?}"
+    );
+    assert_eq!(fix(4), "helper", "{fs:#?}");
+    // Fixed as the editor would: the importer is silent.
+    write(
+        dir.path(),
+        "bad.js",
+        "import { format, fmt } from \"./lib/util.js\";\nimport { get } from \"./lib/all.js\";\n\
+         export { lamp } from \"./lib/util\";\nconst { helper } = require(\"./lib/cj\");\nformat(fmt, get, helper);\n",
+    );
+    assert_eq!(shown(&check(dir.path(), &["bad.js"])), Vec::<String>::new());
+}

@@ -16,7 +16,10 @@
 //! Why: a misspelt module stops the script before its first line runs, and an import of
 //! a name the module lacks binds `undefined`, which fails later, far from the import.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+
+use grounded_js::ExportForm;
 
 use tree_sitter::Node;
 
@@ -36,7 +39,7 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>) {
                 .collect();
         for (spec, source, names) in reqs {
             if let Some(spec) = spec {
-                judge(cx, spec, source, &names);
+                judge(cx, spec, source, &names, ExportForm::Esm);
             }
         }
     }
@@ -60,7 +63,7 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>) {
                 continue;
             };
             let names = destructured_names(cx, node);
-            judge(cx, spec, source, &names);
+            judge(cx, spec, source, &names, ExportForm::CommonJs);
         }
     }
 }
@@ -125,9 +128,15 @@ fn bundled(cx: &Ctx, spec: &str) -> bool {
     })
 }
 
-fn judge<'a>(cx: &mut Ctx<'a>, spec: &'a str, source: Node<'a>, names: &[(Node<'a>, &'a str)]) {
+fn judge<'a>(
+    cx: &mut Ctx<'a>,
+    spec: &'a str,
+    source: Node<'a>,
+    names: &[(Node<'a>, &'a str)],
+    form: ExportForm,
+) {
     if is_relative(spec) {
-        relative(cx, spec, source);
+        relative(cx, spec, source, names, form);
         return;
     }
     if (is_url(spec) && cx.corpus.engine.remote_modules) || bundled(cx, spec) {
@@ -246,13 +255,26 @@ pub fn resolve_relative(
         .ok_or(joined)
 }
 
-fn relative(cx: &mut Ctx, spec: &str, source: Node) {
+fn relative<'a>(
+    cx: &mut Ctx<'a>,
+    spec: &str,
+    source: Node<'a>,
+    names: &[(Node<'a>, &'a str)],
+    form: ExportForm,
+) {
     let root = cx.project.root.clone();
     if root.as_os_str().is_empty() {
         return;
     }
     match resolve_relative(&root, cx.rel, spec, &cx.corpus.engine.script_extensions) {
-        Ok(_) => {}
+        Ok(target) => {
+            if !names.is_empty() {
+                let mut seen = BTreeSet::from([target.clone()]);
+                if let Some(exports) = file_exports(cx, &target, form, &mut seen) {
+                    missing_exports(cx, spec, &target, names, &exports);
+                }
+            }
+        }
         Err(joined) if joined.starts_with("..") => {
             let msg = format!(
                 "\"{spec}\" leaves the project folder: a relative import names a file of the project (the folder of grounded.toml), and this one is outside it"
@@ -270,5 +292,101 @@ fn relative(cx: &mut Ctx, spec: &str, source: Node) {
             }
             cx.push_node(source, Code::File, msg);
         }
+    }
+}
+
+/// The names project file `rel` certainly exports in `form` (with what each certainly
+/// holds), following its `export * from`: a relative one to that file's exports, a
+/// documented module to its interface's members. `None` when any of it is not certain
+/// (the file's own exports, a star from an unknown or open module, a file in the other
+/// module system): then nothing is judged against the file.
+fn file_exports(
+    cx: &Ctx,
+    rel: &str,
+    form: ExportForm,
+    seen: &mut BTreeSet<String>,
+) -> Option<BTreeMap<String, Option<String>>> {
+    let ex = cx.project.files.get(rel)?.exports.as_ref()?;
+    if ex.form != form {
+        return None;
+    }
+    let mut names = ex.names.clone();
+    for star in &ex.star_from {
+        // `export *` never passes a module's default export on.
+        let more: Vec<(String, Option<String>)> = if is_relative(star) {
+            let exts = &cx.corpus.engine.script_extensions;
+            let target = resolve_relative(&cx.project.root, rel, star, exts).ok()?;
+            if !seen.insert(target.clone()) {
+                // A circle of `export *`: the files already read give every name.
+                continue;
+            }
+            file_exports(cx, &target, ExportForm::Esm, seen)?
+                .into_iter()
+                .collect()
+        } else {
+            let iface = cx.corpus.module_interface(star)?;
+            let open = cx
+                .corpus
+                .interfaces
+                .get(iface)
+                .is_none_or(|i| i.string_index.is_some());
+            if open {
+                return None;
+            }
+            cx.corpus
+                .members_of(iface)
+                .into_iter()
+                .map(|m| (m.name.clone(), None))
+                .collect()
+        };
+        for (n, ty) in more {
+            if n != "default" {
+                names.entry(n).or_insert(ty);
+            }
+        }
+    }
+    Some(names)
+}
+
+/// A `member` finding for each name asked of project file `target` that it does not
+/// export, with near names among its exports.
+fn missing_exports<'a>(
+    cx: &mut Ctx<'a>,
+    spec: &str,
+    target: &str,
+    names: &[(Node<'a>, &'a str)],
+    exports: &BTreeMap<String, Option<String>>,
+) {
+    for &(node, name) in names {
+        if exports.contains_key(name) {
+            continue;
+        }
+        let listed: Vec<&str> = exports
+            .keys()
+            .map(String::as_str)
+            .filter(|n| *n != "default")
+            .collect();
+        let close = near(name, listed.iter().copied());
+        let mut msg = format!("\"{spec}\" (`{target}`) has no export `{name}`");
+        if !close.is_empty() {
+            msg.push_str(&format!("; did you mean {}?", or_list(&close)));
+        } else if listed.is_empty() {
+            msg.push_str("; it exports no name");
+        } else if listed.len() <= 8 {
+            let all: Vec<String> = listed.iter().map(|n| format!("`{n}`")).collect();
+            msg.push_str(&format!("; its exports are {}", all.join(", ")));
+        }
+        let fixes = close
+            .iter()
+            .map(|c| Fix::Replace {
+                title: format!("Replace with `{c}`"),
+                span: Span::new(node.start_byte(), node.end_byte()),
+                text: c.to_string(),
+                // A near name is a pick among exports: unsafe, as every near-name fix.
+                safe: false,
+            })
+            .collect();
+        let f = cx.push_node(node, Code::Member, msg);
+        f.fixes = fixes;
     }
 }

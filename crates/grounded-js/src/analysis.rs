@@ -715,6 +715,7 @@ impl<'a> Analysis<'a> {
 // The rooms of this module: the parent holds the types and the entry points; the walk
 // that fills them, the queries on what it recorded and the receiver typing are children,
 // which read the private fields here and may not reach into one another's private items.
+mod exports;
 mod flow;
 mod lookup;
 mod modules;
@@ -726,6 +727,7 @@ mod tests;
 mod typing;
 mod union;
 
+pub use exports::{ExportForm, Exports};
 pub use lookup::ScopeFacts;
 pub use modules::{literal_text, ImportPart, ModuleRequest};
 pub use seed::{Seed, SeedType};
