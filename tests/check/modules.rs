@@ -544,12 +544,14 @@ fn names_a_project_file_does_not_export_are_member_findings_only_when_its_export
                  import { b } from \"./lib/mixed.js\";\nimport { zz } from \"./lib/broken.js\";\nimport { helper } from \"./lib/cj.js\";\n\
                  const { helper: h, more, last, run } = require(\"./lib/cj\");\nconst { whatever } = require(\"./lib/dyn\");\n\
                  const { y } = require(\"./lib/made.js\");\nconst { lamp: l2 } = require(\"./lib/util.js\");\n\
-                 export { extra as again } from \"./lib/all.js\";\nd(fmt, lamp, format, extra, post, f2, anything, x, notExported, b, zz, helper, h, more, last, run, whatever, y, l2);\n",
+                 export { extra as again } from \"./lib/all.js\";\nd(fmt, lamp, format, extra, post, f2, anything, x, notExported, b, zz, helper, h, more, last, run, whatever, y, l2);\n\
+                 lamp.turnOn();\n",
             ),
             (
                 "bad.js",
                 "import { formt, nope } from \"./lib/util.js\";\nimport { zzz } from \"./lib/all.js\";\n\
-                 export { gone } from \"./lib/util\";\nconst { helpr } = require(\"./lib/cj\");\nformt(nope, zzz, helpr);\n",
+                 export { gone } from \"./lib/util\";\nconst { helpr } = require(\"./lib/cj\");\nformt(nope, zzz, helpr);\n\
+                 import { lamp } from \"./lib/all.js\";\nlamp.nmae;\n",
             ),
         ],
     );
@@ -560,7 +562,7 @@ fn names_a_project_file_does_not_export_are_member_findings_only_when_its_export
         .filter(|g| !g.contains("lib/broken.js"))
         .collect();
     assert!(!broken.is_empty(), "the syntax error is said: {got:#?}");
-    assert_eq!(rest.len(), 5, "{got:#?}");
+    assert_eq!(rest.len(), 6, "{got:#?}");
     assert!(
         rest[0].contains("bad.js:1:10 member \"./lib/util.js\" (`lib/util.js`) has no export `formt`; did you mean `format`?"),
         "{got:#?}"
@@ -580,6 +582,12 @@ fn names_a_project_file_does_not_export_are_member_findings_only_when_its_export
     );
     assert!(
         rest[4].contains("bad.js:4:9 member \"./lib/cj\" (`lib/cj.js`) has no export `helpr`; did you mean `helper`?"),
+        "{got:#?}"
+    );
+    // The binding is typed as the file's own typing types the export (`find(...)` of
+    // `relay/devices` gives a `Device`), through `export *` too.
+    assert!(
+        rest[5].contains("bad.js:7:6 member `Device` has no member `nmae`"),
         "{got:#?}"
     );
     // The near name is the finding's fix; the file's exports, not the finding, say it.

@@ -16,7 +16,7 @@
 //! Why: a misspelt module stops the script before its first line runs, and an import of
 //! a name the module lacks binds `undefined`, which fails later, far from the import.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
 use grounded_js::ExportForm;
@@ -270,7 +270,8 @@ fn relative<'a>(
         Ok(target) => {
             if !names.is_empty() {
                 let mut seen = BTreeSet::from([target.clone()]);
-                if let Some(exports) = file_exports(cx, &target, form, &mut seen) {
+                if let Some(exports) = file_exports(cx.corpus, cx.project, &target, form, &mut seen)
+                {
                     missing_exports(cx, spec, &target, names, &exports);
                 }
             }
@@ -301,12 +302,13 @@ fn relative<'a>(
 /// (the file's own exports, a star from an unknown or open module, a file in the other
 /// module system): then nothing is judged against the file.
 fn file_exports(
-    cx: &Ctx,
+    corpus: &grounded_docs::Corpus,
+    project: &super::ProjectIndex,
     rel: &str,
     form: ExportForm,
     seen: &mut BTreeSet<String>,
 ) -> Option<BTreeMap<String, Option<String>>> {
-    let ex = cx.project.files.get(rel)?.exports.as_ref()?;
+    let ex = project.files.get(rel)?.exports.as_ref()?;
     if ex.form != form {
         return None;
     }
@@ -314,26 +316,25 @@ fn file_exports(
     for star in &ex.star_from {
         // `export *` never passes a module's default export on.
         let more: Vec<(String, Option<String>)> = if is_relative(star) {
-            let exts = &cx.corpus.engine.script_extensions;
-            let target = resolve_relative(&cx.project.root, rel, star, exts).ok()?;
+            let exts = &corpus.engine.script_extensions;
+            let target = resolve_relative(&project.root, rel, star, exts).ok()?;
             if !seen.insert(target.clone()) {
                 // A circle of `export *`: the files already read give every name.
                 continue;
             }
-            file_exports(cx, &target, ExportForm::Esm, seen)?
+            file_exports(corpus, project, &target, ExportForm::Esm, seen)?
                 .into_iter()
                 .collect()
         } else {
-            let iface = cx.corpus.module_interface(star)?;
-            let open = cx
-                .corpus
+            let iface = corpus.module_interface(star)?;
+            let open = corpus
                 .interfaces
                 .get(iface)
                 .is_none_or(|i| i.string_index.is_some());
             if open {
                 return None;
             }
-            cx.corpus
+            corpus
                 .members_of(iface)
                 .into_iter()
                 .map(|m| (m.name.clone(), None))
@@ -389,4 +390,46 @@ fn missing_exports<'a>(
         let f = cx.push_node(node, Code::Member, msg);
         f.fixes = fixes;
     }
+}
+
+/// For each relative specifier of the script's `import`s (`rel`: the script, relative to
+/// the root), the documented interface each export of that project file certainly
+/// holds ([`Analysis::set_relative_exports`]): `export const doc = app.activeDocument`
+/// types `import { doc } from "./lib.js"` as the docs type `app.activeDocument`. Only
+/// from certain exports ([`file_exports`]); `require` bindings stay untyped.
+pub(crate) fn relative_types(
+    corpus: &grounded_docs::Corpus,
+    project: &super::ProjectIndex,
+    rel: &str,
+    a: &grounded_js::Analysis,
+) -> HashMap<String, HashMap<String, String>> {
+    let mut out = HashMap::new();
+    if project.root.as_os_str().is_empty() || !corpus.engine.has_esm() {
+        return out;
+    }
+    for r in a.module_requests() {
+        let Some(spec) = r.spec.filter(|s| is_relative(s)) else {
+            continue;
+        };
+        if out.contains_key(spec) {
+            continue;
+        }
+        let exts = &corpus.engine.script_extensions;
+        let Ok(target) = resolve_relative(&project.root, rel, spec, exts) else {
+            continue;
+        };
+        let mut seen = BTreeSet::from([target.clone()]);
+        let Some(exports) = file_exports(corpus, project, &target, ExportForm::Esm, &mut seen)
+        else {
+            continue;
+        };
+        let typed: HashMap<String, String> = exports
+            .into_iter()
+            .filter_map(|(n, t)| Some((n, t?)))
+            .collect();
+        if !typed.is_empty() {
+            out.insert(spec.to_string(), typed);
+        }
+    }
+    out
 }

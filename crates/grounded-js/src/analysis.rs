@@ -244,6 +244,9 @@ pub struct Analysis<'a> {
     settle_depth: std::cell::Cell<u32>,
     /// Every `import` / `export ... from` statement's module ([`Analysis::module_requests`]).
     module_requests: Vec<ModuleRequest<'a>>,
+    /// Per relative specifier, the documented interface each export of that project
+    /// file certainly holds ([`Analysis::set_relative_exports`]).
+    relative_exports: HashMap<String, HashMap<String, String>>,
 }
 
 /// An identifier of the code and what it names there, recorded by
@@ -442,6 +445,7 @@ impl<'a> Analysis<'a> {
             refs: Vec::new(),
             settle_depth: std::cell::Cell::new(0),
             module_requests: Vec::new(),
+            relative_exports: HashMap::default(),
         }
     }
 

@@ -156,6 +156,16 @@ impl<'a> Analysis<'a> {
     /// document (a project file, a bundled dependency) or an export that is no value of
     /// one certain type. A method export is a `Function`.
     pub(super) fn import_certain(&self, spec: &str, part: ImportPart<'a>) -> Option<Certain<'a>> {
+        if let Some(exports) = self.relative_exports.get(spec) {
+            let name = match part {
+                ImportPart::Namespace => return None,
+                ImportPart::Default => "default",
+                ImportPart::Named(n) => n,
+            };
+            let iface = exports.get(name)?;
+            let (k, _) = self.corpus.interfaces.get_key_value(iface.as_str())?;
+            return Some(Certain::Interface(k.as_str()));
+        }
         match part {
             ImportPart::Namespace => self.corpus.module_interface(spec).map(Certain::Interface),
             ImportPart::Default => self.corpus.module_default(spec).map(Certain::Interface),
@@ -166,6 +176,20 @@ impl<'a> Analysis<'a> {
                 } else {
                     type_certain(member_type(m)?)
                 }
+            }
+        }
+    }
+
+    /// What the project files this script imports by relative specifiers export, typed:
+    /// per specifier as written, each export whose value that file's own typing makes
+    /// certainly one documented interface (`export const doc = app.activeDocument`).
+    /// Their import bindings are then typed the same, as a documented module's are.
+    /// Only certain exports are given (the checker reads them from the project index).
+    pub fn set_relative_exports(&mut self, exports: HashMap<String, HashMap<String, String>>) {
+        self.relative_exports = exports;
+        for b in &self.bindings {
+            if !b.seeded {
+                b.settled.set(0);
             }
         }
     }
