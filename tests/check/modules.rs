@@ -613,8 +613,8 @@ fn names_a_project_file_does_not_export_are_member_findings_only_when_its_export
 /// text (`string | ((arg: any) => any)`): that function runs elsewhere, so names the
 /// script does not declare are not judged inside it (k6's `page.evaluate(() =>
 /// window...)`: 18 wrong accusations on real scripts); the corpus's typed receivers
-/// still are, and the same names outside it, or in a callback the docs take only as a
-/// function, are findings.
+/// still are, and the same names outside it, in a callback the docs take only as a
+/// function, or where the docs take `string | Function`, are findings.
 #[test]
 fn names_inside_a_function_the_docs_take_as_source_text_are_not_judged() {
     let docs = tempfile::tempdir().unwrap();
@@ -630,6 +630,7 @@ fn names_inside_a_function_the_docs_take_as_source_text_are_not_judged() {
          # Tab\n\nA browser tab.\n\n## Tab-run\n\nSyntax: run(code: string | ((arg: any) => any), arg?: any): any\n\n\
          Runs `code` in the tab's page; a string is the code's source text.\n\n\
          ## Tab-go\n\nSyntax: go(step: (arg: any) => any): void\n\nCalls `step` in the script.\n\n\
+         ## Tab-later\n\nSyntax: later(code: string | Function): void\n\nRuns `code` in the script later.\n\n\
          ## Tab-title\n\nSyntax: readonly title: string\n\nThe page's title.\n",
     );
     let dir = project(
@@ -648,12 +649,13 @@ fn names_inside_a_function_the_docs_take_as_source_text_are_not_judged() {
                 "bad.js",
                 "import { open } from \"scope\";\nconst tab = open(\"u\");\n\
                  tab.go(() => window.title);\ntab.run(function () { return tab.titel; });\n\
-                 tab.go(function () { scrollTo(0, 0); });\nwindow.alert(\"x\");\n",
+                 tab.go(function () { scrollTo(0, 0); });\nwindow.alert(\"x\");\n\
+                 tab.later(function () { return document.title; });\n",
             ),
         ],
     );
     let got = shown(&check(dir.path(), &["."]));
-    assert_eq!(got.len(), 4, "{got:#?}");
+    assert_eq!(got.len(), 5, "{got:#?}");
     assert!(
         got[0].contains("bad.js:3:14 object `window` is declared nowhere"),
         "{got:#?}"
@@ -668,6 +670,12 @@ fn names_inside_a_function_the_docs_take_as_source_text_are_not_judged() {
     );
     assert!(
         got[3].contains("bad.js:6:1 object `window` is declared nowhere"),
+        "{got:#?}"
+    );
+    // `string | Function` (InDesign's `doScript` has one too) runs in the script's own
+    // engine: names there are judged as anywhere.
+    assert!(
+        got[4].contains("bad.js:7:32 object `document` is declared nowhere"),
         "{got:#?}"
     );
 }

@@ -1,19 +1,18 @@
 //! Function literals the docs take as source text, to be evaluated elsewhere: the names
 //! inside them are not the script's to declare.
 //!
-//! What: a function literal passed where the documented parameter is a union that also
-//! accepts a `string` (`evaluate(pageFunction: string | ((arg: any) => any))`). The docs
-//! accept the code as text there, so the function is run from its source somewhere else
-//! (another realm with globals of its own), not in the script's scope.
+//! What: a function literal passed where the documented parameter is a union of `string`
+//! and function types alone (`evaluate(pageFunction: string | ((arg: any) => any))`).
+//! The docs accept the code as text there, so the function is run from its source
+//! somewhere else (another realm with globals of its own), not in the script's scope.
 //!
 //! Why: on k6's real scripts, 18 of 335 findings were wrong: `window`, `document` and
 //! `navigator` inside functions passed to `page.evaluate(...)`, which run in the browser
 //! page. Only the names the script does not declare are let go there ("declared
 //! nowhere", "defined nowhere", and the members of such names); a receiver the corpus
 //! types is still judged inside, as everywhere. Nothing here names an engine: the rule
-//! reads the parameter types of the docs. A parameter typed `string | Function` that is
-//! run in the script's own scope (a timer taking code as text) is read the same way:
-//! names undeclared inside its callback go unjudged, a miss, never an accusation.
+//! reads the parameter types of the docs (see `source_or_function` for the unions it
+//! leaves alone, and the true findings that taught it).
 
 use grounded_docs::signature::Type;
 use grounded_docs::Member;
@@ -90,13 +89,17 @@ fn source_positions(m: &Member) -> Vec<usize> {
     v
 }
 
-/// `string | ((arg: any) => any)`, `string | Function`.
+/// `string | ((arg: any) => any)`: code, as its source text or as the function whose
+/// source it is, and nothing else. Not `string | Function`, nor a union with more
+/// (InDesign's `doScript(script: File | string | Function)`): those run the function in
+/// the script's own engine, and reading them so lost four true findings (`document`
+/// for `app.activeDocument` inside `app.doScript(function () { ... })`).
 fn source_or_function(t: &Type) -> bool {
     match t {
         Type::Union(v) => {
             v.iter().any(|t| matches!(t, Type::String))
-                && v.iter()
-                    .any(|t| matches!(t, Type::Func(..) | Type::Function))
+                && v.iter().any(|t| matches!(t, Type::Func(..)))
+                && v.iter().all(|t| matches!(t, Type::String | Type::Func(..)))
         }
         _ => false,
     }

@@ -334,3 +334,68 @@ impl<'a> Analysis<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exports_of(modules: &str, text: &str) -> Option<(ExportForm, Vec<String>, Vec<String>)> {
+        let engine = format!("# Engine\n\nECMAScript: 2020\nModules: {modules}\n");
+        let c = Corpus::from_texts(&[("e.md", engine.as_str())]).unwrap();
+        let tree = crate::parse(text);
+        let a = Analysis::new(&c, text, &tree);
+        let e = a.exports()?;
+        Some((e.form, e.names.keys().cloned().collect(), e.star_from))
+    }
+
+    #[test]
+    fn every_es_export_form_names_its_exports() {
+        let (form, names, stars) = exports_of(
+            "esm commonjs",
+            "export function f() {}\nexport class C {}\nexport const a = 1, b = 2;\nlet x;\n\
+             export { x as y, x as \"z-z\" };\nexport * as ns from \"m\";\nexport { q } from \"./q.js\";\n\
+             export * from \"./all.js\";\nexport default 3;\n",
+        )
+        .unwrap();
+        assert_eq!(form, ExportForm::Esm);
+        assert_eq!(
+            names,
+            ["C", "a", "b", "default", "f", "ns", "q", "y", "z-z"].map(String::from)
+        );
+        assert_eq!(stars, ["./all.js"]);
+        // A module that says it exports nothing is certain too.
+        assert_eq!(
+            exports_of("esm", "import \"./x.js\";\nexport {};\n").map(|e| e.1),
+            Some(vec![])
+        );
+    }
+
+    #[test]
+    fn commonjs_exports_are_read_only_from_plain_assignments() {
+        let (form, names, _) = exports_of(
+            "esm commonjs",
+            "module.exports = { a, b: 1, \"c\": 2, d() {} };\nexports.e = 1;\nmodule.exports.f = 2;\nexports[\"g\"] = 3;\n",
+        )
+        .unwrap();
+        assert_eq!(form, ExportForm::CommonJs);
+        assert_eq!(names, ["a", "b", "c", "d", "e", "f", "g"].map(String::from));
+        for uncertain in [
+            "module.exports[k] = 1;\n",
+            "module.exports = make();\n",
+            "module.exports = { ...o };\n",
+            "module.exports = { [k]: 1 };\n",
+            "Object.assign(module.exports, o);\n",
+            "exports.a = 1;\nif (module.id) {}\n",
+            "var exports = {};\nexports.a = 1;\n",
+            "export const a = 1;\nexports.b = 2;\n",
+            "export const a = ;\n",
+            "export * from m;\n",
+            "export const { a, b: [c] } = o;\n",
+            "function f() {}\n",
+        ] {
+            assert_eq!(exports_of("esm commonjs", uncertain), None, "{uncertain}");
+        }
+        // Without CommonJS, `module.exports` is an ordinary name: no export form.
+        assert_eq!(exports_of("esm", "module.exports = { a };\n"), None);
+    }
+}
