@@ -324,7 +324,9 @@ fn relative_imports_outside_the_project_circular_ones_and_odd_specifiers_never_p
         &[
             ("a.js", "import { b } from \"./b.js\";\nexport function a() { return b(); }\n"),
             ("b.js", "import { a } from \"./a\";\nexport function b() { return a(); }\n"),
-            ("lib/index.js", "export const v = 1;\n"),
+            // Imported by default below: it says `export default` (a default import of a
+            // file with none is a finding of its own test).
+            ("lib/index.js", "export const v = 1;\nexport default v;\n"),
             ("c.js", "import { v } from \"./lib\";\nimport w from \"../outside.js\";\nimport q from \"/lib/index.js\";\nconst t = require(`relay`);\nv + w + q + t;\n"),
         ],
     );
@@ -545,13 +547,14 @@ fn names_a_project_file_does_not_export_are_member_findings_only_when_its_export
                  const { helper: h, more, last, run } = require(\"./lib/cj\");\nconst { whatever } = require(\"./lib/dyn\");\n\
                  const { y } = require(\"./lib/made.js\");\nconst { lamp: l2 } = require(\"./lib/util.js\");\n\
                  export { extra as again } from \"./lib/all.js\";\nd(fmt, lamp, format, extra, post, f2, anything, x, notExported, b, zz, helper, h, more, last, run, whatever, y, l2);\n\
-                 lamp.turnOn();\n",
+                 lamp.turnOn();\nimport { default as u } from \"./lib/util.js\";\nu();\n",
             ),
             (
                 "bad.js",
                 "import { formt, nope } from \"./lib/util.js\";\nimport { zzz } from \"./lib/all.js\";\n\
                  export { gone } from \"./lib/util\";\nconst { helpr } = require(\"./lib/cj\");\nformt(nope, zzz, helpr);\n\
-                 import { lamp } from \"./lib/all.js\";\nlamp.nmae;\n",
+                 import { lamp } from \"./lib/all.js\";\nlamp.nmae;\n\
+                 import whole from \"./lib/all.js\";\nwhole();\n",
             ),
         ],
     );
@@ -562,7 +565,7 @@ fn names_a_project_file_does_not_export_are_member_findings_only_when_its_export
         .filter(|g| !g.contains("lib/broken.js"))
         .collect();
     assert!(!broken.is_empty(), "the syntax error is said: {got:#?}");
-    assert_eq!(rest.len(), 6, "{got:#?}");
+    assert_eq!(rest.len(), 7, "{got:#?}");
     assert!(
         rest[0].contains("bad.js:1:10 member \"./lib/util.js\" (`lib/util.js`) has no export `formt`; did you mean `format`?"),
         "{got:#?}"
@@ -588,6 +591,11 @@ fn names_a_project_file_does_not_export_are_member_findings_only_when_its_export
     // `relay/devices` gives a `Device`), through `export *` too.
     assert!(
         rest[5].contains("bad.js:7:6 member `Device` has no member `nmae`"),
+        "{got:#?}"
+    );
+    // `export *` passes no default export on: a default import of such a file is empty.
+    assert!(
+        rest[6].contains("bad.js:8:8 member \"./lib/all.js\" (`lib/all.js`) has no default export"),
         "{got:#?}"
     );
     // The near name is the finding's fix; the file's exports, not the finding, say it.

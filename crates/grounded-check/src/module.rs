@@ -35,10 +35,15 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>) {
         let reqs: Vec<_> =
             cx.a.module_requests()
                 .iter()
-                .map(|r| (r.spec, r.source, r.names.clone()))
+                .map(|r| (r.spec, r.source, r.names.clone(), r.default))
                 .collect();
-        for (spec, source, names) in reqs {
+        for (spec, source, mut names, default) in reqs {
             if let Some(spec) = spec {
+                // A documented module's default export is its `Default export:` line or
+                // the module itself, never missing; a project file's may be.
+                if let Some(d) = default.filter(|_| is_relative(spec)) {
+                    names.push((d, "default"));
+                }
                 judge(cx, spec, source, &names, ExportForm::Esm);
             }
         }
@@ -367,8 +372,16 @@ fn missing_exports<'a>(
             .map(String::as_str)
             .filter(|n| *n != "default")
             .collect();
-        let close = near(name, listed.iter().copied());
-        let mut msg = format!("\"{spec}\" (`{target}`) has no export `{name}`");
+        let close = if name == "default" {
+            Vec::new()
+        } else {
+            near(name, listed.iter().copied())
+        };
+        let mut msg = if name == "default" {
+            format!("\"{spec}\" (`{target}`) has no default export (no `export default`)")
+        } else {
+            format!("\"{spec}\" (`{target}`) has no export `{name}`")
+        };
         if !close.is_empty() {
             msg.push_str(&format!("; did you mean {}?", or_list(&close)));
         } else if listed.is_empty() {

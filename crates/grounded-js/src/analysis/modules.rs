@@ -34,6 +34,9 @@ pub struct ModuleRequest<'a> {
     pub source: Node<'a>,
     /// The named exports asked for: the node of each name as written, and the name.
     pub names: Vec<(Node<'a>, &'a str)>,
+    /// The binding of the default export (`x` of `import x from "m"`, of `import {
+    /// default as x }`), when the statement asks for it.
+    pub default: Option<Node<'a>>,
 }
 
 /// The value of a plain string literal node's text (`"k6/http"`), without escapes.
@@ -59,6 +62,7 @@ impl<'a> Analysis<'a> {
         };
         let spec = literal_text(self.node_text(source));
         let mut names = Vec::new();
+        let mut default = None;
         let mut c = node.walk();
         let kids: Vec<Node<'a>> = node.named_children(&mut c).collect();
         for kid in kids {
@@ -69,6 +73,7 @@ impl<'a> Analysis<'a> {
                     for part in parts {
                         match part.kind() {
                             "identifier" => {
+                                default = Some(part);
                                 self.bind_import(scope, part, spec, ImportPart::Default, p)
                             }
                             "namespace_import" => {
@@ -81,7 +86,8 @@ impl<'a> Analysis<'a> {
                                 }
                             }
                             "named_imports" => {
-                                self.named_list(part, scope, spec, true, &mut names, p)
+                                self.named_list(part, scope, spec, true, &mut names, p);
+                                default = default.or(self.default_in(part));
                             }
                             _ => {}
                         }
@@ -96,7 +102,19 @@ impl<'a> Analysis<'a> {
             spec,
             source,
             names,
+            default,
         });
+    }
+
+    /// The `default` of `{ default as x }`, as written.
+    fn default_in(&self, list: Node<'a>) -> Option<Node<'a>> {
+        let mut c = list.walk();
+        let found = list.named_children(&mut c).find_map(|s| {
+            let name = s.child_by_field_name("name")?;
+            let written = self.node_text(name);
+            (literal_text(written).unwrap_or(written) == "default").then_some(name)
+        });
+        found
     }
 
     /// The specifiers of `{ a, b as c }`: each name asked of the module, and (for an
