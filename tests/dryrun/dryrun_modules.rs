@@ -93,3 +93,43 @@ fn entry_exports_are_called_in_order_and_project_files_are_modules() {
         "{got:#?}"
     );
 }
+
+/// A name taken by destructuring is placed at its key: QuickJS gives that read the
+/// place of what ran before it (a module's wrapper on line 1, the enclosing function's
+/// start, the statement before), and the finding once said line 1.
+#[test]
+fn a_destructured_name_the_module_lacks_is_placed_at_its_key() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/relay");
+    let got = dry(&root, "mistakes/require.js");
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].starts_with("mistakes/require.js:2:9 `Devices` has no member `fnd`"),
+        "{got:#?}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "grounded.toml",
+        &format!("docs = {:?}\n", relay().to_string_lossy()),
+    );
+    write(
+        dir.path(),
+        "a.js",
+        "// one\n// two\nconst { fnd } = require(\"relay/devices\");\nfunction f() {\n  const { hb } = require(\"relay/devices\");\n}\nf();\n\
+         const net = require(\"relay/net\");\nconst { gett: g } = net;\nconst { get } = net;\nget(\"u\");\n",
+    );
+    let got = dry(dir.path(), "a.js");
+    assert_eq!(got.len(), 3, "{got:#?}");
+    assert!(
+        got[0].starts_with("a.js:3:9 `Devices` has no member `fnd`"),
+        "{got:#?}"
+    );
+    assert!(
+        got[1].starts_with("a.js:5:11 `Devices` has no member `hb`"),
+        "{got:#?}"
+    );
+    assert!(
+        got[2].starts_with("a.js:9:9 `Net` has no member `gett`"),
+        "{got:#?}"
+    );
+}

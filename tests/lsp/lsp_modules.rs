@@ -175,3 +175,48 @@ fn an_unknown_module_has_a_quick_fix_to_the_near_one() {
     assert!(after.is_empty(), "{after:#?}");
     lsp.shutdown();
 }
+
+/// A binding imported from a project file is typed as that file types its export, in
+/// the editor too, and stays so through the re-check of one statement (nested in a
+/// function, and at the top level) that follows a keystroke.
+#[test]
+fn a_binding_imported_from_a_project_file_is_typed_through_edits() {
+    let text = "import { lamp } from \"./lib.js\";\nfunction go() {\n  lamp.turnOn();\n}\nlamp.nmae;\ngo();\n";
+    let dir = project(
+        &relay(),
+        &[
+            ("s.js", text.as_bytes()),
+            (
+                "lib.js",
+                b"import { find } from \"relay/devices\";\nexport const lamp = find(\"lamp\");\n",
+            ),
+        ],
+    );
+    let mut lsp = Lsp::start(&[], &[]);
+    lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
+    let u = uri(&dir.path().join("s.js"));
+    lsp.open(&u, text);
+    let msgs = |d: &[Value]| -> Vec<String> {
+        d.iter()
+            .map(|x| x["message"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    let d = lsp.diagnostics_where(&u, Some(1), |_| true);
+    let m = msgs(&d);
+    assert!(
+        m.len() == 1 && m[0].contains("`Device` has no member `nmae`"),
+        "{m:#?}"
+    );
+    // `turnOn` → `trnOn` inside the function.
+    lsp.change(&u, 2, [2, 7, 2, 9], "t");
+    let d = lsp.diagnostics_where(&u, Some(2), |_| true);
+    let m = msgs(&d);
+    assert_eq!(m.len(), 2, "{m:#?}");
+    assert!(m.iter().any(|x| x.contains("no member `trnOn`")), "{m:#?}");
+    // `nmae` → `name` at the top level.
+    lsp.change(&u, 3, [4, 5, 4, 9], "name");
+    let d = lsp.diagnostics_where(&u, Some(3), |_| true);
+    let m = msgs(&d);
+    assert!(m.len() == 1 && m[0].contains("no member `trnOn`"), "{m:#?}");
+    lsp.shutdown();
+}

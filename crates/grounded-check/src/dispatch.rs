@@ -245,6 +245,10 @@ pub(super) fn check_script_in(
         }
     };
     polyfills.extend(own.polyfills.iter().cloned());
+    let typed = module::relative_types(corpus, project, rel, &a);
+    if !typed.is_empty() {
+        a.set_relative_exports(typed);
+    }
     let elsewhere: Vec<String> = a
         .implicit_names()
         .filter(|n| {

@@ -36,6 +36,7 @@ pub mod construct;
 mod constructor;
 mod dispatch;
 mod engine;
+mod evaluated;
 mod file;
 pub mod finding;
 pub mod fix;

@@ -16,7 +16,10 @@
 //! Why: a misspelt module stops the script before its first line runs, and an import of
 //! a name the module lacks binds `undefined`, which fails later, far from the import.
 
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
+
+use grounded_js::ExportForm;
 
 use tree_sitter::Node;
 
@@ -32,11 +35,16 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>) {
         let reqs: Vec<_> =
             cx.a.module_requests()
                 .iter()
-                .map(|r| (r.spec, r.source, r.names.clone()))
+                .map(|r| (r.spec, r.source, r.names.clone(), r.default))
                 .collect();
-        for (spec, source, names) in reqs {
+        for (spec, source, mut names, default) in reqs {
             if let Some(spec) = spec {
-                judge(cx, spec, source, &names);
+                // A documented module's default export is its `Default export:` line or
+                // the module itself, never missing; a project file's may be.
+                if let Some(d) = default.filter(|_| is_relative(spec)) {
+                    names.push((d, "default"));
+                }
+                judge(cx, spec, source, &names, ExportForm::Esm);
             }
         }
     }
@@ -60,7 +68,7 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>) {
                 continue;
             };
             let names = destructured_names(cx, node);
-            judge(cx, spec, source, &names);
+            judge(cx, spec, source, &names, ExportForm::CommonJs);
         }
     }
 }
@@ -125,9 +133,15 @@ fn bundled(cx: &Ctx, spec: &str) -> bool {
     })
 }
 
-fn judge<'a>(cx: &mut Ctx<'a>, spec: &'a str, source: Node<'a>, names: &[(Node<'a>, &'a str)]) {
+fn judge<'a>(
+    cx: &mut Ctx<'a>,
+    spec: &'a str,
+    source: Node<'a>,
+    names: &[(Node<'a>, &'a str)],
+    form: ExportForm,
+) {
     if is_relative(spec) {
-        relative(cx, spec, source);
+        relative(cx, spec, source, names, form);
         return;
     }
     if (is_url(spec) && cx.corpus.engine.remote_modules) || bundled(cx, spec) {
@@ -246,13 +260,27 @@ pub fn resolve_relative(
         .ok_or(joined)
 }
 
-fn relative(cx: &mut Ctx, spec: &str, source: Node) {
+fn relative<'a>(
+    cx: &mut Ctx<'a>,
+    spec: &str,
+    source: Node<'a>,
+    names: &[(Node<'a>, &'a str)],
+    form: ExportForm,
+) {
     let root = cx.project.root.clone();
     if root.as_os_str().is_empty() {
         return;
     }
     match resolve_relative(&root, cx.rel, spec, &cx.corpus.engine.script_extensions) {
-        Ok(_) => {}
+        Ok(target) => {
+            if !names.is_empty() {
+                let mut seen = BTreeSet::from([target.clone()]);
+                if let Some(exports) = file_exports(cx.corpus, cx.project, &target, form, &mut seen)
+                {
+                    missing_exports(cx, spec, &target, names, &exports);
+                }
+            }
+        }
         Err(joined) if joined.starts_with("..") => {
             let msg = format!(
                 "\"{spec}\" leaves the project folder: a relative import names a file of the project (the folder of grounded.toml), and this one is outside it"
@@ -271,4 +299,150 @@ fn relative(cx: &mut Ctx, spec: &str, source: Node) {
             cx.push_node(source, Code::File, msg);
         }
     }
+}
+
+/// The names project file `rel` certainly exports in `form` (with what each certainly
+/// holds), following its `export * from`: a relative one to that file's exports, a
+/// documented module to its interface's members. `None` when any of it is not certain
+/// (the file's own exports, a star from an unknown or open module, a file in the other
+/// module system): then nothing is judged against the file.
+fn file_exports(
+    corpus: &grounded_docs::Corpus,
+    project: &super::ProjectIndex,
+    rel: &str,
+    form: ExportForm,
+    seen: &mut BTreeSet<String>,
+) -> Option<BTreeMap<String, Option<String>>> {
+    let ex = project.files.get(rel)?.exports.as_ref()?;
+    if ex.form != form {
+        return None;
+    }
+    let mut names = ex.names.clone();
+    for star in &ex.star_from {
+        // `export *` never passes a module's default export on.
+        let more: Vec<(String, Option<String>)> = if is_relative(star) {
+            let exts = &corpus.engine.script_extensions;
+            let target = resolve_relative(&project.root, rel, star, exts).ok()?;
+            if !seen.insert(target.clone()) {
+                // A circle of `export *`: the files already read give every name.
+                continue;
+            }
+            file_exports(corpus, project, &target, ExportForm::Esm, seen)?
+                .into_iter()
+                .collect()
+        } else {
+            let iface = corpus.module_interface(star)?;
+            let open = corpus
+                .interfaces
+                .get(iface)
+                .is_none_or(|i| i.string_index.is_some());
+            if open {
+                return None;
+            }
+            corpus
+                .members_of(iface)
+                .into_iter()
+                .map(|m| (m.name.clone(), None))
+                .collect()
+        };
+        for (n, ty) in more {
+            if n != "default" {
+                names.entry(n).or_insert(ty);
+            }
+        }
+    }
+    Some(names)
+}
+
+/// A `member` finding for each name asked of project file `target` that it does not
+/// export, with near names among its exports.
+fn missing_exports<'a>(
+    cx: &mut Ctx<'a>,
+    spec: &str,
+    target: &str,
+    names: &[(Node<'a>, &'a str)],
+    exports: &BTreeMap<String, Option<String>>,
+) {
+    for &(node, name) in names {
+        if exports.contains_key(name) {
+            continue;
+        }
+        let listed: Vec<&str> = exports
+            .keys()
+            .map(String::as_str)
+            .filter(|n| *n != "default")
+            .collect();
+        let close = if name == "default" {
+            Vec::new()
+        } else {
+            near(name, listed.iter().copied())
+        };
+        let mut msg = if name == "default" {
+            format!("\"{spec}\" (`{target}`) has no default export (no `export default`)")
+        } else {
+            format!("\"{spec}\" (`{target}`) has no export `{name}`")
+        };
+        if !close.is_empty() {
+            msg.push_str(&format!("; did you mean {}?", or_list(&close)));
+        } else if listed.is_empty() {
+            msg.push_str("; it exports no name");
+        } else if listed.len() <= 8 {
+            let all: Vec<String> = listed.iter().map(|n| format!("`{n}`")).collect();
+            msg.push_str(&format!("; its exports are {}", all.join(", ")));
+        }
+        let fixes = close
+            .iter()
+            .map(|c| Fix::Replace {
+                title: format!("Replace with `{c}`"),
+                span: Span::new(node.start_byte(), node.end_byte()),
+                text: c.to_string(),
+                // A near name is a pick among exports: unsafe, as every near-name fix.
+                safe: false,
+            })
+            .collect();
+        let f = cx.push_node(node, Code::Member, msg);
+        f.fixes = fixes;
+    }
+}
+
+/// For each relative specifier of the script's `import`s (`rel`: the script, relative to
+/// the root), the documented interface each export of that project file certainly
+/// holds ([`Analysis::set_relative_exports`]): `export const doc = app.activeDocument`
+/// types `import { doc } from "./lib.js"` as the docs type `app.activeDocument`. Only
+/// from certain exports ([`file_exports`]); `require` bindings stay untyped.
+pub(crate) fn relative_types(
+    corpus: &grounded_docs::Corpus,
+    project: &super::ProjectIndex,
+    rel: &str,
+    a: &grounded_js::Analysis,
+) -> HashMap<String, HashMap<String, String>> {
+    let mut out = HashMap::new();
+    if project.root.as_os_str().is_empty() || !corpus.engine.has_esm() {
+        return out;
+    }
+    for r in a.module_requests() {
+        let Some(spec) = r.spec.filter(|s| is_relative(s)) else {
+            continue;
+        };
+        if out.contains_key(spec) {
+            continue;
+        }
+        let exts = &corpus.engine.script_extensions;
+        let Ok(target) = resolve_relative(&project.root, rel, spec, exts) else {
+            continue;
+        };
+        let mut seen = BTreeSet::from([target.clone()]);
+        let Some(exports) = file_exports(corpus, project, &target, ExportForm::Esm, &mut seen)
+        else {
+            continue;
+        };
+        let typed: HashMap<String, String> = exports
+            .into_iter()
+            .filter_map(|(n, t)| Some((n, t?)))
+            .collect();
+        if !typed.is_empty() {
+            out.insert(spec.to_string(), typed);
+        }
+    }
+    out
 }

@@ -29,6 +29,8 @@ pub struct FileFacts {
     pub dynamic_loads: bool,
     /// Built-ins it supplies itself (`Object.keys = ...`).
     pub polyfills: BTreeSet<String>,
+    /// What it exports to a relative import, when certain ([`Analysis::exports`]).
+    pub exports: Option<js::Exports>,
 }
 
 impl FileFacts {
@@ -63,6 +65,9 @@ impl FileFacts {
                 .map(str::to_string)
                 .collect(),
             polyfills: a.polyfills().map(str::to_string).collect(),
+            // Gated on the text given (a re-checked statement's summary passes only the
+            // statement's): the exports are read from the whole tree.
+            exports: text.contains("export").then(|| a.exports()).flatten(),
             ..FileFacts::default()
         };
         for d in js::directives(path, text, &corpus.engine.directives) {

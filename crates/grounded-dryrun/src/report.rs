@@ -472,7 +472,15 @@ fn span_at(text: &str, idx: &LineIndex, line: usize, col: usize, anchor: &Anchor
             if let Some((s, e)) = find_word(line_text, name, pos).filter(|&(s, _)| s >= pos) {
                 return Span::new(ls + s, ls + e);
             }
-            if let Some((s, e)) = first_node(text, name, ls + pos, &["property_identifier"]) {
+            // A destructuring key counts too: QuickJS notes no place of its own for the
+            // read `const { fnd } = require("m")` makes, and gives the place of what ran
+            // before it (the enclosing function's start: a module's, on line 1), so the
+            // key is the first of that name after the engine's place.
+            let kinds = [
+                "property_identifier",
+                "shorthand_property_identifier_pattern",
+            ];
+            if let Some((s, e)) = first_node(text, name, ls + pos, &kinds) {
                 return Span::new(s, e);
             }
             find_word(line_text, name, pos)

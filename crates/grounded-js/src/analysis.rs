@@ -244,6 +244,9 @@ pub struct Analysis<'a> {
     settle_depth: std::cell::Cell<u32>,
     /// Every `import` / `export ... from` statement's module ([`Analysis::module_requests`]).
     module_requests: Vec<ModuleRequest<'a>>,
+    /// Per relative specifier, the documented interface each export of that project
+    /// file certainly holds ([`Analysis::set_relative_exports`]).
+    relative_exports: HashMap<String, HashMap<String, String>>,
 }
 
 /// An identifier of the code and what it names there, recorded by
@@ -442,6 +445,7 @@ impl<'a> Analysis<'a> {
             refs: Vec::new(),
             settle_depth: std::cell::Cell::new(0),
             module_requests: Vec::new(),
+            relative_exports: HashMap::default(),
         }
     }
 
@@ -715,6 +719,7 @@ impl<'a> Analysis<'a> {
 // The rooms of this module: the parent holds the types and the entry points; the walk
 // that fills them, the queries on what it recorded and the receiver typing are children,
 // which read the private fields here and may not reach into one another's private items.
+mod exports;
 mod flow;
 mod lookup;
 mod modules;
@@ -726,6 +731,7 @@ mod tests;
 mod typing;
 mod union;
 
+pub use exports::{ExportForm, Exports};
 pub use lookup::ScopeFacts;
 pub use modules::{literal_text, ImportPart, ModuleRequest};
 pub use seed::{Seed, SeedType};

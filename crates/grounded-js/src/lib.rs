@@ -34,9 +34,9 @@ mod walk;
 
 pub use analysis::{
     builtin_proto, is_function_kind, literal_text, member_type, type_certain, Analysis, Binding,
-    BindingId, BindingKind, Certain, ConstructName, IdHash, IdHasher, ImportPart, ModuleRequest,
-    NameHash, NameHasher, Part, PathNode, Ref, Scope, ScopeFacts, ScopeId, ScopeKind, Seed,
-    SeedType, Union, WalkPath,
+    BindingId, BindingKind, Certain, ConstructName, ExportForm, Exports, IdHash, IdHasher,
+    ImportPart, ModuleRequest, NameHash, NameHasher, Part, PathNode, Ref, Scope, ScopeFacts,
+    ScopeId, ScopeKind, Seed, SeedType, Union, WalkPath,
 };
 pub use cut::{parse_range, Whole};
 pub use globals::{global_value, global_value_interface};

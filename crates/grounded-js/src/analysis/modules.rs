@@ -34,6 +34,9 @@ pub struct ModuleRequest<'a> {
     pub source: Node<'a>,
     /// The named exports asked for: the node of each name as written, and the name.
     pub names: Vec<(Node<'a>, &'a str)>,
+    /// The binding of the default export (`x` of `import x from "m"`, of `import {
+    /// default as x }`), when the statement asks for it.
+    pub default: Option<Node<'a>>,
 }
 
 /// The value of a plain string literal node's text (`"k6/http"`), without escapes.
@@ -59,6 +62,7 @@ impl<'a> Analysis<'a> {
         };
         let spec = literal_text(self.node_text(source));
         let mut names = Vec::new();
+        let mut default = None;
         let mut c = node.walk();
         let kids: Vec<Node<'a>> = node.named_children(&mut c).collect();
         for kid in kids {
@@ -69,6 +73,7 @@ impl<'a> Analysis<'a> {
                     for part in parts {
                         match part.kind() {
                             "identifier" => {
+                                default = Some(part);
                                 self.bind_import(scope, part, spec, ImportPart::Default, p)
                             }
                             "namespace_import" => {
@@ -81,7 +86,8 @@ impl<'a> Analysis<'a> {
                                 }
                             }
                             "named_imports" => {
-                                self.named_list(part, scope, spec, true, &mut names, p)
+                                self.named_list(part, scope, spec, true, &mut names, p);
+                                default = default.or(self.default_in(part));
                             }
                             _ => {}
                         }
@@ -96,7 +102,19 @@ impl<'a> Analysis<'a> {
             spec,
             source,
             names,
+            default,
         });
+    }
+
+    /// The `default` of `{ default as x }`, as written.
+    fn default_in(&self, list: Node<'a>) -> Option<Node<'a>> {
+        let mut c = list.walk();
+        let found = list.named_children(&mut c).find_map(|s| {
+            let name = s.child_by_field_name("name")?;
+            let written = self.node_text(name);
+            (literal_text(written).unwrap_or(written) == "default").then_some(name)
+        });
+        found
     }
 
     /// The specifiers of `{ a, b as c }`: each name asked of the module, and (for an
@@ -156,6 +174,16 @@ impl<'a> Analysis<'a> {
     /// document (a project file, a bundled dependency) or an export that is no value of
     /// one certain type. A method export is a `Function`.
     pub(super) fn import_certain(&self, spec: &str, part: ImportPart<'a>) -> Option<Certain<'a>> {
+        if let Some(exports) = self.relative_exports.get(spec) {
+            let name = match part {
+                ImportPart::Namespace => return None,
+                ImportPart::Default => "default",
+                ImportPart::Named(n) => n,
+            };
+            let iface = exports.get(name)?;
+            let (k, _) = self.corpus.interfaces.get_key_value(iface.as_str())?;
+            return Some(Certain::Interface(k.as_str()));
+        }
         match part {
             ImportPart::Namespace => self.corpus.module_interface(spec).map(Certain::Interface),
             ImportPart::Default => self.corpus.module_default(spec).map(Certain::Interface),
@@ -166,6 +194,20 @@ impl<'a> Analysis<'a> {
                 } else {
                     type_certain(member_type(m)?)
                 }
+            }
+        }
+    }
+
+    /// What the project files this script imports by relative specifiers export, typed:
+    /// per specifier as written, each export whose value that file's own typing makes
+    /// certainly one documented interface (`export const doc = app.activeDocument`).
+    /// Their import bindings are then typed the same, as a documented module's are.
+    /// Only certain exports are given (the checker reads them from the project index).
+    pub fn set_relative_exports(&mut self, exports: HashMap<String, HashMap<String, String>>) {
+        self.relative_exports = exports;
+        for b in &self.bindings {
+            if !b.seeded {
+                b.settled.set(0);
             }
         }
     }
