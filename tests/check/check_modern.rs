@@ -200,3 +200,47 @@ fn a_fallback_to_another_way_stays_a_feature_test() {
     // The condition's literal fallback is judged like any other (line 13); nothing else.
     assert_eq!(got, vec![(13, 11, "member".to_string())], "{findings:#?}");
 }
+
+/// A `var` assigned once, in its declaration and outside any loop, is narrowed like a
+/// `const`; one reassigned, or written in a loop (one binding for every iteration, read
+/// later by a function made in an earlier one), keeps its whole union and stays silent
+/// on a member only another interface of it has.
+#[test]
+fn a_var_assigned_once_is_narrowed_and_a_reassigned_or_looping_one_is_not() {
+    let findings = check_text(concat!(
+        "var first = loom.currentPage.selection[0];\n",
+        "if (first.type === \"TEXT\") first.layoutMode = \"NONE\";\n",
+        "function onFrame() {\n",
+        "  var f = loom.getNodeById(\"1\");\n",
+        "  if (!f || f.type !== \"FRAME\") return;\n",
+        "  f.characters = \"x\";\n",
+        "}\n",
+        "var again = loom.currentPage.selection[0];\n",
+        "again = loom.currentPage.selection[1];\n",
+        "if (again.type === \"TEXT\") again.layoutMode = \"NONE\";\n",
+        "for (var i = 0; i < 2; i++) {\n",
+        "  var each = loom.currentPage.selection[i];\n",
+        "  if (each.type === \"TEXT\") later(function () { each.layoutMode = \"NONE\"; });\n",
+        "}\n",
+        "for (var k of loom.currentPage.selection) {\n",
+        "  if (k.type === \"TEXT\") k.layoutMode = \"NONE\";\n",
+        "}\n",
+        "function later(cb) { return cb; }\n",
+        "onFrame();\n",
+    ));
+    assert_eq!(
+        lines_and_codes(&findings),
+        vec![(2, 34, "member".to_string()), (6, 5, "member".to_string())],
+        "{findings:#?}"
+    );
+    let msg = findings[0]["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("`TextNode` has no member `layoutMode`"),
+        "{msg}"
+    );
+    let msg = findings[1]["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("`FrameNode` has no member `characters`"),
+        "{msg}"
+    );
+}

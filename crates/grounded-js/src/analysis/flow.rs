@@ -5,8 +5,8 @@
 //!
 //! Why only so far: each rule here gives a type only where the docs and the language
 //! leave no other reading. A name assigned twice may hold another value by the time of
-//! the use, so narrowing is for `const`/`let` names assigned once in their declaration
-//! and for parameters never assigned; a function literal stored and called elsewhere has
+//! the use, so narrowing is for names assigned once in their declaration (a `var` only
+//! outside loops) and for parameters never assigned; a function literal stored and called elsewhere has
 //! callers the docs do not type, so only one written as the argument is typed.
 //!
 //! May import the parent `analysis` only.
@@ -146,8 +146,8 @@ impl<'a> Analysis<'a> {
     }
 
     /// Whether `bind` holds one value wherever it is used, so that a test of it holds
-    /// at the uses it guards: a parameter never assigned, or a `let`/`const` assigned
-    /// once, in its declaration (a `var` in a loop is one binding for every iteration).
+    /// at the uses it guards: a parameter never assigned, a `let`/`const` assigned once,
+    /// in its declaration, or a `var` so assigned outside any loop.
     pub(super) fn assigned_once(&self, bind: &Binding<'a>) -> bool {
         if bind.seeded {
             // The rest of the file, standing in for a statement analysed alone: the
@@ -156,23 +156,35 @@ impl<'a> Analysis<'a> {
         }
         match bind.kind {
             BindingKind::Param => bind.assigns.is_empty(),
-            BindingKind::Lexical => bind.assigns.len() == 1 && self.declared_with_value(bind),
+            BindingKind::Lexical => {
+                bind.assigns.len() == 1 && self.declared_with_value(bind).is_some()
+            }
+            // A `var` is one binding for the whole function: in a loop, every iteration
+            // writes it again, and a function made in one iteration (`setTimeout(() =>
+            // n.characters)` under `if (n.type === "TEXT")`) reads whatever the last
+            // one wrote. Outside loops its one write runs once per call of its
+            // function, before any test that follows it (tests written before the
+            // declaration are never read, see `narrowed_at`), as for a `let`.
+            BindingKind::Var => {
+                bind.assigns.len() == 1
+                    && self.declared_with_value(bind).is_some_and(|d| !in_loop(d))
+            }
             _ => false,
         }
     }
 
-    /// Whether `bind` (a `let`/`const`) is given its one value where it is declared:
-    /// `const n = ...`, or the variable of a `for...of`.
-    fn declared_with_value(&self, bind: &Binding<'a>) -> bool {
-        let Some(id) = self
+    /// The declarator (or `for...of`) that gives `bind` its one value where it is first
+    /// declared: `const n = ...`, `var n = ...`, or the variable of a `for...of`.
+    fn declared_with_value(&self, bind: &Binding<'a>) -> Option<Node<'a>> {
+        let id = self
             .tree
             .root_node()
-            .descendant_for_byte_range(bind.start, bind.end)
-        else {
-            return false;
-        };
-        id.parent().is_some_and(|p| match p.kind() {
-            "variable_declarator" => p.child_by_field_id(query::fields().value).is_some(),
+            .descendant_for_byte_range(bind.start, bind.end)?;
+        id.parent().filter(|p| match p.kind() {
+            "variable_declarator" => {
+                p.child_by_field_id(query::fields().value).is_some()
+                    && p.child_by_field_id(query::fields().name) == Some(id)
+            }
             "for_in_statement" => true,
             _ => false,
         })
@@ -570,6 +582,25 @@ fn exits(stmt: Node) -> bool {
     }
 }
 
+/// Whether `node` (a declarator, or a `for...of` itself) runs in a loop of its own
+/// function (or of the script's top level).
+fn in_loop(node: Node) -> bool {
+    let mut cur = Some(node);
+    while let Some(n) = cur {
+        if is_function_kind(n.kind_id()) {
+            return false;
+        }
+        if matches!(
+            n.kind(),
+            "for_statement" | "for_in_statement" | "while_statement" | "do_statement"
+        ) {
+            return true;
+        }
+        cur = n.parent();
+    }
+    false
+}
+
 /// Whether a `case` (or `default`) body ends by leaving: it does not fall into the next.
 fn case_exits(case: Node) -> bool {
     let n = case.named_child_count();
@@ -583,155 +614,4 @@ fn case_exits(case: Node) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use grounded_docs::Corpus;
-
-    use crate::Analysis;
-
-    const DOCS: &str = "# Engine\n\nECMAScript: 2020\n\n\
-        # App\n\nThis object is accessed using the global property \"app\".\n\n\
-        ## App-page\n\nSyntax: readonly page: Page\n\n\
-        ## App-byId\n\nSyntax: byId(id: string): Text | Frame | null\n\n\
-        ## App-mixed\n\nSyntax: mixed(id: string): Text | string\n\n\
-        ## App-styleAsync\n\nSyntax: styleAsync(id: string): Promise<Style>\n\n\
-        ## App-each\n\nSyntax: each(cb: (s: Style, i: number) => void): void\n\n\
-        ## App-loose\n\nSyntax: loose(cb: Function): void\n\n\
-        # Page\n\n## Page-selection\n\nSyntax: readonly selection: (Text | Frame)[]\n\n\
-        ## Page-kids\n\nSyntax: readonly kids: Kids\n\n\
-        # Kids\n\nIndex: [index: number]: Text | Frame\n\n\
-        # Text\n\nConstructor: new Text()\n\n## Text-type\n\nSyntax: readonly type: \"TEXT\"\n\n\
-        ## Text-characters\n\nSyntax: characters: string\n\n\
-        # Frame\n\n## Frame-type\n\nSyntax: readonly type: \"FRAME\"\n\n\
-        ## Frame-kids\n\nSyntax: readonly kids: Kids\n\n\
-        # Style\n\n## Style-name\n\nSyntax: name: string\n";
-
-    /// The certain type of the identifier that starts the last `marker` in `script`
-    /// (`"n.x"` names that `n`), as text: `A`, `A | B`, `A[]`, `-`.
-    fn ty(script: &str, marker: &str) -> String {
-        let corpus = Corpus::from_texts(&[("api.md", DOCS)]).unwrap();
-        let tree = crate::parse(script);
-        let a = Analysis::new(&corpus, script, &tree);
-        let at = script.rfind(marker).expect("marker");
-        let node = a.node_at(at, "identifier").expect("identifier");
-        match a.certain(node) {
-            Some(crate::Certain::Interface(i)) => i.to_string(),
-            Some(crate::Certain::Union(u)) => u.text(),
-            Some(crate::Certain::Array(t)) => {
-                grounded_docs::Type::Array(Box::new(t.clone())).to_string()
-            }
-            Some(c) => format!("{c:?}"),
-            None => "-".into(),
-        }
-    }
-
-    #[test]
-    fn unions_and_their_narrowing() {
-        assert_eq!(ty("const n = app.byId('1'); n.", "n."), "Text | Frame");
-        assert_eq!(ty("const n = app.mixed('1'); n.", "n."), "-");
-        let s = "const n = app.byId('1'); if (n.type === 'TEXT') { n.x; }";
-        assert_eq!(ty(s, "n.x"), "Text");
-        let s = "const n = app.byId('1'); if (n.type !== 'TEXT') return; n.x;";
-        assert_eq!(ty(s, "n.x"), "Text");
-        let s = "const n = app.byId('1'); if (n.type === 'TEXT') {} else { n.x; }";
-        assert_eq!(ty(s, "n.x"), "Frame");
-        let s = "const n = app.byId('1'); n.type === 'FRAME' && n.x;";
-        assert_eq!(ty(s, "n.x"), "Frame");
-        let s = "const n = app.byId('1'); const v = n.type === 'FRAME' ? 1 : n.x;";
-        assert_eq!(ty(s, "n.x"), "Text");
-        let s = "const n = app.byId('1'); switch (n.type) { case 'TEXT': n.x; break; }";
-        assert_eq!(ty(s, "n.x"), "Text");
-        // A case that falls into another may be either.
-        let s = "const n = app.byId('1'); switch (n.type) { case 'FRAME': f(); case 'TEXT': n.x; }";
-        assert_eq!(ty(s, "n.x"), "Text | Frame");
-        let s = "const n = app.byId('1'); if (n instanceof Text) n.x;";
-        assert_eq!(ty(s, "n.x"), "Text");
-        // A constructor the docs do not give: the script expects something else there.
-        let s = "const n = app.byId('1'); if (n instanceof Other) n.x;";
-        assert_eq!(ty(s, "n.x"), "-");
-        // A `var` (one binding for every iteration of a loop) and a `let` assigned
-        // twice keep their union: the test may be of another value.
-        let s = "var n = app.byId('1'); if (n.type === 'TEXT') n.x;";
-        assert_eq!(ty(s, "n.x"), "Text | Frame");
-        let s = "let n = app.byId('1'); n = app.byId('2'); if (n.type === 'TEXT') n.x;";
-        assert_eq!(ty(s, "n.x"), "Text | Frame");
-        // A declared function may run before the test (it is hoisted).
-        let s =
-            "const n = app.byId('1'); g(); if (n.type !== 'TEXT') return; function g() { n.x; }";
-        assert_eq!(ty(s, "n.x"), "Text | Frame");
-        // Reassigned to something uncertain: nothing is certain.
-        let s = "let n = app.byId('1'); n = other(); n.x;";
-        assert_eq!(ty(s, "n.x"), "-");
-    }
-
-    /// A statement re-checked alone (the editor's keystroke) narrows as the whole file
-    /// does: the seed says the name is assigned once.
-    #[test]
-    fn a_statement_analysed_alone_narrows_as_the_whole_file() {
-        let corpus = Corpus::from_texts(&[("api.md", DOCS)]).unwrap();
-        for (decl, want) in [("const", "Text"), ("var", "Text | Frame")] {
-            let script = format!("{decl} n = app.byId('1');\nif (n.type === 'TEXT') n.x;\n");
-            let tree = crate::parse(&script);
-            let whole = Analysis::new(&corpus, &script, &tree);
-            let seed = whole.seed();
-            let stmt = tree.root_node().named_child(1).unwrap();
-            let alone = Analysis::for_node(&corpus, &script, &tree, stmt, &seed);
-            let at = script.rfind("n.x").unwrap();
-            for a in [&whole, &alone] {
-                let node = a.node_at(at, "identifier").unwrap();
-                let got = match a.certain(node) {
-                    Some(crate::Certain::Interface(i)) => i.to_string(),
-                    Some(crate::Certain::Union(u)) => u.text(),
-                    other => format!("{other:?}"),
-                };
-                assert_eq!(got, want, "{decl}");
-            }
-        }
-    }
-
-    #[test]
-    fn callbacks_loops_destructuring_and_await() {
-        assert_eq!(
-            ty("app.page.selection.forEach(n => n.x);", "n.x"),
-            "Text | Frame"
-        );
-        assert_eq!(
-            ty("app.page.selection.reduce((a, n) => n.x);", "n.x"),
-            "Text | Frame"
-        );
-        assert_eq!(ty("app.page.selection.reduce((a, n) => a.x);", "a.x"), "-");
-        assert_eq!(ty("app.each(function (s, i) { s.x; });", "s.x"), "Style");
-        assert_eq!(
-            ty("app.each(({ name }) => name.x);", "name.x"),
-            "Builtin(String)"
-        );
-        // A parameter the docs leave untyped, or a callback reassigned: not certain.
-        assert_eq!(ty("app.loose(s => s.x);", "s.x"), "-");
-        assert_eq!(ty("app.each(s => { s = 1; s.x; });", "s.x"), "-");
-        assert_eq!(ty("function cb(s) { s.x; } app.each(cb);", "s.x"), "-");
-        assert_eq!(
-            ty("for (const k of app.page.kids) k.x;", "k.x"),
-            "Text | Frame"
-        );
-        assert_eq!(
-            ty("for (const k of app.page.selection) k.x;", "k.x"),
-            "Text | Frame"
-        );
-        assert_eq!(ty("for (const k in app.page.kids) k.x;", "k.x"), "-");
-        assert_eq!(
-            ty("app.page.kids.forEach(k => k.x);", "k.x"),
-            "Text | Frame"
-        );
-        assert_eq!(ty("const { page } = app; page.x;", "page.x"), "Page");
-        assert_eq!(ty("const { page: p } = app; p.x;", "p.x"), "Page");
-        assert_eq!(ty("const { page = 1 } = app; page.x;", "page.x"), "-");
-        assert_eq!(ty("const { nope } = app; nope.x;", "nope.x"), "-");
-        let s = "async function f() { const s = await app.styleAsync('a'); s.x; }";
-        assert_eq!(ty(s, "s.x"), "Style");
-        assert_eq!(ty("app.styleAsync('a').then(s => s.x);", "s.x"), "Style");
-        assert_eq!(ty("app.styleAsync('a').catch(s => s.x);", "s.x"), "-");
-        let s =
-            "const sel = app.page.selection; const t = sel.filter(n => 1); const e = t[0]; e.x;";
-        assert_eq!(ty(s, "e.x"), "Text | Frame");
-        assert_eq!(ty(s, "t[0]"), "(Text | Frame)[]");
-    }
-}
+mod tests;
