@@ -244,3 +244,30 @@ fn a_var_assigned_once_is_narrowed_and_a_reassigned_or_looping_one_is_not() {
         "{msg}"
     );
 }
+
+/// A property chain is narrowed by a test of that very chain where nothing runs between
+/// (`if (n.parent.type === "PAGE") n.parent.layoutMode`: `PageNode` has none); with a
+/// call between (`move(n)` may give it another parent), it keeps its whole union.
+#[test]
+fn a_property_chain_is_narrowed_only_where_nothing_runs_between() {
+    let findings = check_text(concat!(
+        "const first = loom.currentPage.selection[0];\n",
+        "if (first.parent.type === \"PAGE\") first.parent.layoutMode = \"NONE\";\n",
+        "if (first.parent.type === \"FRAME\") first.parent.layoutMode = \"NONE\";\n",
+        "if (first.parent.type === \"PAGE\") {\n",
+        "  move(first);\n",
+        "  first.parent.layoutMode = \"NONE\";\n",
+        "}\n",
+        "function move(n) { return n; }\n",
+    ));
+    assert_eq!(
+        lines_and_codes(&findings),
+        vec![(2, 48, "member".to_string())],
+        "{findings:#?}"
+    );
+    let msg = findings[0]["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("`PageNode` has no member `layoutMode`"),
+        "{msg}"
+    );
+}

@@ -6,8 +6,10 @@
 //! Why only so far: each rule here gives a type only where the docs and the language
 //! leave no other reading. A name assigned twice may hold another value by the time of
 //! the use, so narrowing is for names assigned once in their declaration (a `var` only
-//! outside loops) and for parameters never assigned; a function literal stored and called elsewhere has
-//! callers the docs do not type, so only one written as the argument is typed.
+//! outside loops), for parameters never assigned, and for property chains of those
+//! where nothing runs between test and use; a function literal stored and called
+//! elsewhere has callers the docs do not type, so only one written as the argument is
+//! typed.
 //!
 //! May import the parent `analysis` only.
 
@@ -47,12 +49,82 @@ impl<'a> Analysis<'a> {
         if !self.assigned_once(bind) {
             return Some(Certain::Union(u));
         }
-        let name = bind.name;
+        self.narrow_up(bind, use_node, bind.name, None, u)
+    }
+
+    /// The union `u` that the property chain `chain` (`node.parent`, its head a name
+    /// that holds one value, its steps property reads) gives, narrowed at the chain by
+    /// the tests of that very chain that guard it (`if (node.parent.type === "FRAME")
+    /// node.parent.layoutMode`).
+    ///
+    /// Why more is asked than of a name: a property can change without the script
+    /// writing the name (`frame.appendChild(node)` moves `node.parent`), so a test holds
+    /// only where nothing runs between it and the use: no call, `new`, assignment,
+    /// `++`, `delete`, `await` or `yield` in between, and no loop or function between
+    /// the test and the use (either may run the code after the use before it again).
+    pub(super) fn narrowed_chain_at(
+        &self,
+        chain: Node<'a>,
+        scope: ScopeId,
+        u: Union<'a>,
+    ) -> Option<Certain<'a>> {
+        let whole = Some(Certain::Union(u));
+        let mut head = chain;
+        while head.kind() == "member_expression" {
+            if self
+                .tail(head)
+                .is_none_or(|p| p.kind() != "property_identifier")
+            {
+                return whole;
+            }
+            head = match self.head(head) {
+                Some(h) => h,
+                None => return whole,
+            };
+        }
+        if head.kind() != "identifier" || head.id() == chain.id() {
+            return whole;
+        }
+        let Some(b) = self.resolve(self.node_text(head), scope) else {
+            return whole;
+        };
+        let bind = &self.bindings[b];
+        if !self.assigned_once(bind) {
+            return whole;
+        }
+        let name: String = self.node_text(chain).split_whitespace().collect();
+        self.narrow_up(bind, chain, &name, Some(chain), u)
+    }
+
+    /// The walk of [`Analysis::narrowed_at`] up from `use_node`, narrowing `u` by the
+    /// tests of `name` (a name, or a chain's text when `chain` is given: then only the
+    /// tests nothing runs after, see [`Analysis::narrowed_chain_at`]).
+    fn narrow_up(
+        &self,
+        bind: &Binding<'a>,
+        use_node: Node<'a>,
+        name: &str,
+        chain: Option<Node<'a>>,
+        u: Union<'a>,
+    ) -> Option<Certain<'a>> {
         let mut keep = u.interfaces().collect::<Vec<_>>();
         let mut child = use_node;
         let mut depth = 0;
+        // Where the last code that may change the chain ends, before the use (found
+        // when a test of the chain is met).
+        let mut barrier: Option<usize> = None;
         while let Some(parent) = child.parent() {
             depth += 1;
+            if chain.is_some()
+                && (is_function_kind(parent.kind_id())
+                    || matches!(
+                        parent.kind(),
+                        "for_statement" | "for_in_statement" | "while_statement" | "do_statement"
+                    ))
+            {
+                break;
+            }
+            let before_test = keep.clone();
             // A test written before the name was declared is of another value (or of
             // another binding of the name): only the block that declares it is read,
             // from the declaration on.
@@ -121,12 +193,40 @@ impl<'a> Analysis<'a> {
                             && stmt.child_by_field_name("consequence").is_some_and(exits)
                         {
                             if let Some(cond) = stmt.child_by_field_name("condition") {
+                                let k0 = keep.clone();
                                 self.narrow(cond, name, false, &mut keep);
+                                if let (Some(chain), true) = (chain, keep != k0) {
+                                    let from =
+                                        *barrier.get_or_insert_with(|| changes_before(chain));
+                                    if stmt.start_byte() < from {
+                                        keep = k0;
+                                    }
+                                }
                             }
                         }
                     }
                 }
                 _ => {}
+            }
+            // Where the test that narrowed here starts: a `switch`'s is its value (a case
+            // may be reached by falling through code that runs after it); a block's
+            // early exits were weighed one by one above.
+            let test_start = match parent.kind() {
+                "statement_block" | "program" => usize::MAX,
+                "switch_case" => parent
+                    .parent()
+                    .and_then(|b| b.parent())
+                    .map_or(0, |sw| sw.start_byte()),
+                _ => parent.start_byte(),
+            };
+            if let (Some(chain), true) = (chain, keep != before_test) {
+                let from = *barrier.get_or_insert_with(|| changes_before(chain));
+                if test_start < from {
+                    // Something may have changed the chain since this test, and since
+                    // every test further out.
+                    keep = before_test;
+                    break;
+                }
             }
             // A function declaration is hoisted: it may run before the tests around it
             // (`g(); if (n.type !== "TEXT") return; function g() { n.characters }`).
@@ -246,7 +346,7 @@ impl<'a> Analysis<'a> {
                     Some("instanceof") if truth => {
                         // `x instanceof TextNode` of a documented constructor: the
                         // value is that interface's object (or a descendant's).
-                        let is_name = l.kind() == "identifier" && self.node_text(l) == name;
+                        let is_name = self.is_subject(l, name);
                         if !is_name || r.kind() != "identifier" {
                             return;
                         }
@@ -282,11 +382,24 @@ impl<'a> Analysis<'a> {
             return None;
         }
         let obj = self.head(side)?;
-        if obj.kind() != "identifier" || self.node_text(obj) != name {
+        if !self.is_subject(obj, name) {
             return None;
         }
         let prop = self.node_text(self.tail(side)?);
         Some((prop, literal_text(self.node_text(other), other.kind())?))
+    }
+
+    /// Whether `n` is what a test narrows: the name `name`, or (a `name` with dots) the
+    /// property chain written so (`node.parent`, white space aside).
+    fn is_subject(&self, n: Node<'a>, name: &str) -> bool {
+        match n.kind() {
+            "identifier" => self.node_text(n) == name,
+            "member_expression" if name.contains('.') => {
+                let text = self.node_text(n);
+                text.len() >= name.len() && text.split_whitespace().collect::<String>() == name
+            }
+            _ => false,
+        }
     }
 
     /// Whether an object of `iface` may pass `iface.prop == lit` being `equal`: always,
@@ -352,10 +465,7 @@ impl<'a> Analysis<'a> {
         else {
             return;
         };
-        if !self
-            .head(disc)
-            .is_some_and(|o| o.kind() == "identifier" && self.node_text(o) == name)
-        {
+        if !self.head(disc).is_some_and(|o| self.is_subject(o, name)) {
             return;
         }
         let Some(prop) = self.tail(disc).map(|p| self.node_text(p)) else {
@@ -580,6 +690,53 @@ fn exits(stmt: Node) -> bool {
         }
         _ => false,
     }
+}
+
+/// Where the last code that may change a property before `use` ends, in the function
+/// (or script) that holds `use`: a call, `new`, assignment, `++`/`--`, `delete`,
+/// `await` or `yield` that ends before it (0 when none). A function written there is
+/// not run there; an expression that holds `use` runs its own change after reading it
+/// (`x = n.parent.y`), save what ends before `use` inside it (`f(g(), n.parent.y)`).
+fn changes_before(use_node: Node) -> usize {
+    let at = use_node.start_byte();
+    let mut root = use_node;
+    while let Some(p) = root.parent() {
+        root = p;
+        if is_function_kind(p.kind_id()) {
+            break;
+        }
+    }
+    let mut last = 0;
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if n.start_byte() >= at {
+            continue;
+        }
+        if n.id() != root.id() && is_function_kind(n.kind_id()) {
+            continue;
+        }
+        if n.end_byte() <= at {
+            let changes = match n.kind() {
+                "call_expression"
+                | "new_expression"
+                | "assignment_expression"
+                | "augmented_assignment_expression"
+                | "update_expression"
+                | "await_expression"
+                | "yield_expression" => true,
+                "unary_expression" => n.child(0).is_some_and(|o| o.kind() == "delete"),
+                _ => false,
+            };
+            if changes {
+                last = last.max(n.end_byte());
+                // What it holds ends before it: no later end inside.
+                continue;
+            }
+        }
+        let mut c = n.walk();
+        stack.extend(n.children(&mut c));
+    }
+    last
 }
 
 /// Whether `node` (a declarator, or a `for...of` itself) runs in a loop of its own

@@ -17,7 +17,9 @@ const DOCS: &str = "# Engine\n\nECMAScript: 2020\n\n\
     # Kids\n\nIndex: [index: number]: Text | Frame\n\n\
     # Text\n\nConstructor: new Text()\n\n## Text-type\n\nSyntax: readonly type: \"TEXT\"\n\n\
     ## Text-characters\n\nSyntax: characters: string\n\n\
+    ## Text-parent\n\nSyntax: readonly parent: Text | Frame\n\n\
     # Frame\n\n## Frame-type\n\nSyntax: readonly type: \"FRAME\"\n\n\
+    ## Frame-parent\n\nSyntax: readonly parent: Text | Frame\n\n\
     ## Frame-kids\n\nSyntax: readonly kids: Kids\n\n\
     # Style\n\n## Style-name\n\nSyntax: name: string\n";
 
@@ -185,4 +187,104 @@ fn callbacks_loops_destructuring_and_await() {
     let s = "const sel = app.page.selection; const t = sel.filter(n => 1); const e = t[0]; e.x;";
     assert_eq!(ty(s, "e.x"), "Text | Frame");
     assert_eq!(ty(s, "t[0]"), "(Text | Frame)[]");
+}
+
+/// The certain type of the expression that `marker` (the last one in `script`) spells.
+fn ty_of(script: &str, marker: &str) -> String {
+    let corpus = Corpus::from_texts(&[("api.md", DOCS)]).unwrap();
+    let tree = crate::parse(script);
+    let a = Analysis::new(&corpus, script, &tree);
+    let at = script.rfind(marker).expect("marker");
+    let node = tree
+        .root_node()
+        .descendant_for_byte_range(at, at + marker.len())
+        .expect("node");
+    assert_eq!(a.node_text(node), marker, "{script}");
+    match a.certain(node) {
+        Some(crate::Certain::Interface(i)) => i.to_string(),
+        Some(crate::Certain::Union(u)) => u.text(),
+        Some(c) => format!("{c:?}"),
+        None => "-".into(),
+    }
+}
+
+/// A property chain (`n.parent`) is narrowed by a test of that very chain where nothing
+/// runs between the test and the use: a call (which may move the node), an assignment,
+/// an `await`, a loop or a function in between keeps the whole union.
+#[test]
+fn a_property_chain_is_narrowed_where_nothing_runs_between() {
+    let decl = "const n = app.byId('1');";
+    for (code, want) in [
+        ("if (n.parent.type === 'TEXT') n.parent.x;", "Text"),
+        (
+            "if (n.parent.type === 'TEXT') {} else { n.parent.x; }",
+            "Frame",
+        ),
+        ("n.parent.type === 'FRAME' && n.parent.x;", "Frame"),
+        (
+            "const v = n.parent.type !== 'FRAME' ? 1 : n.parent.x;",
+            "Frame",
+        ),
+        (
+            "switch (n.parent.type) { case 'TEXT': n.parent.x; }",
+            "Text",
+        ),
+        (
+            "function f() { g(); if (n.parent.type !== 'TEXT') return; n.parent.x; }",
+            "Text",
+        ),
+        (
+            "if (n.parent.type === 'TEXT') { const w = n.parent.x; n.parent.x; }",
+            "Text",
+        ),
+        // Another chain, or a test of the head only, says nothing of this one.
+        (
+            "if (n.parent.parent.type === 'TEXT') n.parent.x;",
+            "Text | Frame",
+        ),
+        ("if (n.type === 'TEXT') n.parent.x;", "Text | Frame"),
+        // Something runs between: the chain may have changed.
+        (
+            "if (n.parent.type === 'TEXT') { move(n); n.parent.x; }",
+            "Text | Frame",
+        ),
+        (
+            "if (n.parent.type === 'TEXT') { k = 1; n.parent.x; }",
+            "Text | Frame",
+        ),
+        (
+            "if (n.parent.type === 'TEXT') { k++; n.parent.x; }",
+            "Text | Frame",
+        ),
+        (
+            "if (n.parent.type === 'TEXT' && move(n)) n.parent.x;",
+            "Text | Frame",
+        ),
+        (
+            "switch (n.parent.type) { case 'TEXT': move(n); n.parent.x; }",
+            "Text | Frame",
+        ),
+        (
+            "function f() { if (n.parent.type !== 'TEXT') return; move(n); n.parent.x; }",
+            "Text | Frame",
+        ),
+        (
+            "async function f() { if (n.parent.type === 'TEXT') { await w; n.parent.x; } }",
+            "Text | Frame",
+        ),
+        (
+            "if (n.parent.type === 'TEXT') { for (;;) { n.parent.x; } }",
+            "Text | Frame",
+        ),
+        (
+            "if (n.parent.type === 'TEXT') later(() => n.parent.x);",
+            "Text | Frame",
+        ),
+    ] {
+        let s = format!("{decl} {code}");
+        assert_eq!(ty_of(&s, "n.parent"), want, "{s}");
+    }
+    // A head that may hold another value: no chain of it is narrowed.
+    let s = "let n = app.byId('1'); n = app.byId('2'); if (n.parent.type === 'TEXT') n.parent.x;";
+    assert_eq!(ty_of(s, "n.parent"), "Text | Frame");
 }
