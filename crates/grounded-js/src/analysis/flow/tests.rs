@@ -85,22 +85,42 @@ fn unions_and_their_narrowing() {
 #[test]
 fn a_statement_analysed_alone_narrows_as_the_whole_file() {
     let corpus = Corpus::from_texts(&[("api.md", DOCS)]).unwrap();
-    for (decl, want) in [("const", "Text"), ("var", "Text")] {
-        let script = format!("{decl} n = app.byId('1');\nif (n.type === 'TEXT') n.x;\n");
+    let cases = [
+        ("const", "n", "Text"),
+        ("var", "n", "Text"),
+        ("const", "n.parent", "Text"),
+        ("let", "n.parent", "Text | Frame"),
+    ];
+    for (decl, subject, want) in cases {
+        let reassigned = if decl == "let" {
+            "n = app.byId('2');"
+        } else {
+            ""
+        };
+        let script = format!(
+            "{decl} n = app.byId('1');{reassigned}\nif ({subject}.type === 'TEXT') {subject}.x;\n"
+        );
         let tree = crate::parse(&script);
         let whole = Analysis::new(&corpus, &script, &tree);
         let seed = whole.seed();
-        let stmt = tree.root_node().named_child(1).unwrap();
+        let stmt = tree
+            .root_node()
+            .named_child(1 + usize::from(decl == "let"))
+            .unwrap();
+        assert_eq!(stmt.kind(), "if_statement");
         let alone = Analysis::for_node(&corpus, &script, &tree, stmt, &seed);
-        let at = script.rfind("n.x").unwrap();
+        let at = script.rfind(&format!("{subject}.x")).unwrap();
         for a in [&whole, &alone] {
-            let node = a.node_at(at, "identifier").unwrap();
+            let node = tree
+                .root_node()
+                .descendant_for_byte_range(at, at + subject.len())
+                .unwrap();
             let got = match a.certain(node) {
                 Some(crate::Certain::Interface(i)) => i.to_string(),
                 Some(crate::Certain::Union(u)) => u.text(),
                 other => format!("{other:?}"),
             };
-            assert_eq!(got, want, "{decl}");
+            assert_eq!(got, want, "{script}");
         }
     }
 }
