@@ -103,3 +103,171 @@ fn modern_typings_one_mistake_per_receiver_kind_is_found() {
         "{fix}"
     );
 }
+
+/// `grounded check --format json s.js` where `s.js` is `script`, beside the fixture's docs.
+fn check_text(script: &str) -> Vec<serde_json::Value> {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("docs")).unwrap();
+    for rel in ["grounded.toml", "docs/engine.md", "docs/api.md"] {
+        std::fs::copy(fixture().join(rel), root.join(rel)).unwrap();
+    }
+    std::fs::write(root.join("s.js"), script).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_grounded"))
+        .args(["check", "--format", "json", "s.js"])
+        .current_dir(root)
+        .env("GROUNDED_CACHE_DIR", root.join("cache"))
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"))
+}
+
+fn lines_and_codes(findings: &[serde_json::Value]) -> Vec<(u64, u64, String)> {
+    findings
+        .iter()
+        .map(|f| {
+            (
+                f["line"].as_u64().unwrap(),
+                f["column"].as_u64().unwrap(),
+                f["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// A member read whose fallback is a literal (`node.width || 0`) is a default value,
+/// not a feature test: the misspelt member is judged, on a union and on one interface.
+#[test]
+fn a_literal_fallback_does_not_keep_a_misspelt_member_from_being_judged() {
+    let findings = check_text(concat!(
+        "const first = loom.currentPage.selection[0];\n",
+        "const a = first.nmae || \"untitled\";\n",
+        "const b = loom.currentPage.nmae || `page`;\n",
+        "const c = (first.idd || 0) + 1;\n",
+        "const d = loom.currentPage.selectoin || [];\n",
+        "const e = first.nmae || null;\n",
+        "const f = first.nmae ?? {};\n",
+        "const g = loom.currentPage.nmae || -1;\n",
+        "const h = first.nmae || false;\n",
+        "loom.currentPage.findAll((n) => n.nmae || { x: 0 });\n",
+        "paint(a, b, c, d, e, f, g, h);\n",
+        "function paint() {}\n",
+    ));
+    let want: Vec<(u64, u64, String)> = [
+        (2, 17),
+        (3, 28),
+        (4, 18),
+        (5, 28),
+        (6, 17),
+        (7, 17),
+        (8, 28),
+        (9, 17),
+        (10, 35),
+    ]
+    .into_iter()
+    .map(|(l, c)| (l, c, "member".to_string()))
+    .collect();
+    assert_eq!(lines_and_codes(&findings), want, "{findings:#?}");
+    let msg = findings[0]["message"].as_str().unwrap();
+    assert!(msg.contains("did you mean `name`?"), "{msg}");
+}
+
+/// What stays a feature test: a fallback that is another member, a name, a call or a
+/// function (`app.newThing || app.oldThing`), a template with a substitution, and the
+/// member's own fallback in a chain (`a.b || c.d || 0`). A documented member with a
+/// literal default is right by the docs.
+#[test]
+fn a_fallback_to_another_way_stays_a_feature_test() {
+    let findings = check_text(concat!(
+        "const first = loom.currentPage.selection[0];\n",
+        "const other = 3;\n",
+        "const a = loom.getNodeByIdFast || loom.getNodeById;\n",
+        "const b = first.exportAsync || first.remove;\n",
+        "const c = first.fontSizeMixed || other;\n",
+        "const d = first.measure || loom.createText();\n",
+        "const e = first.frob || function () {};\n",
+        "const f = first.frob || (() => 0);\n",
+        "const g = first.label || `${other}`;\n",
+        "const h = first.nmae || first.name || \"\";\n",
+        "const i = first.name || \"untitled\";\n",
+        "const j = loom.currentPage.name || \"\";\n",
+        "if (first.frob || 0) first.remove();\n",
+        "paint(a, b, c, d, e, f, g, h, i, j);\n",
+        "function paint() {}\n",
+    ));
+    let got = lines_and_codes(&findings);
+    // The condition's literal fallback is judged like any other (line 13); nothing else.
+    assert_eq!(got, vec![(13, 11, "member".to_string())], "{findings:#?}");
+}
+
+/// A `var` assigned once, in its declaration and outside any loop, is narrowed like a
+/// `const`; one reassigned, or written in a loop (one binding for every iteration, read
+/// later by a function made in an earlier one), keeps its whole union and stays silent
+/// on a member only another interface of it has.
+#[test]
+fn a_var_assigned_once_is_narrowed_and_a_reassigned_or_looping_one_is_not() {
+    let findings = check_text(concat!(
+        "var first = loom.currentPage.selection[0];\n",
+        "if (first.type === \"TEXT\") first.layoutMode = \"NONE\";\n",
+        "function onFrame() {\n",
+        "  var f = loom.getNodeById(\"1\");\n",
+        "  if (!f || f.type !== \"FRAME\") return;\n",
+        "  f.characters = \"x\";\n",
+        "}\n",
+        "var again = loom.currentPage.selection[0];\n",
+        "again = loom.currentPage.selection[1];\n",
+        "if (again.type === \"TEXT\") again.layoutMode = \"NONE\";\n",
+        "for (var i = 0; i < 2; i++) {\n",
+        "  var each = loom.currentPage.selection[i];\n",
+        "  if (each.type === \"TEXT\") later(function () { each.layoutMode = \"NONE\"; });\n",
+        "}\n",
+        "for (var k of loom.currentPage.selection) {\n",
+        "  if (k.type === \"TEXT\") k.layoutMode = \"NONE\";\n",
+        "}\n",
+        "function later(cb) { return cb; }\n",
+        "onFrame();\n",
+    ));
+    assert_eq!(
+        lines_and_codes(&findings),
+        vec![(2, 34, "member".to_string()), (6, 5, "member".to_string())],
+        "{findings:#?}"
+    );
+    let msg = findings[0]["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("`TextNode` has no member `layoutMode`"),
+        "{msg}"
+    );
+    let msg = findings[1]["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("`FrameNode` has no member `characters`"),
+        "{msg}"
+    );
+}
+
+/// A property chain is narrowed by a test of that very chain where nothing runs between
+/// (`if (n.parent.type === "PAGE") n.parent.layoutMode`: `PageNode` has none); with a
+/// call between (`move(n)` may give it another parent), it keeps its whole union.
+#[test]
+fn a_property_chain_is_narrowed_only_where_nothing_runs_between() {
+    let findings = check_text(concat!(
+        "const first = loom.currentPage.selection[0];\n",
+        "if (first.parent.type === \"PAGE\") first.parent.layoutMode = \"NONE\";\n",
+        "if (first.parent.type === \"FRAME\") first.parent.layoutMode = \"NONE\";\n",
+        "if (first.parent.type === \"PAGE\") {\n",
+        "  move(first);\n",
+        "  first.parent.layoutMode = \"NONE\";\n",
+        "}\n",
+        "function move(n) { return n; }\n",
+    ));
+    assert_eq!(
+        lines_and_codes(&findings),
+        vec![(2, 48, "member".to_string())],
+        "{findings:#?}"
+    );
+    let msg = findings[0]["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("`PageNode` has no member `layoutMode`"),
+        "{msg}"
+    );
+}

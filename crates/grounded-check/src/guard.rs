@@ -183,6 +183,37 @@ fn is_absent(text: &str, o: Node) -> bool {
     matches!(o.kind(), "null" | "undefined") || text.get(o.byte_range()) == Some("undefined")
 }
 
+/// Whether `o` is a literal default value: a number (`-1` too), a string, a template
+/// without substitutions, `null`, `undefined`, `true`/`false`, or an array or object
+/// literal (whatever it holds: `{}` and `{ x: 0 }` are both a value, not a feature).
+fn is_default_value(text: &str, o: Node) -> bool {
+    let mut o = o;
+    while o.kind() == "parenthesized_expression" {
+        match o.named_child(0) {
+            Some(i) => o = i,
+            None => return false,
+        }
+    }
+    match o.kind() {
+        "number" | "string" | "null" | "undefined" | "true" | "false" | "array" | "object" => true,
+        "template_string" => {
+            let mut c = o.walk();
+            let plain = !o
+                .named_children(&mut c)
+                .any(|k| k.kind() == "template_substitution");
+            plain
+        }
+        "unary_expression" => {
+            let op = o.child(0).map(|x| x.kind()).unwrap_or("");
+            matches!(op, "-" | "+")
+                && o.child_by_field_name("argument")
+                    .is_some_and(|a| a.kind() == "number")
+        }
+        "identifier" => text.get(o.byte_range()) == Some("undefined"),
+        _ => false,
+    }
+}
+
 /// Whether the value `e` is only tested: an operand of `!`, `&&`, `||`, `typeof`, or
 /// a comparison, or a whole condition. `member`: a comparison tests it only against
 /// `null` or `undefined` (`app.key !== null`), not a value it may hold: `doc.pagse ==
@@ -214,6 +245,23 @@ fn is_test(text: &str, e: Node, member: bool) -> bool {
                 if member
                     && matches!(op, "&&" | "||")
                     && p.child_by_field_name("right") == Some(cur)
+                {
+                    return false;
+                }
+                // `node.width || 0`, `comp.description || "No description"`: a literal
+                // fallback is the value's default, not another way to the same feature
+                // (`app.newThing || app.oldThing` stays a test). Read as a test, it kept
+                // 5 of the 6 missed misspellings on union and callback receivers of real
+                // Figma plugins from ever being judged; by the docs an undocumented
+                // member's read is always the default.
+                // Only the member's own fallback decides: in `a.b || c.d || 0`, `a.b`'s
+                // is `c.d`. (`??` was never a test, so `x.y ?? 0` is judged already.)
+                if member
+                    && op == "||"
+                    && !tested
+                    && p.child_by_field_name("left") == Some(cur)
+                    && p.child_by_field_name("right")
+                        .is_some_and(|r| is_default_value(text, r))
                 {
                     return false;
                 }

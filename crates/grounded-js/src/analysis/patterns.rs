@@ -41,6 +41,33 @@ impl<'a> Analysis<'a> {
         }
     }
 
+    /// Records an assignment to `target` that is not `new X()` (`x += 1`, `x++`, the
+    /// variable of a `for (x in o)`): it makes the variable's type uncertain.
+    pub(super) fn note_other_assign(&self, p: &mut Pending<'a>, target: Node<'a>, scope: ScopeId) {
+        if target.kind() == "identifier" {
+            p.assigns.push((
+                self.node_text(target),
+                scope,
+                target.start_byte(),
+                Assign::Other,
+            ));
+        }
+    }
+
+    /// `Object.keys = ...`, `String.prototype.trim = ...`: the script supplies the
+    /// built-in itself, so the engine family must not report it.
+    pub(super) fn note_polyfill(&mut self, left: Node) {
+        let t = self.node_text(left);
+        let plain = t.split('.').all(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+        });
+        if plain {
+            self.polyfills.insert(t.to_string());
+        }
+    }
+
     /// Records an uncertain assignment to every name a destructuring pattern binds.
     pub(super) fn note_pattern_assigns(
         &self,

@@ -427,6 +427,11 @@ impl<'a> Analysis<'a> {
                                 .push((self.node_text(left), scope, left.start_byte(), a));
                         }
                         "member_expression" => self.note_polyfill(left),
+                        // `[a, b] = [b, a]`, `({ n } = o)`: a write like any other; unseen,
+                        // a `let` swapped so kept its first value's narrowing.
+                        "array_pattern" | "object_pattern" => {
+                            self.note_pattern_assigns(p, left, scope)
+                        }
                         _ => {}
                     }
                 }
@@ -515,33 +520,6 @@ impl<'a> Analysis<'a> {
                 None
             }
             _ => None,
-        }
-    }
-
-    /// `Object.keys = ...`, `String.prototype.trim = ...`: the script supplies the
-    /// built-in itself, so the engine family must not report it.
-    /// Records an assignment to `target` that is not `new X()` (`x += 1`, `x++`, the
-    /// variable of a `for (x in o)`): it makes the variable's type uncertain.
-    fn note_other_assign(&self, p: &mut Pending<'a>, target: Node<'a>, scope: ScopeId) {
-        if target.kind() == "identifier" {
-            p.assigns.push((
-                self.node_text(target),
-                scope,
-                target.start_byte(),
-                Assign::Other,
-            ));
-        }
-    }
-
-    fn note_polyfill(&mut self, left: Node) {
-        let t = self.node_text(left);
-        let plain = t.split('.').all(|p| {
-            !p.is_empty()
-                && p.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
-        });
-        if plain {
-            self.polyfills.insert(t.to_string());
         }
     }
 

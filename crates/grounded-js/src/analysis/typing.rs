@@ -95,6 +95,12 @@ impl<'a> Analysis<'a> {
         };
         while let Some((prop, is_call)) = steps.pop() {
             t = self.step(t, prop.map(|p| self.node_text(p)), is_call)?;
+            if let (Certain::Union(u), Some(p), false) = (t, prop, is_call) {
+                // `node.parent` where a test of `node.parent.type` guards it (`flow`).
+                if let Some(chain) = p.parent() {
+                    t = self.narrowed_chain_at(chain, scope, u)?;
+                }
+            }
         }
         Some(t)
     }
