@@ -533,6 +533,10 @@ fn names_a_project_file_does_not_export_are_member_findings_only_when_its_export
             ),
             // Uncertain exports: computed, not an object, a star from an unknown module,
             // a plain script, both systems at once, a syntax error.
+            (
+                "lib/cjdev.js",
+                "const devices = require(\"relay/devices\");\nconst dev = devices.find(\"lamp\");\nmodule.exports = { dev };\n",
+            ),
             ("lib/dyn.js", "const k = \"a\";\nmodule.exports[k] = 1;\n"),
             ("lib/made.js", "module.exports = make();\nfunction make() { return {}; }\n"),
             ("lib/star.js", "export * from \"lodash\";\n"),
@@ -547,14 +551,16 @@ fn names_a_project_file_does_not_export_are_member_findings_only_when_its_export
                  const { helper: h, more, last, run } = require(\"./lib/cj\");\nconst { whatever } = require(\"./lib/dyn\");\n\
                  const { y } = require(\"./lib/made.js\");\nconst { lamp: l2 } = require(\"./lib/util.js\");\n\
                  export { extra as again } from \"./lib/all.js\";\nd(fmt, lamp, format, extra, post, f2, anything, x, notExported, b, zz, helper, h, more, last, run, whatever, y, l2);\n\
-                 lamp.turnOn();\nimport { default as u } from \"./lib/util.js\";\nu();\n",
+                 lamp.turnOn();\nimport { default as u } from \"./lib/util.js\";\nu();\n\
+                 const { dev } = require(\"./lib/cjdev\");\ndev.turnOn();\n",
             ),
             (
                 "bad.js",
                 "import { formt, nope } from \"./lib/util.js\";\nimport { zzz } from \"./lib/all.js\";\n\
                  export { gone } from \"./lib/util\";\nconst { helpr } = require(\"./lib/cj\");\nformt(nope, zzz, helpr);\n\
                  import { lamp } from \"./lib/all.js\";\nlamp.nmae;\n\
-                 import whole from \"./lib/all.js\";\nwhole();\n",
+                 import whole from \"./lib/all.js\";\nwhole();\n\
+                 const { dev } = require(\"./lib/cjdev\");\ndev.nmae;\n",
             ),
         ],
     );
@@ -565,7 +571,7 @@ fn names_a_project_file_does_not_export_are_member_findings_only_when_its_export
         .filter(|g| !g.contains("lib/broken.js"))
         .collect();
     assert!(!broken.is_empty(), "the syntax error is said: {got:#?}");
-    assert_eq!(rest.len(), 7, "{got:#?}");
+    assert_eq!(rest.len(), 8, "{got:#?}");
     assert!(
         rest[0].contains("bad.js:1:10 member \"./lib/util.js\" (`lib/util.js`) has no export `formt`; did you mean `format`?"),
         "{got:#?}"
@@ -596,6 +602,12 @@ fn names_a_project_file_does_not_export_are_member_findings_only_when_its_export
     // `export *` passes no default export on: a default import of such a file is empty.
     assert!(
         rest[6].contains("bad.js:8:8 member \"./lib/all.js\" (`lib/all.js`) has no default export"),
+        "{got:#?}"
+    );
+    // A destructured `require` of a project file is typed from its certain
+    // `module.exports` the same way (`dev` is what `devices.find(...)` gives).
+    assert!(
+        rest[7].contains("bad.js:11:5 member `Device` has no member `nmae`"),
         "{got:#?}"
     );
     // The near name is the finding's fix; the file's exports, not the finding, say it.

@@ -49,21 +49,7 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>) {
         }
     }
     if cx.corpus.engine.has_commonjs() {
-        let ids = grounded_js::query::kind_ids();
-        for i in 0..cx.a.sites().len() {
-            let (kind, node, scope) = cx.a.sites()[i];
-            if kind != grounded_js::query::CaptureKind::Call {
-                continue;
-            }
-            let [Some(callee), _] = cx.a.site_part_info(i) else {
-                continue;
-            };
-            if callee.kind != ids.identifier || cx.a.part_text(&callee) != "require" {
-                continue;
-            }
-            let Some(spec) = cx.a.require_spec(node, scope) else {
-                continue;
-            };
+        for (spec, node) in require_calls(&cx.a) {
             let Some(source) = first_argument(node) else {
                 continue;
             };
@@ -71,6 +57,29 @@ pub(crate) fn check<'a>(cx: &mut Ctx<'a>) {
             judge(cx, spec, source, &names, ExportForm::CommonJs);
         }
     }
+}
+
+/// Every `require("...")` call of the engine's `require` with a plain string, in document
+/// order: its specifier and the call.
+fn require_calls<'a>(a: &grounded_js::Analysis<'a>) -> Vec<(&'a str, Node<'a>)> {
+    let ids = grounded_js::query::kind_ids();
+    let mut out = Vec::new();
+    for i in 0..a.sites().len() {
+        let (kind, node, scope) = a.sites()[i];
+        if kind != grounded_js::query::CaptureKind::Call {
+            continue;
+        }
+        let [Some(callee), _] = a.site_part_info(i) else {
+            continue;
+        };
+        if callee.kind != ids.identifier || a.part_text(&callee) != "require" {
+            continue;
+        }
+        if let Some(spec) = a.require_spec(node, scope) {
+            out.push((spec, node));
+        }
+    }
+    out
 }
 
 /// The first argument of a call (the specifier of `require("m")`).
@@ -405,11 +414,12 @@ fn missing_exports<'a>(
     }
 }
 
-/// For each relative specifier of the script's `import`s (`rel`: the script, relative to
-/// the root), the documented interface each export of that project file certainly
-/// holds ([`Analysis::set_relative_exports`]): `export const doc = app.activeDocument`
-/// types `import { doc } from "./lib.js"` as the docs type `app.activeDocument`. Only
-/// from certain exports ([`file_exports`]); `require` bindings stay untyped.
+/// For each relative specifier of the script's `import`s and `require`s (`rel`: the
+/// script, relative to the root), the documented interface each export of that project
+/// file certainly holds ([`Analysis::set_relative_exports`]): `export const doc =
+/// app.activeDocument` types `import { doc } from "./lib.js"` as the docs type
+/// `app.activeDocument`, and `module.exports = { doc }` types `const { doc } =
+/// require("./lib")` the same. Only from certain exports ([`file_exports`]).
 pub(crate) fn relative_types(
     corpus: &grounded_docs::Corpus,
     project: &super::ProjectIndex,
@@ -417,14 +427,34 @@ pub(crate) fn relative_types(
     a: &grounded_js::Analysis,
 ) -> HashMap<String, HashMap<String, String>> {
     let mut out = HashMap::new();
-    if project.root.as_os_str().is_empty() || !corpus.engine.has_esm() {
+    if project.root.as_os_str().is_empty() {
         return out;
     }
-    for r in a.module_requests() {
-        let Some(spec) = r.spec.filter(|s| is_relative(s)) else {
-            continue;
-        };
-        if out.contains_key(spec) {
+    // ES imports and, where the engine loads CommonJS, destructured `require`s of project
+    // files: each read in its own system (a file is never read in the other's).
+    let mut wanted: Vec<(&str, ExportForm)> = Vec::new();
+    if corpus.engine.has_esm() {
+        wanted.extend(
+            a.module_requests()
+                .iter()
+                .filter_map(|r| r.spec)
+                .map(|s| (s, ExportForm::Esm)),
+        );
+    }
+    if corpus.engine.has_commonjs() {
+        wanted.extend(
+            require_calls(a)
+                .into_iter()
+                .map(|(s, _)| (s, ExportForm::CommonJs)),
+        );
+    }
+    for &(spec, form) in &wanted {
+        // A file both imported and required by one script is typed in neither system:
+        // the bindings of one would read the other's exports.
+        if !is_relative(spec)
+            || out.contains_key(spec)
+            || wanted.iter().any(|&(s, f)| s == spec && f != form)
+        {
             continue;
         }
         let exts = &corpus.engine.script_extensions;
@@ -432,8 +462,7 @@ pub(crate) fn relative_types(
             continue;
         };
         let mut seen = BTreeSet::from([target.clone()]);
-        let Some(exports) = file_exports(corpus, project, &target, ExportForm::Esm, &mut seen)
-        else {
+        let Some(exports) = file_exports(corpus, project, &target, form, &mut seen) else {
             continue;
         };
         let typed: HashMap<String, String> = exports

@@ -212,6 +212,19 @@ impl<'a> Analysis<'a> {
         }
     }
 
+    /// The typed exports of the project file `call` requires (`require("./lib")`), when
+    /// the checker gave them ([`Analysis::set_relative_exports`]).
+    pub(super) fn relative_require(
+        &self,
+        call: Node<'a>,
+        scope: ScopeId,
+    ) -> Option<&HashMap<String, String>> {
+        if self.relative_exports.is_empty() || call.kind() != "call_expression" {
+            return None;
+        }
+        self.relative_exports.get(self.require_spec(call, scope)?)
+    }
+
     /// The documented export `name` of module `spec`.
     pub fn imported_member(&self, spec: &str, name: &'a str) -> Option<&'a Member> {
         let iface = self.corpus.module_interface(spec)?;

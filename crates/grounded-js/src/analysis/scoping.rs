@@ -712,10 +712,19 @@ impl<'a> Analysis<'a> {
                 Assign::Expr(node, scope) => self.certain_in(node, scope)?,
                 // A destructured property: read, never called (a method taken off its
                 // object is a function value).
-                Assign::Prop(node, scope, key) => {
-                    let obj = self.certain_in(node, scope)?;
-                    self.step(obj, Some(key), false)?
-                }
+                Assign::Prop(node, scope, key) => match self.relative_require(node, scope) {
+                    // `const { dev } = require("./lib")`: what that project file's
+                    // certain `module.exports` gives `dev`, as an `import` is typed.
+                    Some(exports) => {
+                        let iface = exports.get(key)?;
+                        let (k, _) = self.corpus.interfaces.get_key_value(iface.as_str())?;
+                        Certain::Interface(k.as_str())
+                    }
+                    None => {
+                        let obj = self.certain_in(node, scope)?;
+                        self.step(obj, Some(key), false)?
+                    }
+                },
                 Assign::Elem(node, scope) => {
                     let coll = self.certain_in(node, scope)?;
                     self.step(coll, None, false)?
