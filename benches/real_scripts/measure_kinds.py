@@ -231,7 +231,7 @@ class Script:
             if req:
                 q = m.end() + req.end()
                 spec = text[q:text.find(req.group(1), q)]
-                src = ("iface", [self.c.modules[spec]]) if spec in self.c.modules else None
+                src = self.eval_at(m.end())  # `require("m")` and `require("m").a.b`
                 kind = "destructured require"
             for part in m.group(1).split(","):
                 pm = re.fullmatch(r"\s*(" + IDENT + r")(?:\s*:\s*(" + IDENT + r"))?\s*", part)
@@ -244,7 +244,12 @@ class Script:
         for m in re.finditer(r"\b(?:const|let|var)\s+(" + IDENT + r")\s*=\s*", code):
             rest = code[m.end():]
             kind = "call"
-            if rest.startswith("await "):
+            rq = re.match(r"require\s*\(\s*(['\"])[^'\"]*\1\s*\)\s*(\??\.)?", rest)
+            if rq:
+                # CommonJS: `const ps = require("m")` is
+                # the module object; `const app = require("m").app` a member of it.
+                kind = "require member" if rq.group(2) else "module object"
+            elif rest.startswith("await "):
                 kind = "await"
             elif rest.startswith("new "):
                 kind = "new"
@@ -320,7 +325,17 @@ class Script:
             return None
         head = m.group(1)
         i += m.end()
-        if newed:
+        rq = re.match(r"\s*\(\s*(['\"])", code[i:stop]) if head == "require" and not newed else None
+        if rq:
+            q = i + rq.end()
+            e = self.text.find(rq.group(1), q)
+            spec = self.text[q:e]
+            close = re.match(r"\s*\)", code[e + 1:stop])
+            if e < 0 or not close or spec not in self.c.modules:
+                return None
+            t = ("iface", [self.c.modules[spec]])
+            i = e + 1 + close.end()
+        elif newed:
             t = ("iface", [self.c.ctors[head]]) if head in self.c.ctors else None
             m2 = re.match(r"\s*\(", code[i:stop])
             if m2:
@@ -354,7 +369,7 @@ class Script:
                         return None
                     i = j
                 rs = [sig_result(s, bool(call)) for s in sigs if s]
-                if not rs or len(set(rs)) != 1:
+                if not rs or len(set(rs)) != 1 or rs[0] is None:
                     return None
                 t = parse_type(rs[0])
                 continue
@@ -486,7 +501,7 @@ def tsc_all(a, groups):
     return out
 
 
-KINDS = ("module object", "named import", "named import object", "destructured require", "call", "new", "await",
+KINDS = ("module object", "require member", "named import", "named import object", "destructured require", "call", "new", "await",
          "global", "union", "narrowed", "loop", "callback", "destructured")
 
 
@@ -614,7 +629,7 @@ def main():
                 continue
             caught = [x for x in ks if (x["file"], x["line"]) in hit]
             r = {"injected": len(ks), "caught": len(caught),
-                 "missed": ["%s:%d %s" % (x["script"], x["line"], x["invented"]) for x in ks if x not in caught][:12]}
+                 "missed": ["%s:%d %s" % (x["script"], x["line"], x["invented"]) for x in ks if x not in caught][:100]}
             if a.tsc:
                 r["tsc_caught"] = len([x for x in ks if (x["file"], x["line"]) in tsc_hit])
             table[kind] = r
