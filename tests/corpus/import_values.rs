@@ -1,8 +1,10 @@
-//! `grounded import dts` on module values TypeScript reaches through a namespace,
-//! through the real binary: a namespace holding only classes and namespaces is a
-//! member of its module (UXP's `require("uxp").storage`), with scripts checked against
-//! the corpus: the known-good silent, the known-bad named at their lines; what the
-//! importer cannot type is named in its summary.
+//! `grounded import dts` on module values TypeScript reaches through a namespace or a
+//! type query, through the real binary: a namespace holding only classes and
+//! namespaces is a member of its module (UXP's `require("uxp").storage`), and
+//! `import("./lib").App` and `typeof ns` of an imported namespace, class or module
+//! object are typed (@types/photoshop's `app` and `core`), each with scripts checked
+//! against the corpus: the known-good silent, the known-bad named at their lines; what
+//! the importer cannot type is named in its summary.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -162,4 +164,69 @@ fn a_module_of_only_such_namespaces_is_kept() {
     let bad = check(dir.path(), "bad.js", "const st = require(\"m\").stroage;\n");
     assert_eq!(bad.len(), 1, "{bad:?}");
     assert!(bad[0].1.contains("`M` has no member `stroage`"), "{bad:?}");
+}
+
+/// @types/photoshop's shape: the index exports values typed by `import("./lib").T`
+/// and `typeof` of what it imports.
+const PACKAGE: &[(&str, &str)] = &[
+    OPTIONS,
+    (
+        "m/package.json",
+        r#"{ "name": "m", "types": "index.d.ts" }"#,
+    ),
+    (
+        "m/lib.d.ts",
+        r#"export declare class App { name: string; }
+export declare namespace ns { function run(): void; }
+"#,
+    ),
+    (
+        "m/index.d.ts",
+        r#"import { ns, App } from "./lib";
+import * as lib from "./lib";
+export declare const app: import("./lib").App;
+export declare const core: typeof ns;
+export declare const all: typeof lib;
+export declare const K: typeof App;
+export declare const far: import("./missing").T;
+export declare const lost: typeof nowhere;
+"#,
+    ),
+];
+
+#[test]
+fn import_types_and_typeof_of_imports_are_typed() {
+    let dir = folder(PACKAGE);
+    let (c, err) = import_ok(dir.path(), "m");
+    assert_eq!(first_line(&c, "M-app"), "readonly app: App");
+    assert_eq!(first_line(&c, "M-core"), "readonly core: ns");
+    assert_eq!(first_line(&c, "M-all"), "readonly all: MLib");
+    assert_eq!(first_line(&c, "M-K"), "readonly K: Function");
+    // What it cannot type is named, with why, not only counted.
+    assert!(
+        err.contains("`M.far`: its declared type became `any`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("`M.lost`: its declared type became `any`"),
+        "{err}"
+    );
+    assert!(!err.contains("`M.app`"), "{err}");
+    let good = check(
+        dir.path(),
+        "good.js",
+        "const app = require(\"m\").app;\napp.name;\nrequire(\"m\").core.run();\n\
+         require(\"m\").all.ns.run();\nconst K = require(\"m\").K;\n",
+    );
+    assert!(good.is_empty(), "{good:?}");
+    let bad = check(
+        dir.path(),
+        "bad.js",
+        "const app = require(\"m\").app;\napp.nmae;\nrequire(\"m\").core.rnu();\n\
+         require(\"m\").all.sn;\n",
+    );
+    let lines: Vec<u64> = bad.iter().map(|f| f.0).collect();
+    assert_eq!(lines, vec![2, 3, 4], "{bad:?}");
+    assert!(bad[0].1.contains("`App` has no member `nmae`"), "{bad:?}");
+    assert!(bad[1].1.contains("`ns` has no member `rnu`"), "{bad:?}");
 }
