@@ -17,6 +17,7 @@ use super::super::dts::{module_spec, Decl, DeclKind, Ty};
 /// that is a value and is itself inside a namespace, the same in the outer one. A
 /// module's top level is no namespace: its classes and namespaces are its exports
 /// already. Each is declared where the class or namespace is (its file and line).
+/// Namespaces outside any module are left as they were (see the note inside).
 pub fn namespace_values(decls: &[Decl]) -> Vec<Decl> {
     let is_space = |ns: &[String]| match ns {
         [] => false,
@@ -33,7 +34,12 @@ pub fn namespace_values(decls: &[Decl]) -> Vec<Decl> {
             d.kind,
             DeclKind::Class | DeclKind::Enum | DeclKind::Var(_) | DeclKind::Function
         );
-        if !value || !is_space(&d.ns) {
+        // Only inside a module, for now: a global namespace of enums (Apps Script's
+        // `GoogleAppsScript.Charts`) became an interface colliding with the service of
+        // its name (`Charts` renamed `ChartsCharts`) and a global `GoogleAppsScript`
+        // that the engine does not have, though the .d.ts declares it.
+        let in_module = d.ns.first().and_then(|n| module_spec(n)).is_some();
+        if !value || !in_module || !is_space(&d.ns) {
             continue;
         }
         if matches!(d.kind, DeclKind::Class | DeclKind::Enum)
