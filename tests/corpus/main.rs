@@ -12,3 +12,4 @@ mod corpus_nonascii;
 mod docs_guide;
 mod import_dts;
 mod import_modules;
+mod import_values;

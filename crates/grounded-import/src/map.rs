@@ -13,6 +13,7 @@ use super::Settings;
 mod hoist;
 mod modules;
 mod notation;
+mod spaces;
 
 pub use modules::spec_words;
 pub use notation::{union, M};
@@ -211,7 +212,7 @@ impl Model {
             ns_imports: HashMap::new(),
         };
         let decls = hoist::hoist(decls);
-        let mut ns_values: Vec<Decl> = Vec::new();
+        let mut ns_values: Vec<Decl> = spaces::namespace_values(&decls);
         for d in decls {
             match &d.kind {
                 DeclKind::Alias(Ty::Object(members)) => {
@@ -356,9 +357,18 @@ impl Model {
                     ty,
                     doc: d.doc,
                     line: d.line,
-                    ctx: None,
+                    // Its type is written inside the namespace: `Entry` there is the
+                    // namespace's own `Entry`, which the outer path did not find.
+                    ctx: Some(d.ns.clone()),
                 }],
-                _ => d.members,
+                _ => d
+                    .members
+                    .into_iter()
+                    .map(|mut m| {
+                        m.ctx.get_or_insert_with(|| d.ns.clone());
+                        m
+                    })
+                    .collect(),
             };
             let e = &mut self.entities[idx];
             for mut mem in members {

@@ -547,7 +547,11 @@ fn entity_chunks(
         None => (qual, String::new()),
     };
     for (mname, decls) in groups {
+        let before = model.anys.by_reason.clone();
         let (lines, word) = signature_lines(model, &mname, &decls, &ns, &name);
+        if matches!(kind, "module" | "namespace") {
+            name_lost_value(model, &name, &mname, &decls, &lines, &before);
+        }
         let mut t = String::new();
         let label = matches!(mname.to_ascii_lowercase().as_str(), "signature" | "syntax");
         for l in &lines {
@@ -648,6 +652,53 @@ fn push_guarded(t: &mut String, line: &str, member: Option<&str>) {
     }
     t.push_str(line);
     t.push('\n');
+}
+
+/// A value a script reaches through a module or a namespace (`require("m").app`) whose
+/// declared type became `any` is named in the summary with why: a count by reason said
+/// nothing of which export scripts lost (@types/photoshop's five exports were all
+/// `any`, and the summary never named one).
+fn name_lost_value(
+    model: &mut Model,
+    owner: &str,
+    mname: &str,
+    decls: &[(MemberDecl, usize)],
+    lines: &[String],
+    before: &BTreeMap<String, usize>,
+) {
+    let Some((m, f)) = decls
+        .iter()
+        .find(|(m, _)| matches!(m.kind, MemberKind::Prop | MemberKind::Getter))
+    else {
+        return;
+    };
+    let declared_any = match &m.ty {
+        None => true,
+        Some(Ty::Prim(p)) => p == "any" || p == "unknown",
+        Some(_) => false,
+    };
+    let first = lines.first().map(String::as_str).unwrap_or("");
+    if declared_any || !first.ends_with(": any") {
+        return;
+    }
+    let why: Vec<String> = model
+        .anys
+        .by_reason
+        .iter()
+        .filter(|(k, n)| before.get(*k).copied().unwrap_or(0) < **n)
+        .map(|(k, _)| k.clone())
+        .collect();
+    let why = if why.is_empty() {
+        "its declared type".to_string()
+    } else {
+        why.join("; ")
+    };
+    model.skip(
+        *f,
+        m.line,
+        format!("{owner}.{mname}"),
+        &format!("its declared type became `any` ({why}): scripts get nothing checked through it"),
+    );
 }
 
 fn ty_words(t: &Ty) -> String {

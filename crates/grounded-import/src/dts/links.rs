@@ -17,7 +17,7 @@ impl<'a> Reader<'a> {
         self.module.is_some() && ns.len() == 1 && ns[0].starts_with('"')
     }
 
-    fn link(&mut self, l: Link, n: Node) {
+    pub(super) fn link(&mut self, l: Link, n: Node) {
         if let Some(m) = self.module {
             self.out.modules[m].links.push((l, line_of(n)));
         }

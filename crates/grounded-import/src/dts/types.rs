@@ -16,6 +16,11 @@ impl<'a> Reader<'a> {
             let kids: Vec<Node> = n.named_children(&mut c).collect();
             kids.into_iter().map(|k| r.ty(k, d)).collect()
         };
+        if matches!(n.kind(), "member_expression" | "nested_type_identifier")
+            && self.text(n).starts_with("import(")
+        {
+            return self.import_type(n);
+        }
         match n.kind() {
             "predefined_type" => Ty::Prim(self.text(n).to_string()),
             "literal_type" => match n.named_child(0).map(|k| k.kind()) {
@@ -97,6 +102,62 @@ impl<'a> Reader<'a> {
             k => Ty::Other(k.to_string()),
         }
     }
+}
+
+impl Reader<'_> {
+    /// `import("./lib").App`: the declaration `App` of that module. In a module it is
+    /// an `import * as` of its own (so that a relative specifier is resolved as the
+    /// module's imports are); elsewhere the ambient module's declaration by its path.
+    ///
+    /// Why: @types/photoshop's `export declare const app: import("./lib").App` was
+    /// `any`, and nothing a script reached from `require("photoshop").app` was judged.
+    fn import_type(&mut self, n: Node) -> Ty {
+        let text = self.text(n).to_string();
+        let Some((spec, rest)) = import_type_parts(&text) else {
+            return Ty::Other("import type".into());
+        };
+        let local = format!("import(\"{spec}\")");
+        if self.module.is_some() {
+            let m = self.module.unwrap_or_default();
+            let known = self.out.modules[m].links.iter().any(
+                |(l, _)| matches!(l, super::Link::ImportAll { local: l2, .. } if *l2 == local),
+            );
+            if !known {
+                self.link(
+                    super::Link::ImportAll {
+                        spec: spec.clone(),
+                        local: local.clone(),
+                    },
+                    n,
+                );
+            }
+            let mut path = vec![local];
+            path.extend(rest);
+            return Ty::Ref(path, Vec::new());
+        }
+        if spec.starts_with('.') {
+            return Ty::Other("import type of a relative file outside a module".into());
+        }
+        let mut path = vec![super::module_key(&spec)];
+        path.extend(rest);
+        Ty::Ref(path, Vec::new())
+    }
+}
+
+/// `import("./lib").A.B` → (`./lib`, [`A`, `B`]); `None` when it is not that shape.
+fn import_type_parts(text: &str) -> Option<(String, Vec<String>)> {
+    let t = text.strip_prefix("import(")?.trim_start();
+    let q = t.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let t = &t[1..];
+    let end = t.find(q)?;
+    let spec = t[..end].to_string();
+    let after = t[end + 1..].trim_start().strip_prefix(')')?.trim_start();
+    let after = after.strip_prefix('.')?;
+    let rest: Vec<String> = after.split('.').map(|s| s.trim().to_string()).collect();
+    if spec.is_empty() || rest.iter().any(|s| !super::is_ident(s)) {
+        return None;
+    }
+    Some((spec, rest))
 }
 
 /// A literal type's text as the corpus writes it: a string in double quotes, a number

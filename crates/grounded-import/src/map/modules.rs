@@ -565,6 +565,49 @@ impl Model {
         None
     }
 
+    /// What `typeof path` names when `path` is an import binding of the module `ns`
+    /// is in (`import { ns } from "./lib"; typeof ns`): the other module's declaration,
+    /// as a path from the top (`"m/lib"`, `ns`).
+    ///
+    /// Why: the binding is a type alias here, and `typeof` of an alias was `any`:
+    /// @types/photoshop's `export declare const core: typeof ns` lost every member of
+    /// `require("photoshop").core`.
+    pub(super) fn imported_path(
+        &self,
+        path: &[String],
+        file: usize,
+        ns: &[String],
+    ) -> Option<Vec<String>> {
+        ns.first().and_then(|n| module_spec(n))?;
+        let Target::Alias(a) = self.lookup(path, file, ns)? else {
+            return None;
+        };
+        let al = &self.aliases[a];
+        match &al.kind {
+            DeclKind::Alias(Ty::Ref(p, args))
+                if args.is_empty()
+                    && al.ns.len() == 1
+                    && module_spec(&al.ns[0]).is_some()
+                    && p.len() >= 2
+                    && module_spec(&p[0]).is_some() =>
+            {
+                Some(p.clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// The module interface of `typeof lib` where `lib` is an `import * as lib` of the
+    /// module `ns` is in.
+    pub(super) fn imported_module(&self, path: &[String], ns: &[String]) -> Option<String> {
+        let ([one], Some(m)) = (path, ns.first()) else {
+            return None;
+        };
+        let key = self.ns_imports.get(&(m.clone(), one.clone()))?;
+        let &i = self.module_entities.get(key)?;
+        Some(self.entities[i].name.clone())
+    }
+
     /// The parameters and result of the function `typeof path` names (written in
     /// `file` inside `ns`), its first overload.
     pub fn function_sig(

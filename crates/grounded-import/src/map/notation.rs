@@ -209,6 +209,13 @@ impl Model {
             }
             Ty::Ctor => M::Named("Function".into()),
             Ty::Object(_) => M::Named("object".into()),
+            Ty::Query(p) if self.imported_module(p, ns).is_some() => {
+                M::Named(self.imported_module(p, ns).unwrap_or_default())
+            }
+            Ty::Query(p) if self.imported_path(p, file, ns).is_some() => {
+                let q = self.imported_path(p, file, ns).unwrap_or_default();
+                self.map_at(&Ty::Query(q), file, &[], this, d)
+            }
             Ty::Query(p) => match self.value_entity(p, file, ns) {
                 Some(i) => M::Named(self.entities[i].name.clone()),
                 None => match self.value_type(p, file, ns, d) {
