@@ -46,12 +46,21 @@ pub(crate) enum Done {
 }
 
 /// How many bytes of script text may have their trees kept from the project scan for
-/// the check (see [`Kept`]).
+/// the check (see [`Kept`]) unless `GROUNDED_KEEP_TREES` says otherwise.
 ///
-/// Why this many: a tree costs about 20 times its text (the 400-script benchmark
-/// project, 1.5 MB, peaked 32 MiB higher with every tree kept), so 4 MiB of text is
-/// about 80 MiB at most, and a project of up to that size is parsed once.
-pub(crate) const KEPT_TEXT_BYTES: usize = 4 << 20;
+/// Why this many: a tree costs about 40 times its text. With every tree of the
+/// 400-script benchmark project (1.5 MB) kept, a run peaked at 75 MiB instead of 16 MiB
+/// and took 0.71× the CPU of parsing each file twice; 2 MiB of text bounds the extra at
+/// about 80 MiB (and one file over the budget, kept whole).
+pub(crate) const KEPT_TEXT_BYTES: usize = 2 << 20;
+
+/// The budget of kept text: `GROUNDED_KEEP_TREES` (bytes) or [`KEPT_TEXT_BYTES`].
+pub(crate) fn kept_text_bytes() -> usize {
+    std::env::var("GROUNDED_KEEP_TREES")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(KEPT_TEXT_BYTES)
+}
 
 /// Trees the project scan parsed, kept for the files about to be checked, up to a
 /// budget of their texts' bytes: a file whose tree was kept is not read or parsed
@@ -79,7 +88,8 @@ impl Kept {
     }
 
     /// Keeps `file`'s text (`lossy`: decoded with replacements) and tree, if it is to
-    /// be checked, the check would read it (not over the size limit) and it fits.
+    /// be checked, the check would read it (not over the size limit) and the budget is
+    /// not spent.
     pub(crate) fn offer(
         &self,
         file: &Path,
@@ -93,8 +103,10 @@ impl Kept {
         {
             return;
         }
+        // Admitted while under the budget, so a single file is always kept: its tree
+        // is the one the check would build anyway, and nothing else is held beside it.
         let n = text.len();
-        if self.used.fetch_add(n, Ordering::Relaxed) + n > self.budget {
+        if self.used.fetch_add(n, Ordering::Relaxed) >= self.budget {
             self.used.fetch_sub(n, Ordering::Relaxed);
             return;
         }
@@ -117,7 +129,11 @@ pub(crate) fn map_ordered<T: Sync, R: Send>(
     items.par_iter().map(f).collect()
 }
 
-/// Reads and checks one file of the paths (`shown` as findings name it).
+/// Reads and checks one file of the paths (`shown` as findings name it), or takes its
+/// text and tree from `kept` when the project scan kept them.
+// Each argument is one thing the run shares with every file; bundling them would be a
+// struct used by this one call.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn check_file(
     corpus: &Corpus,
     project: &ProjectIndex,

@@ -296,7 +296,7 @@ pub fn check_paths_opts(
         .iter()
         .map(|(_, file)| project::relative(root, file))
         .collect();
-    let kept = batch::Kept::new(wanted, batch::KEPT_TEXT_BYTES);
+    let kept = batch::Kept::new(wanted, batch::kept_text_bytes());
     let mut project = ProjectIndex::scan_keeping(corpus, root, &|file, rel, text, lossy, tree| {
         kept.offer(file, rel, text, lossy, tree)
     });
