@@ -134,11 +134,64 @@ fn benches(c: &mut Criterion) {
         })
     });
     g.finish();
+    decl_in_long_function(c, &corpus, &project);
     // (Only when that benchmark ran: a name filter may have left it out.)
     assert!(
         edits == 0 || session.incremental_edits() > 0,
         "the one-line edit is re-checked statement-only"
     );
+}
+
+/// A function of `n` lines (as `benches/lsp_client.py` writes its 2,000-line one): a
+/// block opened and closed around `layout.text` calls in a loop.
+fn long_function(n: usize) -> String {
+    let mut s = String::from(
+        "function big(lines) {\n    var b = new Block();\n    layout.blockStart(b, { padding: 4 });\n    for (var i = 0; i < lines.length; i++) {\n",
+    );
+    for k in 0..n.saturating_sub(7) {
+        s.push_str(&format!(
+            "        layout.text(lines[i] + \"{k}\", {{ fontSize: 9 }});\n"
+        ));
+    }
+    s.push_str("    }\n    layout.blockEnd();\n}\nbig([\"a\"]);\n");
+    s
+}
+
+/// `decl-2000` of `benches/lsp_client.py` without the server: `Q` typed at the end of
+/// `Block` in the first line of a 2,000-line function (what the line declares changes),
+/// then deleted, on a 10,000-line script.
+fn decl_in_long_function(
+    c: &mut Criterion,
+    corpus: &Arc<grounded::docs::Corpus>,
+    project: &Arc<ProjectIndex>,
+) {
+    let text = long_function(2000) + &script(8000);
+    let at = text.find("new Block").expect("present") + "new Block".len();
+    let mut session = check::Session::new(corpus.clone(), project.clone(), "bench.js", &text);
+    assert!(
+        session.findings().is_empty(),
+        "the generated script is correct"
+    );
+    let mut g = c.benchmark_group("session_10k_lines");
+    g.sample_size(20).measurement_time(Duration::from_secs(4));
+    let mut typed = false;
+    g.bench_function("declaration typo in a 2,000-line function", |b| {
+        b.iter(|| {
+            typed = !typed;
+            let n = if typed {
+                session.edit(at, at, "Q").len()
+            } else {
+                session.edit(at, at + 1, "").len()
+            };
+            assert_eq!(
+                n > 0,
+                typed,
+                "`new BlockQ()` is reported, `new Block()` is not"
+            );
+            n
+        })
+    });
+    g.finish();
 }
 
 criterion_group!(check_benches, benches);

@@ -1,7 +1,9 @@
 //! Files are checked on every core (issue 48): every output is byte for byte what one
 //! thread gives. A project of many files, with findings of several families, a file
 //! skipped, one read with a caveat, one excluded and ignore comments, checked through the
-//! real binary with `RAYON_NUM_THREADS=1` and with more threads than files per thread.
+//! real binary with `RAYON_NUM_THREADS=1` and with more threads than files per thread;
+//! and with the project scan's trees kept for the check (`GROUNDED_KEEP_TREES`: none,
+//! only the first file's, all), which must not change a byte either.
 
 use crate::common;
 
@@ -75,16 +77,24 @@ fn project(folders: usize) -> tempfile::TempDir {
     dir
 }
 
-/// `grounded check --format FORMAT .` in `root` on `threads` threads: status, stdout,
-/// stderr.
-fn run(root: &Path, format: &str, threads: &str) -> (Option<i32>, Vec<u8>, Vec<u8>) {
-    let out = Command::new(common::bin())
-        .args(["check", "--format", format, "."])
+/// `grounded check --format FORMAT .` in `root` on `threads` threads, keeping `keep`
+/// bytes of the scan's trees (`None`: the default): status, stdout, stderr.
+fn run(
+    root: &Path,
+    format: &str,
+    threads: &str,
+    keep: Option<&str>,
+) -> (Option<i32>, Vec<u8>, Vec<u8>) {
+    let mut cmd = Command::new(common::bin());
+    cmd.args(["check", "--format", format, "."])
         .current_dir(root)
         .env("RAYON_NUM_THREADS", threads)
         .env("NO_COLOR", "1")
-        .output()
-        .expect("runs");
+        .env_remove("GROUNDED_KEEP_TREES");
+    if let Some(k) = keep {
+        cmd.env("GROUNDED_KEEP_TREES", k);
+    }
+    let out = cmd.output().expect("runs");
     (out.status.code(), out.stdout, out.stderr)
 }
 
@@ -93,7 +103,7 @@ fn parallel_output_is_byte_for_byte_the_single_threaded_one() {
     let dir = project(12);
     let root = dir.path();
     // The run is judged first: a comparison of two empty outputs would prove nothing.
-    let (status, json, err) = run(root, "json", "1");
+    let (status, json, err) = run(root, "json", "1", Some("0"));
     assert_eq!(status, Some(1), "{}", String::from_utf8_lossy(&err));
     let findings: Vec<Value> = serde_json::from_slice(&json).unwrap();
     let mut codes: Vec<&str> = findings.iter().filter_map(|f| f["code"].as_str()).collect();
@@ -117,19 +127,30 @@ fn parallel_output_is_byte_for_byte_the_single_threaded_one() {
         "{err}"
     );
     for format in ["human", "json", "sarif"] {
-        let one = run(root, format, "1");
-        for threads in ["2", "4", "7"] {
-            let many = run(root, format, threads);
-            assert_eq!(one.0, many.0, "{format}: exit status on {threads} threads");
+        // One thread, every file parsed twice: the way before either change.
+        let one = run(root, format, "1", Some("0"));
+        for (threads, keep) in [
+            ("1", None),
+            ("1", Some("1")),
+            ("2", Some("0")),
+            ("2", None),
+            ("4", Some("1")),
+            ("4", None),
+            ("7", Some("0")),
+            ("7", None),
+        ] {
+            let many = run(root, format, threads, keep);
+            let how = format!("{threads} threads, trees kept {keep:?}");
+            assert_eq!(one.0, many.0, "{format}: exit status on {how}");
             assert!(
                 one.1 == many.1,
-                "{format}: stdout on {threads} threads differs from one thread:\n{}\n---\n{}",
+                "{format}: stdout on {how} differs from one thread:\n{}\n---\n{}",
                 String::from_utf8_lossy(&one.1),
                 String::from_utf8_lossy(&many.1)
             );
             assert!(
                 one.2 == many.2,
-                "{format}: stderr on {threads} threads differs:\n{}\n---\n{}",
+                "{format}: stderr on {how} differs:\n{}\n---\n{}",
                 String::from_utf8_lossy(&one.2),
                 String::from_utf8_lossy(&many.2)
             );

@@ -1128,3 +1128,87 @@ fn a_keystroke_after_a_function_was_rechecked_from_a_piece_is_nested_again() {
     splice_and_compare(&mut s, decl, 2, "");
     assert!(s.findings().is_empty(), "{:#?}", s.findings());
 }
+
+/// A function whose first line declares a variable that later lines read, inside a loop
+/// and in a callback, and copy (`c`, which is not typed from it).
+const READS_B: &str = r#"function report(rows) {
+    var b = new Table();
+    var c = b;
+    layout.blockStart(b, { padding: 4 });
+    b.setColumnWidth(0, 10);
+    for (var i = 0; i < rows.length; i++) {
+        layout.paragraph(rows[i], { bold: true });
+        layout.paragraph(b.caption + c.caption + i);
+    }
+    rows.forEach(function (r) {
+        layout.paragraph(b.rowCount + r);
+    });
+    layout.blockEnd();
+}
+report([]);
+"#;
+
+/// Issue 48: `var b = new Table()` retyped on a nested line (`new TableQ()`, `new
+/// Block()`) is re-checked with the lines that read `b`, not with its whole function, and agrees with a fresh check at every keystroke: a Block
+/// has no `setColumnWidth`, `caption` or `rowCount`, and those findings come and go
+/// with the type.
+#[test]
+fn a_retyped_nested_declaration_rechecks_what_reads_it_and_agrees_with_a_full_check() {
+    let mut s = demo_session(READS_B);
+    assert!(s.findings().is_empty(), "{:#?}", shown(s.findings()));
+    let scoped = s.scoped_edits();
+    let at = s.text().find("new Table").unwrap() + "new ".len();
+    // `Table` → `TableQ` → `Table`, then → `Block` by keystrokes, and back.
+    splice_and_compare(&mut s, at + "Table".len(), 0, "Q");
+    assert!(
+        shown(s.findings()).iter().any(|f| f.contains("TableQ")),
+        "{:#?}",
+        shown(s.findings())
+    );
+    splice_and_compare(&mut s, at + "Table".len(), 1, "");
+    assert!(s.findings().is_empty(), "{:#?}", shown(s.findings()));
+    backspace(&mut s, at + "Table".len(), "Table".len());
+    type_at(&mut s, at, "Block");
+    let found = shown(s.findings());
+    for member in ["setColumnWidth", "caption", "rowCount"] {
+        assert!(
+            found.iter().any(|f| f.contains(member)),
+            "`{member}` of a Block: {found:#?}"
+        );
+    }
+    backspace(&mut s, at + "Block".len(), "Block".len());
+    type_at(&mut s, at, "Table");
+    assert!(s.findings().is_empty(), "{:#?}", shown(s.findings()));
+    assert!(
+        s.scoped_edits() >= scoped + 10,
+        "the retyping keystrokes went the scoped way: {}",
+        s.scoped_edits() - scoped
+    );
+}
+
+/// Known-bad for the scoped path: a retyped name that flows into a name of the whole
+/// file (`last = b`, `this.last = b`), or a declaration renamed, goes the whole
+/// function's way, and still agrees with a fresh check; without that line the same
+/// file's retyping is scoped.
+#[test]
+fn a_retyped_declaration_that_reaches_the_file_is_not_rechecked_scoped() {
+    for (line, scoped) in [
+        ("", true),
+        ("    last = b;\n", false),
+        ("    this.last = b;\n", false),
+        ("    var mine = {};\n    mine.last = b;\n", true),
+    ] {
+        let text = READS_B.replace("    var c = b;\n", &format!("    var c = b;\n{line}"));
+        let mut s = demo_session(&format!("var last;\n{text}layout.paragraph(last);\n"));
+        assert!(s.findings().is_empty(), "{:#?}", shown(s.findings()));
+        let at = s.text().find("new Table").unwrap() + "new ".len();
+        splice_and_compare(&mut s, at, "Table".len(), "Block");
+        splice_and_compare(&mut s, at, "Block".len(), "Table");
+        assert_eq!(s.scoped_edits() == 2, scoped, "with `{line}`");
+    }
+    let mut s = demo_session(READS_B);
+    let at = s.text().find("var b").unwrap() + "var b".len();
+    splice_and_compare(&mut s, at, 0, "Q");
+    splice_and_compare(&mut s, at, 1, "");
+    assert_eq!(s.scoped_edits(), 0, "a declaration renamed");
+}

@@ -8,7 +8,10 @@
 //! `RAYON_NUM_THREADS=1` runs it on one thread (the test that compares the two).
 //! May import `project`, `suppress`, `dispatch` and `js`; nothing imports it but `lib`.
 
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
@@ -42,6 +45,82 @@ pub(crate) enum Done {
     },
 }
 
+/// How many bytes of script text may have their trees kept from the project scan for
+/// the check (see [`Kept`]) unless `GROUNDED_KEEP_TREES` says otherwise.
+///
+/// Why this many: a tree costs about 40 times its text. With every tree of the
+/// 400-script benchmark project (1.5 MB) kept, a run peaked at 75 MiB instead of 16 MiB
+/// and took 0.71× the CPU of parsing each file twice; 2 MiB of text bounds the extra at
+/// about 80 MiB (and one file over the budget, kept whole).
+pub(crate) const KEPT_TEXT_BYTES: usize = 2 << 20;
+
+/// The budget of kept text: `GROUNDED_KEEP_TREES` (bytes) or [`KEPT_TEXT_BYTES`].
+pub(crate) fn kept_text_bytes() -> usize {
+    std::env::var("GROUNDED_KEEP_TREES")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(KEPT_TEXT_BYTES)
+}
+
+/// Trees the project scan parsed, kept for the files about to be checked, up to a
+/// budget of their texts' bytes: a file whose tree was kept is not read or parsed
+/// again (the scan and the check parsed every file twice, a third of a run).
+///
+/// Which files fit the budget depends on the order the threads reach them; what is
+/// found does not: a kept tree is the tree of the same text the check would read.
+pub(crate) struct Kept {
+    /// The files to be checked, by path relative to the root.
+    wanted: HashSet<String>,
+    budget: usize,
+    used: AtomicUsize,
+    trees: Mutex<HashMap<String, (String, bool, tree_sitter::Tree)>>,
+}
+
+impl Kept {
+    /// A store for the trees of `wanted` (relative paths) up to `budget` bytes of text.
+    pub(crate) fn new(wanted: HashSet<String>, budget: usize) -> Kept {
+        Kept {
+            wanted,
+            budget,
+            used: AtomicUsize::new(0),
+            trees: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Keeps `file`'s text (`lossy`: decoded with replacements) and tree, if it is to
+    /// be checked, the check would read it (not over the size limit) and the budget is
+    /// not spent.
+    pub(crate) fn offer(
+        &self,
+        file: &Path,
+        rel: &str,
+        text: String,
+        lossy: bool,
+        tree: tree_sitter::Tree,
+    ) {
+        if !self.wanted.contains(rel)
+            || std::fs::metadata(file).map_or(true, |m| m.len() > project::MAX_SCRIPT_BYTES)
+        {
+            return;
+        }
+        // Admitted while under the budget, so a single file is always kept: its tree
+        // is the one the check would build anyway, and nothing else is held beside it.
+        let n = text.len();
+        if self.used.fetch_add(n, Ordering::Relaxed) >= self.budget {
+            self.used.fetch_sub(n, Ordering::Relaxed);
+            return;
+        }
+        if let Ok(mut t) = self.trees.lock() {
+            t.insert(rel.to_string(), (text, lossy, tree));
+        }
+    }
+
+    /// The kept text, lossiness and tree of `rel`, given up (each is used once).
+    fn take(&self, rel: &str) -> Option<(String, bool, tree_sitter::Tree)> {
+        self.trees.lock().ok()?.remove(rel)
+    }
+}
+
 /// `f` of every item, on every core, in the items' order.
 pub(crate) fn map_ordered<T: Sync, R: Send>(
     items: &[T],
@@ -50,7 +129,11 @@ pub(crate) fn map_ordered<T: Sync, R: Send>(
     items.par_iter().map(f).collect()
 }
 
-/// Reads and checks one file of the paths (`shown` as findings name it).
+/// Reads and checks one file of the paths (`shown` as findings name it), or takes its
+/// text and tree from `kept` when the project scan kept them.
+// Each argument is one thing the run shares with every file; bundling them would be a
+// struct used by this one call.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn check_file(
     corpus: &Corpus,
     project: &ProjectIndex,
@@ -59,6 +142,7 @@ pub(crate) fn check_file(
     rules: &Rules,
     shown: &str,
     file: &Path,
+    kept: &Kept,
 ) -> Outcome {
     grounded_textfile::reading(shown);
     let skipped = |note: String| Outcome {
@@ -66,25 +150,26 @@ pub(crate) fn check_file(
         done: Done::Skipped,
     };
     let mut note = None;
-    let text = match grounded_textfile::read_at_most(file, project::MAX_SCRIPT_BYTES) {
-        Ok(Some(d)) if grounded_textfile::looks_binary(&d.text) => {
-            return skipped("skipped, binary (a NUL byte), not a script".into());
-        }
-        Ok(Some(d)) => {
-            if d.lossy {
+    let rel = project::relative(root, file);
+    let mut tree = None;
+    let text = match kept.take(&rel) {
+        Some((text, lossy, t)) => {
+            if lossy {
                 note = Some(grounded_textfile::LOSSY_NOTE.into());
             }
-            d.text
+            tree = Some(t);
+            text
         }
-        Ok(None) => {
-            return skipped(format!(
-                "skipped, over the {} MB a script may have",
-                project::MAX_SCRIPT_BYTES >> 20
-            ))
-        }
-        Err(e) => return skipped(format!("skipped, {e}")),
+        None => match read_checked(file) {
+            Ok((text, lossy)) => {
+                if lossy {
+                    note = Some(grounded_textfile::LOSSY_NOTE.into());
+                }
+                text
+            }
+            Err(why) => return skipped(why),
+        },
     };
-    let rel = project::relative(root, file);
     if rules.excluded(&rel) {
         return Outcome {
             note,
@@ -93,7 +178,11 @@ pub(crate) fn check_file(
     }
     let script = js::script_text(shown, &text, &corpus.engine.directives);
     let is_script = !js::is_markdown(shown) || script.bytes().any(|b| !b.is_ascii_whitespace());
-    let tree = js::parse(&script);
+    // The scan parsed the text as the file it resolves to is named: kept only when
+    // that reads it as the name shown does (a link `a.js` to `b.md` is not).
+    let tree = tree
+        .filter(|_| js::is_markdown(shown) == js::is_markdown(&rel))
+        .unwrap_or_else(|| js::parse(&script));
     let mut found = check_script_in(
         corpus,
         project,
@@ -114,5 +203,21 @@ pub(crate) fn check_file(
             rel,
             script: is_script,
         },
+    }
+}
+
+/// A file of the paths read for its check: its text and whether it was decoded with
+/// replacements, or why it is skipped.
+fn read_checked(file: &Path) -> Result<(String, bool), String> {
+    match grounded_textfile::read_at_most(file, project::MAX_SCRIPT_BYTES) {
+        Ok(Some(d)) if grounded_textfile::looks_binary(&d.text) => {
+            Err("skipped, binary (a NUL byte), not a script".into())
+        }
+        Ok(Some(d)) => Ok((d.text, d.lossy)),
+        Ok(None) => Err(format!(
+            "skipped, over the {} MB a script may have",
+            project::MAX_SCRIPT_BYTES >> 20
+        )),
+        Err(e) => Err(format!("skipped, {e}")),
     }
 }

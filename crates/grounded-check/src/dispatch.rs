@@ -298,12 +298,24 @@ pub(super) fn sort_findings(out: &mut Vec<Finding>) {
 }
 
 pub(super) fn run_sites(cx: &mut Ctx) {
+    run_sites_in(cx, None)
+}
+
+/// [`run_sites`] for the sites lying wholly inside one of `ranges` (sorted, disjoint
+/// byte ranges; `None`: every site). A site's callee and arguments lie inside it, so a
+/// range that holds a site holds what its judgement reads of the tree.
+pub(super) fn run_sites_in(cx: &mut Ctx, ranges: Option<&[(usize, usize)]>) {
     // Backwards: a call's callee (a member expression) comes after the call in document
     // order, so its member is known when the call is judged. Findings are sorted later.
     // (By index: the sites belong to the analysis the context owns, and copying them
     // out would be two megabytes per 10,000 lines.)
     for i in (0..cx.a.sites().len()).rev() {
         let (kind, node, scope) = cx.a.sites()[i];
+        if let Some(r) = ranges {
+            if !within(r, node.start_byte(), node.end_byte()) {
+                continue;
+            }
+        }
         match kind {
             CaptureKind::Member => visit_member(cx, node, scope, i),
             CaptureKind::Call => visit_call(cx, scope, i),
@@ -311,6 +323,12 @@ pub(super) fn run_sites(cx: &mut Ctx) {
             other => syntax::feature(cx, other, node),
         }
     }
+}
+
+/// Whether `s..e` lies wholly inside one of `ranges` (sorted, disjoint).
+pub(super) fn within(ranges: &[(usize, usize)], s: usize, e: usize) -> bool {
+    let i = ranges.partition_point(|r| r.1 < e);
+    ranges.get(i).is_some_and(|r| r.0 <= s && e <= r.1)
 }
 
 fn visit_member<'a>(cx: &mut Ctx<'a>, node: Node<'a>, scope: ScopeId, site: usize) {

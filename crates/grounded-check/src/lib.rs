@@ -285,7 +285,22 @@ pub fn check_paths_opts(
     let globals = opts.globals;
     let default_rules = Rules::default();
     let rules = opts.rules.unwrap_or(&default_rules);
-    let mut project = ProjectIndex::scan(corpus, root);
+    let (files, notes) = files_of(corpus, paths);
+    let mut seen = HashSet::new();
+    let files: Vec<(String, PathBuf)> = files
+        .into_iter()
+        .filter(|(_, file)| {
+            seen.insert(std::fs::canonicalize(file).unwrap_or_else(|_| file.clone()))
+        })
+        .collect();
+    let wanted = files
+        .iter()
+        .map(|(_, file)| project::relative(root, file))
+        .collect();
+    let kept = batch::Kept::new(wanted, batch::kept_text_bytes());
+    let mut project = ProjectIndex::scan_keeping(corpus, root, &|file, rel, text, lossy, tree| {
+        kept.offer(file, rel, text, lossy, tree)
+    });
     let mut report = PathsReport {
         documented_globals: project.set_globals(corpus, globals),
         ..PathsReport::default()
@@ -300,24 +315,17 @@ pub fn check_paths_opts(
             bad.push(Unreadable { path, reason });
         }
     };
-    let (files, notes) = files_of(corpus, paths);
     for n in notes {
         say(&mut report.unreadable, n.path, n.reason);
     }
-    let mut seen = HashSet::new();
     let mut checked_rel: Vec<String> = Vec::new();
-    let files: Vec<(String, PathBuf)> = files
-        .into_iter()
-        .filter(|(_, file)| {
-            seen.insert(std::fs::canonicalize(file).unwrap_or_else(|_| file.clone()))
-        })
-        .collect();
     // Read and checked on every core; merged here in the files' order, so what is said
     // and found is in the order one thread gives.
     let shared = project.shared_names();
     let outcomes = batch::map_ordered(&files, |(shown, file)| {
-        batch::check_file(corpus, &project, &shared, root, rules, shown, file)
+        batch::check_file(corpus, &project, &shared, root, rules, shown, file, &kept)
     });
+    drop(kept);
     for ((shown, file), outcome) in files.into_iter().zip(outcomes) {
         if let Some(note) = outcome.note {
             say(&mut report.unreadable, shown.clone(), note);

@@ -37,10 +37,17 @@ impl FileFacts {
     /// The facts of one script's text (`path` decides Markdown; directives come from the
     /// corpus's Engine chunk).
     pub fn of(corpus: &Corpus, path: &str, text: &str) -> FileFacts {
+        FileFacts::of_tree(corpus, path, text).0
+    }
+
+    /// [`FileFacts::of`], and the tree it parsed (of the text as blanked for Markdown
+    /// and directives), for a caller that checks the file next.
+    pub fn of_tree(corpus: &Corpus, path: &str, text: &str) -> (FileFacts, tree_sitter::Tree) {
         let script = js::script_text(path, text, &corpus.engine.directives);
         let tree = js::parse(&script);
         let a = Analysis::new(corpus, &script, &tree);
-        FileFacts::of_parts(corpus, path, text, &a, a.sites())
+        let facts = FileFacts::of_parts(corpus, path, text, &a, a.sites());
+        (facts, tree)
     }
 
     /// The facts from an analysis and the query captures already made (the checker
@@ -294,6 +301,17 @@ impl ProjectIndex {
     /// so a Latin-1 library still declares its functions; unreadable files are skipped
     /// (the check of that file reports them itself). What was left out is in `notes`.
     pub fn scan(corpus: &Corpus, root: &Path) -> ProjectIndex {
+        ProjectIndex::scan_keeping(corpus, root, &|_, _, _, _, _| {})
+    }
+
+    /// [`ProjectIndex::scan`], handing `keep` each file read (its path, path relative
+    /// to the root, text, whether it was decoded lossily) with the tree it was parsed
+    /// to, for a caller that checks it next without parsing it again.
+    pub(crate) fn scan_keeping(
+        corpus: &Corpus,
+        root: &Path,
+        keep: &(dyn Fn(&Path, &str, String, bool, tree_sitter::Tree) + Sync),
+    ) -> ProjectIndex {
         let walk = script_files(corpus, root, false);
         let mut idx = ProjectIndex {
             root: root.to_path_buf(),
@@ -326,7 +344,8 @@ impl ProjectIndex {
                 if grounded_textfile::looks_binary(&d.text) {
                     return None;
                 }
-                let facts = FileFacts::of(corpus, &rel, &d.text);
+                let (facts, tree) = FileFacts::of_tree(corpus, &rel, &d.text);
+                keep(file, &rel, d.text, d.lossy, tree);
                 Some((rel, d.lossy, facts))
             })
             .collect();

@@ -15,6 +15,7 @@ use super::*;
 mod inner;
 mod pairing;
 mod recheck;
+mod scoped;
 mod seeding;
 
 use seeding::SeedNames;
@@ -100,6 +101,8 @@ pub struct Session {
     incremental: usize,
     unparsed: usize,
     inner: usize,
+    /// Edits of a nested declaration re-checked with what reads it (see `scoped`).
+    scoped: usize,
     /// The line of the last edit re-checked from a piece (see [`Session::catch_up`]).
     piece_row: Option<usize>,
     /// What each top-level statement contributes to the construct pairing, when kept
@@ -200,6 +203,7 @@ impl Session {
             incremental: 0,
             unparsed: 0,
             inner: 0,
+            scoped: 0,
             piece_row: None,
             starts: LineIndex::new(text).starts().to_vec(),
             directive,
@@ -391,6 +395,13 @@ impl Session {
     /// [`Session::unparsed_edits`] too).
     pub fn inner_edits(&self) -> usize {
         self.inner
+    }
+
+    /// How many edits changed what a statement nested in a function assigns one of the
+    /// function's names, and were re-checked with what reads that name alone (for tests
+    /// and benchmarks; counted in [`Session::unparsed_edits`] too).
+    pub fn scoped_edits(&self) -> usize {
+        self.scoped
     }
 
     /// How many edits paired the file's constructs by analysing the whole file (a full

@@ -276,6 +276,7 @@ impl Session {
         // The statement in the edited tree, with its neighbours where they were: the
         // guards around it are read there.
         let top = statement_around(&self.tree, b.s, new_e.saturating_sub(1))?;
+        let top_start = top.start_byte();
         let outer = self.nested_at(top, b.s, b.s)?;
         if (outer.start_byte(), outer.end_byte(), outer.kind_id()) != (b.s, new_e, b.kind) {
             return None;
@@ -316,31 +317,45 @@ impl Session {
         let proot = piece.root_node();
         let node = proot.child(usize::from(b.prev.is_some()))?;
         let summary = self.summary_of(&self.text, &piece, node);
-        if summary != b.summary {
-            return None;
-        }
-        // The bindings of the functions around the statement, innermost last.
-        let overlay = self.visible_facts(b.s, new_e)?;
-        let words: std::collections::HashSet<&str> = grounded_js::Seed::words(&new).collect();
-        if overlay
-            .iter()
-            .any(|(n, _, _, opaque)| *opaque && words.contains(n.as_str()))
-        {
-            return None;
-        }
-        let found = self.recheck_in_with(
-            &piece,
-            node,
-            b.s,
-            b.e,
-            delta,
-            ConstructPass::Keep,
-            Some((&overlay, outer)),
-        )?;
+        let found = if summary != b.summary {
+            // What the statement assigns a name of its function changed: what reads
+            // that name is judged again, not the function (`scoped`).
+            let ed = super::scoped::Edited {
+                s: b.s,
+                e: b.e,
+                new_e,
+                delta,
+                old_summary: &b.summary,
+                new_summary: &summary,
+            };
+            let top = (top.kind_id(), super::recheck::range_of(top, top));
+            self.recheck_scoped(&ed, top)?
+        } else {
+            // The bindings of the functions around the statement, innermost last.
+            let overlay = self.visible_facts(b.s, new_e)?;
+            let words: std::collections::HashSet<&str> = grounded_js::Seed::words(&new).collect();
+            if overlay
+                .iter()
+                .any(|(n, _, _, opaque)| *opaque && words.contains(n.as_str()))
+            {
+                return None;
+            }
+            let found = self.recheck_in_with(
+                &piece,
+                node,
+                b.s,
+                b.e,
+                delta,
+                ConstructPass::Keep,
+                Some((&overlay, outer)),
+            )?;
+            self.inner += 1;
+            found
+        };
         let inserted = &self.text[b.at.0..shift(b.at.1)];
         let bare = crate::construct::bare_calls(&self.text, proot, node, &|_| true);
         self.pairing_nested(
-            top.start_byte(),
+            top_start,
             (b.s, b.e),
             b.at.1,
             delta,
@@ -351,7 +366,6 @@ impl Session {
         inner_dirty.retain(|d| d.0 != b.s);
         inner_dirty.push((b.s, new_e, summary));
         drop(inner_dirty);
-        self.inner += 1;
         Some(found)
     }
 

@@ -532,7 +532,7 @@ fn function_name(text: &str) -> Option<&str> {
 
 /// The line a construct finding's message names ("is closed on line N only on the
 /// path..."), if any.
-fn closed_line(message: &str) -> Option<usize> {
+pub(super) fn closed_line(message: &str) -> Option<usize> {
     let rest = message.split_once(" is closed on line ")?.1;
     let n = rest
         .find(|c: char| !c.is_ascii_digit())

@@ -4,30 +4,37 @@
 //! Owns only that index; must cut exactly as [`grounded_js::Seed::spelt_in`] does (the test
 //! below holds the two together). May import `js`.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+
+use grounded_js::NameHash;
+
+/// A map by name on the walk's hasher: looked up once per word of the text re-checked,
+/// which is a whole function's when a declaration in it is retyped (SipHash there was a
+/// fifth of such a keystroke, callgrind).
+type ByName<V> = HashMap<String, V, NameHash>;
 
 /// The seed's globals and project names by name, for [`SeedNames::for_text`].
 #[derive(Debug, Default)]
 pub(super) struct SeedNames {
-    globals: std::collections::HashMap<String, usize>,
-    project: std::collections::HashMap<String, usize>,
+    globals: ByName<usize>,
+    project: ByName<usize>,
     /// Polyfills by their last name (`trim` for `String.prototype.trim`): every
     /// question asked of them ends in a name the statement spells. A script's every
     /// top-level function counts (it may supply a built-in), so there can be tens of
     /// thousands.
-    polyfills: std::collections::HashMap<String, Vec<usize>>,
+    polyfills: ByName<Vec<usize>>,
 }
 
 impl SeedNames {
     pub(super) fn of(seed: &grounded_js::Seed) -> SeedNames {
         let index = |names: &mut dyn Iterator<Item = &String>| {
-            let mut m = std::collections::HashMap::new();
+            let mut m = ByName::default();
             for (i, n) in names.enumerate() {
                 m.entry(n.clone()).or_insert(i);
             }
             m
         };
-        let mut polyfills: std::collections::HashMap<String, Vec<usize>> = Default::default();
+        let mut polyfills: ByName<Vec<usize>> = Default::default();
         for (i, p) in seed.polyfills.iter().enumerate() {
             polyfills
                 .entry(grounded_js::Seed::polyfill_name(p).to_string())
@@ -47,7 +54,7 @@ impl SeedNames {
         let mut globals = Vec::new();
         let mut project = Vec::new();
         let mut polyfills = Vec::new();
-        let mut seen = HashSet::new();
+        let mut seen: HashSet<&str, NameHash> = HashSet::default();
         for w in grounded_js::Seed::words(text) {
             if !seen.insert(w) {
                 continue;
