@@ -699,3 +699,46 @@ fn names_inside_a_function_the_docs_take_as_source_text_are_not_judged() {
         "{got:#?}"
     );
 }
+
+/// `await` of a value the docs do not type as a promise is the value itself (issue 44,
+/// the CommonJS measurement's miss D: `await app.documents.getByName(n)` on Photoshop
+/// UXP scripts lost the `Document`). Only an interface that documents no `then` keeps
+/// its type: `await` of a thenable is whatever its `then` gives, so nothing is judged.
+#[test]
+fn await_of_a_documented_value_that_is_no_promise_keeps_its_interface() {
+    let docs = tempfile::tempdir().unwrap();
+    let modules = std::fs::read_to_string(repo().join("corpus/relay/modules.md"))
+        .unwrap()
+        .replace(
+            "# Device\n",
+            "## DeviceHub-job\n\nSyntax: job(): Job\n\n# Device\n",
+        )
+        + "\n# Job\n\nA thenable task.\n\n## Job-then\n\nSyntax: then(done: any): void\n\n## Job-id\n\nSyntax: readonly id: number\n";
+    write(docs.path(), "modules.md", &modules);
+    write(
+        docs.path(),
+        "engine.md",
+        &std::fs::read_to_string(repo().join("corpus/relay/engine.md")).unwrap(),
+    );
+    let d = docs.path().to_string_lossy().into_owned();
+    let good = "const devices = require(\"relay/devices\");\nconst hub = require(\"relay/devices\").hub;\n\
+                async function f() {\n  const d = await devices.find(\"x\");\n  d.turnOn();\n\
+                  const j = await hub.job();\n  j.whatever;\n  const n = await hub.count;\n  n.toFixed(1);\n}\nf();\n";
+    let bad = "const devices = require(\"relay/devices\");\n\
+               async function f() {\n  const d = await devices.find(\"x\");\n  d.turnOnn();\n  (await devices.find(\"y\")).nmae;\n}\nf();\n";
+    let dir = project(&d, "", &[("good.js", good), ("bad.js", bad)]);
+    assert_eq!(
+        shown(&check(dir.path(), &["good.js"])),
+        Vec::<String>::new()
+    );
+    let got = shown(&check(dir.path(), &["bad.js"]));
+    assert_eq!(got.len(), 2, "{got:#?}");
+    assert!(
+        got[0].contains("bad.js:4:5 member `Device` has no member `turnOnn`"),
+        "{got:#?}"
+    );
+    assert!(
+        got[1].contains("bad.js:5:29 member `Device` has no member `nmae`"),
+        "{got:#?}"
+    );
+}
