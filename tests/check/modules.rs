@@ -699,3 +699,169 @@ fn names_inside_a_function_the_docs_take_as_source_text_are_not_judged() {
         "{got:#?}"
     );
 }
+
+/// `await` of a value the docs do not type as a promise is the value itself (issue 44,
+/// the CommonJS measurement's miss D: `await app.documents.getByName(n)` on Photoshop
+/// UXP scripts lost the `Document`). Only an interface that documents no `then` keeps
+/// its type: `await` of a thenable is whatever its `then` gives, so nothing is judged.
+#[test]
+fn await_of_a_documented_value_that_is_no_promise_keeps_its_interface() {
+    let docs = tempfile::tempdir().unwrap();
+    let modules = std::fs::read_to_string(repo().join("corpus/relay/modules.md"))
+        .unwrap()
+        .replace(
+            "# Device\n",
+            "## DeviceHub-job\n\nSyntax: job(): Job\n\n# Device\n",
+        )
+        + "\n# Job\n\nA thenable task.\n\n## Job-then\n\nSyntax: then(done: any): void\n\n## Job-id\n\nSyntax: readonly id: number\n";
+    write(docs.path(), "modules.md", &modules);
+    write(
+        docs.path(),
+        "engine.md",
+        &std::fs::read_to_string(repo().join("corpus/relay/engine.md")).unwrap(),
+    );
+    let d = docs.path().to_string_lossy().into_owned();
+    let good = "const devices = require(\"relay/devices\");\nconst hub = require(\"relay/devices\").hub;\n\
+                async function f() {\n  const d = await devices.find(\"x\");\n  d.turnOn();\n\
+                  const j = await hub.job();\n  j.whatever;\n  const n = await hub.count;\n  n.toFixed(1);\n}\nf();\n";
+    let bad = "const devices = require(\"relay/devices\");\n\
+               async function f() {\n  const d = await devices.find(\"x\");\n  d.turnOnn();\n  (await devices.find(\"y\")).nmae;\n}\nf();\n";
+    let dir = project(&d, "", &[("good.js", good), ("bad.js", bad)]);
+    assert_eq!(
+        shown(&check(dir.path(), &["good.js"])),
+        Vec::<String>::new()
+    );
+    let got = shown(&check(dir.path(), &["bad.js"]));
+    assert_eq!(got.len(), 2, "{got:#?}");
+    assert!(
+        got[0].contains("bad.js:4:5 member `Device` has no member `turnOnn`"),
+        "{got:#?}"
+    );
+    assert!(
+        got[1].contains("bad.js:5:29 member `Device` has no member `nmae`"),
+        "{got:#?}"
+    );
+}
+
+/// The Relay corpus without `Scripts run alone: yes`, in a temp folder (its path).
+fn relay_shared_docs() -> tempfile::TempDir {
+    let docs = tempfile::tempdir().unwrap();
+    let engine = std::fs::read_to_string(repo().join("corpus/relay/engine.md"))
+        .unwrap()
+        .replace("Scripts run alone: yes\n", "");
+    write(docs.path(), "engine.md", &engine);
+    write(
+        docs.path(),
+        "modules.md",
+        &std::fs::read_to_string(repo().join("corpus/relay/modules.md")).unwrap(),
+    );
+    docs
+}
+
+/// A plug-in laid out as Photoshop UXP ones are (issue 44, the CommonJS measurement,
+/// B): the panel loads `ui/js/main.js`, whose `require("./modules/util.js")` names the
+/// plug-in's `modules/util.js`. Nothing in the docs says where `require` starts, so a
+/// file that a folder above the script's holds is no `file` finding, and its exports are
+/// judged; a name no folder resolves still is, and an ES `import` keeps its fixed rule.
+#[test]
+fn a_relative_require_may_name_a_file_from_a_folder_above_the_script() {
+    let docs = relay_shared_docs();
+    let d = docs.path().to_string_lossy().into_owned();
+    let files: &[(&str, &str)] = &[
+        (
+            "plugin/ui/js/main.js",
+            "const util = require(\"./modules/util.js\");\nconst { go } = require(\"./modules/util\");\n\
+             const { any } = require(\"./lib/twice.js\");\nutil.go(go, any);\n",
+        ),
+        ("plugin/modules/util.js", "module.exports = { go };\nfunction go() {}\n"),
+        // Two files answer `./lib/twice.js` (the script's folder's and the plug-in's):
+        // which one loads is not certain, so neither's exports are judged.
+        ("plugin/ui/js/lib/twice.js", "module.exports = { one: 1 };\n"),
+        ("plugin/lib/twice.js", "module.exports = { two: 2 };\n"),
+        (
+            "plugin/ui/js/bad.js",
+            "const { goo } = require(\"./modules/util.js\");\nrequire(\"./modules/nothere.js\");\ngoo();\n",
+        ),
+        (
+            "plugin/ui/js/esm.js",
+            "import { go } from \"./modules/util.js\";\ngo();\n",
+        ),
+    ];
+    let dir = project(&d, "", files);
+    let got = shown(&check(dir.path(), &["plugin/ui/js/main.js"]));
+    assert_eq!(got, Vec::<String>::new());
+    let got = shown(&check(dir.path(), &["plugin/ui/js/bad.js"]));
+    assert_eq!(got.len(), 2, "{got:#?}");
+    assert!(
+        got[0].contains("bad.js:1:9 member \"./modules/util.js\" (`plugin/modules/util.js`) has no export `goo`; did you mean `go`?"),
+        "{got:#?}"
+    );
+    assert!(
+        got[1].contains("bad.js:2:9 file \"./modules/nothere.js\" names no file of the project (from this script's folder: `plugin/ui/js/modules/nothere.js`, with or without a script extension, nor from a folder above it up to the project's)"),
+        "{got:#?}"
+    );
+    let got = shown(&check(dir.path(), &["plugin/ui/js/esm.js"]));
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].contains("esm.js:1:20 file \"./modules/util.js\" names no file of the project (from this script's folder: `plugin/ui/js/modules/util.js`, with or without a script extension); the project has `plugin/modules/util.js`"),
+        "{got:#?}"
+    );
+}
+
+/// A CommonJS file sees the top-level names of the project's plain scripts (issue 44,
+/// the CommonJS measurement, C): the panel's classic entry script declares `helper` and
+/// `require`s `modules/util.js`, which uses it; at run time the name is a global. A
+/// module's names stay its own (a CommonJS file's, an ES module's), an ES module sees no
+/// plain script's names it does not load, and where scripts run alone nothing is shared.
+#[test]
+fn a_commonjs_file_sees_the_top_level_names_of_plain_scripts() {
+    let docs = relay_shared_docs();
+    let d = docs.path().to_string_lossy().into_owned();
+    let files: &[(&str, &str)] = &[
+        (
+            "ui/js/main.js",
+            "const helper = { run() {} };\nvar themes = [];\nconst util = require(\"./modules/util.js\");\nutil.go();\n",
+        ),
+        (
+            "modules/util.js",
+            "module.exports = { go };\nfunction go() { helper.run(); themes.push(1); }\n",
+        ),
+        (
+            "modules/other.js",
+            "module.exports = { inner };\nfunction inner() {}\n",
+        ),
+        (
+            "modules/bad.js",
+            "module.exports = { f };\nfunction f() { inner(); }\n",
+        ),
+        (
+            "esm.js",
+            "import { log } from \"relay\";\nexport function g() { log(\"\"); helper.run(); }\n",
+        ),
+    ];
+    let dir = project(&d, "", files);
+    let got = shown(&check(dir.path(), &["modules/util.js", "ui/js/main.js"]));
+    assert_eq!(got, Vec::<String>::new());
+    // `inner` is a CommonJS module's own name: not shared.
+    let got = shown(&check(dir.path(), &["modules/bad.js"]));
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].contains("modules/bad.js:2:16 function `inner` is declared in the project's `modules/other.js`, which this script does not load"),
+        "{got:#?}"
+    );
+    let got = shown(&check(dir.path(), &["esm.js"]));
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(got[0].contains("esm.js:2:32 object `helper`"), "{got:#?}");
+    // Where the docs say scripts run alone, the file sees only what it loads.
+    let alone = project(&relay_docs(), "", files);
+    let got = shown(&check(alone.path(), &["modules/util.js"]));
+    assert_eq!(got.len(), 2, "{got:#?}");
+    assert!(
+        got[0].contains("modules/util.js:2:17 object `helper`"),
+        "{got:#?}"
+    );
+    assert!(
+        got[1].contains("modules/util.js:2:31 object `themes`"),
+        "{got:#?}"
+    );
+}

@@ -269,6 +269,65 @@ pub fn resolve_relative(
         .ok_or(joined)
 }
 
+/// The project file a relative `require` names (`Ok(None)`: two different files, see
+/// below), relative to the root; `Err` with the path from the script's folder when it
+/// names none.
+///
+/// Why not [`resolve_relative`] alone: ES modules fix an `import`'s base (the importing
+/// module's URL), but nothing in a corpus says where `require` starts. Node starts at the
+/// requiring file's folder; Photoshop UXP starts at the plugin's folder for a script its
+/// panel HTML loads (`ui/js/main.js` requires `"./modules/util.js"`, which is the
+/// plugin's `modules/util.js`), and assuming Node's rule made 7 wrong `file` accusations
+/// on real plugins (issue 44, the CommonJS measurement). The plugin's folder is the
+/// script's or one above it, up to the project's (a project may hold several plugins).
+/// So a name counts as a file when it resolves from any of those folders; when only one
+/// file answers, it is the one loaded; when different folders give different files,
+/// which one runs is not certain, and nothing is judged against either (`Ok(None)`).
+pub fn resolve_require(
+    root: &Path,
+    from_rel: &str,
+    spec: &str,
+    exts: &[String],
+) -> Result<Option<String>, String> {
+    let own = resolve_relative(root, from_rel, spec, exts);
+    if spec.starts_with('/') {
+        return own.map(Some);
+    }
+    let mut found: Option<String> = own.as_ref().ok().cloned();
+    // Each folder above the script's, nearest first, as a file in it would name it.
+    let mut dir = Path::new(from_rel).parent();
+    while let Some(d) = dir {
+        let from = d.join("x").to_string_lossy().replace('\\', "/");
+        if let Ok(t) = resolve_relative(root, &from, spec, exts) {
+            match &found {
+                Some(f) if *f != t => return Ok(None),
+                _ => found = Some(t),
+            }
+        }
+        dir = d.parent();
+    }
+    match (found, own) {
+        (Some(t), _) => Ok(Some(t)),
+        (None, Err(joined)) => Err(joined),
+        (None, Ok(t)) => Ok(Some(t)),
+    }
+}
+
+/// [`resolve_relative`] for an ES import, [`resolve_require`] for a `require`: the
+/// certain target, `Ok(None)` when a `require` may load either of two files.
+fn resolve_in(
+    root: &Path,
+    from_rel: &str,
+    spec: &str,
+    exts: &[String],
+    form: ExportForm,
+) -> Result<Option<String>, String> {
+    match form {
+        ExportForm::Esm => resolve_relative(root, from_rel, spec, exts).map(Some),
+        ExportForm::CommonJs => resolve_require(root, from_rel, spec, exts),
+    }
+}
+
 fn relative<'a>(
     cx: &mut Ctx<'a>,
     spec: &str,
@@ -280,8 +339,15 @@ fn relative<'a>(
     if root.as_os_str().is_empty() {
         return;
     }
-    match resolve_relative(&root, cx.rel, spec, &cx.corpus.engine.script_extensions) {
-        Ok(target) => {
+    match resolve_in(
+        &root,
+        cx.rel,
+        spec,
+        &cx.corpus.engine.script_extensions,
+        form,
+    ) {
+        Ok(None) => {}
+        Ok(Some(target)) => {
             if !names.is_empty() {
                 let mut seen = BTreeSet::from([target.clone()]);
                 if let Some(exports) = file_exports(cx.corpus, cx.project, &target, form, &mut seen)
@@ -302,6 +368,10 @@ fn relative<'a>(
             let mut msg = format!(
                 "\"{spec}\" names no file of the project (from this script's folder: `{joined}`, with or without a script extension)"
             );
+            if form == ExportForm::CommonJs && !spec.starts_with('/') {
+                msg.pop();
+                msg.push_str(", nor from a folder above it up to the project's)");
+            }
             if !close.is_empty() {
                 msg.push_str(&format!("; the project has {}", or_list(&close)));
             }
@@ -458,7 +528,7 @@ pub(crate) fn relative_types(
             continue;
         }
         let exts = &corpus.engine.script_extensions;
-        let Ok(target) = resolve_relative(&project.root, rel, spec, exts) else {
+        let Ok(Some(target)) = resolve_in(&project.root, rel, spec, exts, form) else {
             continue;
         };
         let mut seen = BTreeSet::from([target.clone()]);

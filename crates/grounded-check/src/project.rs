@@ -31,6 +31,11 @@ pub struct FileFacts {
     pub polyfills: BTreeSet<String>,
     /// What it exports to a relative import, when certain ([`Analysis::exports`]).
     pub exports: Option<js::Exports>,
+    /// The module system it is written in ([`Analysis::module_form`]); `None` for a
+    /// plain script, whose top-level names are globals at run time.
+    pub module: Option<js::ExportForm>,
+    /// Whether it calls the engine's `require` with a plain string.
+    pub requires: bool,
 }
 
 impl FileFacts {
@@ -75,6 +80,10 @@ impl FileFacts {
             // Gated on the text given (a re-checked statement's summary passes only the
             // statement's): the exports are read from the whole tree.
             exports: text.contains("export").then(|| a.exports()).flatten(),
+            module: a.module_form(),
+            requires: caps
+                .iter()
+                .any(|&(k, n, s)| k == CaptureKind::Call && a.require_spec(n, s).is_some()),
             ..FileFacts::default()
         };
         for d in js::directives(path, text, &corpus.engine.directives) {
@@ -139,25 +148,40 @@ impl FileFacts {
 /// name no file of the index and load nothing). `rel` is the script, relative to the
 /// root.
 pub fn import_loads(corpus: &Corpus, rel: &str, a: &Analysis) -> Vec<String> {
-    let mut specs: Vec<&str> = a.module_requests().iter().filter_map(|r| r.spec).collect();
-    if corpus.engine.has_commonjs() {
-        for &(kind, node, scope) in a.sites() {
-            if kind == CaptureKind::Call {
-                specs.extend(a.require_spec(node, scope));
-            }
-        }
-    }
     let dir = Path::new(rel)
         .parent()
         .map(|p| p.to_string_lossy().replace('\\', "/"))
         .unwrap_or_default();
+    // (specifier, the folder it starts from)
+    let mut specs: Vec<(&str, String)> = a
+        .module_requests()
+        .iter()
+        .filter_map(|r| r.spec)
+        .map(|s| (s, dir.clone()))
+        .collect();
+    if corpus.engine.has_commonjs() {
+        // A `require` may start from a folder above the script's (see
+        // `module::resolve_require`): the file from each is a load.
+        let above: Vec<String> = Path::new(&dir)
+            .ancestors()
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .collect();
+        for &(kind, node, scope) in a.sites() {
+            if kind == CaptureKind::Call {
+                if let Some(spec) = a.require_spec(node, scope) {
+                    specs.extend(above.iter().map(|d| (spec, d.clone())));
+                }
+            }
+        }
+    }
     let mut out = Vec::new();
-    for spec in specs.into_iter().filter(|s| is_relative(s)) {
+    for (spec, dir) in specs.into_iter().filter(|s| is_relative(s.0)) {
+        let dir = dir.as_str();
         let joined = match spec.strip_prefix('/') {
             Some(abs) => normalize(abs),
             None => normalize(&format!("{dir}/{spec}")),
         };
-        if joined.starts_with("..") {
+        if joined.starts_with("..") || out.contains(&joined) {
             continue;
         }
         for e in &corpus.engine.script_extensions {
@@ -499,6 +523,26 @@ impl ProjectIndex {
         ))
     }
 
+    /// Whether a script with the facts `own` sees the top-level names of every plain
+    /// script of the project (one that is no module, [`FileFacts::module`]), loaded or
+    /// not: it is a CommonJS file (it names `module`/`exports` or calls `require`, and is
+    /// no ES module) and the engine does not say scripts run alone.
+    ///
+    /// Why: a plain script's top-level names are globals once it ran, and the file that
+    /// `require`s a CommonJS one runs first. Photoshop UXP panels load a classic entry
+    /// script from HTML whose top-level `const`s the files it requires use; reading every
+    /// `require`ing file as a Node module with its own scope made 3 wrong "declared
+    /// nowhere" accusations on real plugins (issue 44, the CommonJS measurement). An ES
+    /// module's top-level names are never global, so ES modules keep their own scope.
+    fn sees_plain_scripts(&self, own: &FileFacts) -> bool {
+        !self.scripts_alone
+            && match own.module {
+                Some(js::ExportForm::Esm) => false,
+                Some(js::ExportForm::CommonJs) => true,
+                None => own.requires,
+            }
+    }
+
     /// What the script `rel` (with the facts of its current text) can use from the rest
     /// of the project.
     pub fn reach(&self, rel: &str, own: &FileFacts) -> Reach {
@@ -511,10 +555,16 @@ impl ProjectIndex {
                 .map(|(_, f)| f)
                 .collect()
         } else {
-            self.reachable(rel, &own.loads)
-                .iter()
-                .filter_map(|f| self.files.get(f))
-                .collect()
+            let mut seen = self.reachable(rel, &own.loads);
+            if self.sees_plain_scripts(own) {
+                seen.extend(
+                    self.files
+                        .iter()
+                        .filter(|(k, f)| k.as_str() != rel && f.module.is_none())
+                        .map(|(k, _)| k.clone()),
+                );
+            }
+            seen.iter().filter_map(|f| self.files.get(f)).collect()
         };
         for f in files {
             r.names.extend(f.decls.iter().cloned());
@@ -531,9 +581,14 @@ impl ProjectIndex {
         if self.shares_one_scope() {
             return self.files.keys().filter(|k| **k != rel).cloned().collect();
         }
+        let plain = self.files.get(&rel).is_some_and(|f| f.module.is_none());
         self.files
             .iter()
-            .filter(|(k, f)| **k != rel && self.reachable(k, &f.loads).contains(&rel))
+            .filter(|(k, f)| {
+                **k != rel
+                    && ((plain && self.sees_plain_scripts(f))
+                        || self.reachable(k, &f.loads).contains(&rel))
+            })
             .map(|(k, _)| k.clone())
             .collect()
     }
@@ -662,120 +717,4 @@ pub fn is_script(corpus: &Corpus, p: &Path) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn corpus() -> Corpus {
-        Corpus::from_texts(&[(
-            "g.md",
-            "# Global\n\n## Global-load\n\nSyntax: load(file: path): void\n",
-        )])
-        .unwrap()
-    }
-
-    #[test]
-    fn reach_follows_literal_loads_transitively() {
-        let c = corpus();
-        let mut idx = ProjectIndex::default();
-        idx.update_file(&c, "main.js", "load(\"a.js\");\nmain();");
-        idx.update_file(&c, "a.js", "load(\"./b.js\");\nfunction fa() {}");
-        idx.update_file(&c, "b.js", "function fb() {}\nimplicitGlobal = 1;");
-        idx.update_file(&c, "c.js", "function fc() {}");
-        let own = idx.files["main.js"].clone();
-        let r = idx.reach("main.js", &own);
-        assert!(r.names.contains("fa") && r.names.contains("fb"));
-        assert!(r.names.contains("implicitGlobal"));
-        assert!(!r.names.contains("fc"), "c.js is not loaded");
-        assert_eq!(idx.dependents("b.js"), vec!["a.js", "main.js"]);
-        assert!(idx.dependents("c.js").is_empty());
-        idx.remove_file("c.js");
-        assert!(!idx.files.contains_key("c.js"));
-    }
-
-    #[test]
-    fn computed_loads_or_none_share_one_scope() {
-        let c = corpus();
-        let mut idx = ProjectIndex::default();
-        idx.update_file(&c, "main.js", "var f = \"a.js\";\nload(f);");
-        idx.update_file(&c, "a.js", "function fa() {}");
-        idx.update_file(&c, "c.js", "function fc() {}");
-        assert!(idx.shares_one_scope());
-        let own = idx.files["c.js"].clone();
-        assert!(idx.reach("c.js", &own).names.contains("fa"));
-        let mut none = ProjectIndex::default();
-        none.update_file(&c, "x.js", "function fx() {}");
-        none.update_file(&c, "y.js", "fx();");
-        let own = none.files["y.js"].clone();
-        assert!(none.reach("y.js", &own).names.contains("fx"));
-        assert_eq!(none.dependents("x.js"), vec!["y.js"]);
-    }
-
-    /// Only `Global`'s own functions with a `path` parameter load scripts
-    /// (corpus-format.md): a member of a `Global members: yes` interface is a global
-    /// name, and the dry run runs none of them as a loader, so the checker must not
-    /// follow one either.
-    #[test]
-    fn only_globals_own_path_functions_load_scripts() {
-        let c = Corpus::from_texts(&[(
-            "g.md",
-            "# Global\n\n## Global-load\n\nSyntax: load(file: path): void\n\n\
-             # Application\n\nGlobal members: yes\n\n\
-             ## Application-open\n\nSyntax: open(file: path): void\n",
-        )])
-        .unwrap();
-        assert!(c.global_member("open").is_some(), "open is a global name");
-        let mut idx = ProjectIndex::default();
-        idx.update_file(&c, "main.js", "open(\"a.js\");\nload(\"b.js\");");
-        assert_eq!(idx.files["main.js"].loads, vec!["b.js".to_string()]);
-        assert!(!idx.files["main.js"].dynamic_loads);
-        idx.update_file(&c, "dynamic.js", "var f = \"a.js\";\nopen(f);");
-        assert!(
-            !idx.files["dynamic.js"].dynamic_loads,
-            "a computed open() is no computed load"
-        );
-    }
-
-    /// The shared names answer what `reach` answers, for every file of indexes that
-    /// share one scope (a name declared once, twice, by the file alone, a global).
-    #[test]
-    fn shared_names_are_reach_without_copies() {
-        let c = corpus();
-        let mut idx = ProjectIndex::default();
-        idx.update_file(&c, "a.js", "function fa() {}\nvar both = 1;\nonlyA = 2;");
-        idx.update_file(&c, "b.js", "function fb() {}\nvar both = 3;\nvar g = 1;");
-        idx.update_file(&c, "c.js", "fa(); fb(); Object.keys = 1;");
-        idx.set_globals(&c, &["g".to_string(), "h".to_string()]);
-        let shared = idx.shared_names();
-        for rel in ["a.js", "b.js", "c.js", "elsewhere.js"] {
-            let own = idx.files.get(rel).cloned().unwrap_or_default();
-            let want = idx.reach(rel, &own);
-            let (names, polyfills) = idx.reach_shared(rel, &own, &shared).expect("one scope");
-            let mut got: Vec<&String> = names.iter().collect();
-            got.sort();
-            let mut want_names: Vec<&String> = want.names.iter().collect();
-            want_names.sort();
-            assert_eq!(got, want_names, "{rel}");
-            assert_eq!(polyfills, want.polyfills, "{rel}");
-            for n in ["fa", "fb", "both", "onlyA", "g", "h", "zz"] {
-                assert_eq!(names.contains(n), want.names.contains(n), "{rel}: {n}");
-            }
-        }
-        // Loads followed: no shared answer.
-        idx.update_file(&c, "c.js", "load(\"a.js\");\nfa();");
-        let own = idx.files["c.js"].clone();
-        assert!(idx
-            .reach_shared("c.js", &own, &idx.shared_names())
-            .is_none());
-    }
-
-    #[test]
-    fn normalizes() {
-        assert_eq!(normalize("./lib/../lib/x.js"), "lib/x.js");
-        assert_eq!(normalize("../x.js"), "../x.js");
-        assert_eq!(
-            string_literal("\"a\\\"b\"", "string").as_deref(),
-            Some("a\"b")
-        );
-        assert_eq!(string_literal("\"a\\nb\"", "string"), None);
-    }
-}
+mod tests;

@@ -69,6 +69,12 @@ impl Session {
         let facts = FileFacts::of_parts(&self.corpus, &self.path, own, &a, a.sites());
         s.extend(facts.loads.iter().map(|l| format!("load {l}")));
         s.push(format!("dynamic {}", facts.dynamic_loads));
+        // Whether the file is a module, and so which plain scripts' names it sees
+        // (`ProjectIndex::reach`), turns on these words: an edit that changes their
+        // count re-checks the whole file.
+        for w in ["module", "exports", "require", "import", "export"] {
+            s.push(format!("{w} {}", own.matches(w).count()));
+        }
         s
     }
 

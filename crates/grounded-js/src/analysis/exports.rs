@@ -70,6 +70,43 @@ impl<'a> Analysis<'a> {
         }
     }
 
+    /// The module system the script is written in, when it is a module: an ES module
+    /// (an `import` or `export` statement) or a CommonJS one (it names the engine's free
+    /// `module` or `exports`), where the engine has that system; `None` for a plain
+    /// script (one that only calls `require` is one). Unlike [`Analysis::exports`], true
+    /// of any such file, certain exports or not: a module's top-level names are its own,
+    /// a plain script's are globals.
+    pub fn module_form(&self) -> Option<ExportForm> {
+        let root = self.tree.root_node();
+        if self.corpus.engine.has_esm() {
+            let mut c = root.walk();
+            let esm = root
+                .named_children(&mut c)
+                .any(|st| matches!(st.kind(), "import_statement" | "export_statement"));
+            if esm {
+                return Some(ExportForm::Esm);
+            }
+        }
+        if !self.corpus.engine.has_commonjs()
+            || !self.text.contains("module") && !self.text.contains("exports")
+        {
+            return None;
+        }
+        let declared = self
+            .bindings
+            .iter()
+            .any(|b| matches!(b.name, "module" | "exports") && b.kind != BindingKind::Implicit);
+        let free = ["module", "exports"].into_iter().any(|word| {
+            self.text.match_indices(word).any(|(at, _)| {
+                let end = at + word.len();
+                root.descendant_for_byte_range(at, end).is_some_and(|n| {
+                    n.kind() == "identifier" && n.start_byte() == at && n.end_byte() == end
+                })
+            })
+        });
+        (free && !declared).then_some(ExportForm::CommonJs)
+    }
+
     /// The ES exports: `Ok(None)` when the file has no `import`/`export` statement
     /// (or the engine has no ES modules); `None` when one is not certain.
     fn esm_exports(&self, root: Node<'a>) -> Option<Option<Exports>> {

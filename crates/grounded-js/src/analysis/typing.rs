@@ -335,6 +335,14 @@ impl<'a> Analysis<'a> {
         }
     }
 
+    /// Whether an object of `iface` is certain to have no `then` member, so that `await`
+    /// of it gives the object itself.
+    fn not_thenable(&self, iface: &'a str) -> bool {
+        self.member(iface, "then").is_none()
+            && !self.corpus.open_keys(iface)
+            && !self.corpus.is_extensible(iface)
+    }
+
     fn head_certain(&self, n: Node<'a>, scope: ScopeId) -> Option<Certain<'a>> {
         let ids = query::kind_ids();
         let k = n.kind_id();
@@ -345,11 +353,19 @@ impl<'a> Analysis<'a> {
             return self.certain_ident(n, self.node_text(n), scope);
         }
         if n.kind() == "await_expression" {
-            // `await api.getAsync(id)` is the `T` of the `Promise<T>` (a value that is no
-            // promise is itself; not followed: the docs do not type it so).
+            // `await api.getAsync(id)` is the `T` of the `Promise<T>`. `await v` of a value
+            // that is no thenable is `v` itself (ECMA-262, Await): dropping it lost every
+            // member finding after `await app.documents.getByName(n)` on real Photoshop
+            // UXP scripts, whose declarations type that lookup `Document`, not a promise.
+            // Only a value certain to have no `then` keeps its type: an interface that
+            // documents none, takes no open keys and gets no script properties.
             return match self.certain_in(n.named_child(0)?, scope)? {
                 Certain::Promise(t) => type_certain(t),
-                _ => None,
+                c @ Certain::Interface(i) => self.not_thenable(i).then_some(c),
+                c @ (Certain::Array(_) | Certain::Builtin(_)) => {
+                    (!matches!(c, Certain::Builtin(Proto::Function))).then_some(c)
+                }
+                Certain::Union(_) => None,
             };
         }
         if k == ids.new_expression {
