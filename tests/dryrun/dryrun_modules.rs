@@ -133,3 +133,64 @@ fn a_destructured_name_the_module_lacks_is_placed_at_its_key() {
         "{got:#?}"
     );
 }
+
+/// A relative `require` starts where the checker's does (`module::resolve_require`): in
+/// Photoshop UXP a script its panel loads from `ui/js/` requires `"./modules/util.js"`
+/// from the plug-in's folder. With the import's rule (from the script's own folder) the
+/// run loaded nothing, so what the file exports was never run and its invented member
+/// was missed.
+#[test]
+fn a_require_loads_the_file_a_folder_above_the_script_names() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "grounded.toml",
+        &format!("docs = {:?}\n", relay().to_string_lossy()),
+    );
+    write(
+        dir.path(),
+        "plugin/modules/util.js",
+        "const { find } = require(\"relay/devices\");\nexports.lamp = function () { return find(\"lamp\"); };\n",
+    );
+    write(
+        dir.path(),
+        "plugin/ui/js/main.js",
+        "const util = require(\"./modules/util.js\");\nconst lamp = util.lamp();\nlamp.switchOn();\n",
+    );
+    let got = dry(dir.path(), "plugin/ui/js/main.js");
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(
+        got[0].starts_with("plugin/ui/js/main.js:3:6 `Device` has no member `switchOn`"),
+        "{got:#?}"
+    );
+    // Known good: the same file with a documented member is silent.
+    write(
+        dir.path(),
+        "plugin/ui/js/good.js",
+        "const util = require(\"./modules/util.js\");\nutil.lamp();\n",
+    );
+    assert_eq!(
+        dry(dir.path(), "plugin/ui/js/good.js"),
+        Vec::<String>::new()
+    );
+    // A name no folder resolves loads nothing, as before (the checker's `file` finding
+    // says so): the run goes on with a value that accepts everything, past it to the
+    // corpus module's invented member on line 3.
+    write(
+        dir.path(),
+        "plugin/ui/js/missing.js",
+        "const util = require(\"./modules/nowhere.js\");\nutil.lamp().switchOn();\n\
+         require(\"relay/devices\").find(\"x\").switchOn();\n",
+    );
+    let got = dry(dir.path(), "plugin/ui/js/missing.js");
+    assert_eq!(got.len(), 1, "{got:#?}");
+    assert!(got[0].starts_with("plugin/ui/js/missing.js:3:"), "{got:#?}");
+    // Two folders giving two files: which one loads is not certain, and neither runs.
+    write(
+        dir.path(),
+        "plugin/ui/modules/util.js",
+        "exports.lamp = function () { return { on: 1 }; };\n",
+    );
+    let got = dry(dir.path(), "plugin/ui/js/main.js");
+    assert!(!got.iter().any(|g| g.contains("switchOn")), "{got:#?}");
+}

@@ -563,11 +563,15 @@ fn install<'js>(
     .map_err(err)?;
     host.set("load", load).map_err(err)?;
 
-    // The project file a relative import names (`""`: none; the checker says so).
+    // The project file a relative import or `require` names (`""`: none, or not one
+    // certain file; the checker says so).
     let src = sources.clone();
-    let module = Function::new(ctx.clone(), move |spec: String, from: String| -> String {
-        src.module_file(&spec, &from).unwrap_or_default()
-    })
+    let module = Function::new(
+        ctx.clone(),
+        move |spec: String, from: String, require: bool| -> String {
+            src.module_file(&spec, &from, require).unwrap_or_default()
+        },
+    )
     .map_err(err)?;
     host.set("module", module).map_err(err)?;
 

@@ -343,7 +343,8 @@
     // `__grounded_module__`): each file's module record by its path, made before its
     // body runs so that a circular import finds it (its exports not yet filled).
     var MODS = create(null), FAKE = create(null);
-    function record(spec, from) {
+    // `cjs`: a `require` (it may start above the script's folder, see source.rs).
+    function record(spec, from, cjs) {
         var M = D.md[spec];
         if (M !== undefined) {
             var r = FAKE[spec];
@@ -353,7 +354,7 @@
             FAKE[spec] = r;
             return r;
         }
-        var rel = (spec.charAt(0) === "." || spec.charAt(0) === "/") ? H.module(spec, from) : "";
+        var rel = (spec.charAt(0) === "." || spec.charAt(0) === "/") ? H.module(spec, from, cjs === true) : "";
         if (rel) {
             if (!(rel in MODS)) H.load(rel, where());
             var m = MODS[rel];
@@ -375,7 +376,7 @@
             MODS[rel] = module;
             var req = D.cj ? function (spec) {
                 if (typeof spec !== "string") return permissive();
-                var r = record(spec, rel);
+                var r = record(spec, rel, true);
                 return D.md[spec] !== undefined ? r.ns : r.ns;
             } : undefined;
             body(module, module.exports, req, module.exports);

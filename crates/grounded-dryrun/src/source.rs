@@ -66,12 +66,28 @@ impl Sources {
     }
 
     /// The project file a relative module specifier names from the script `from`
-    /// (both relative to the root), or `None`.
-    pub fn module_file(&self, spec: &str, from: &str) -> Option<String> {
-        let found =
-            grounded_check::module::resolve_relative(&self.root, from, spec, &self.extensions).ok();
+    /// (both relative to the root), or `None`; `require` says whether a `require` names
+    /// it rather than an `import`.
+    ///
+    /// A `require` starts where the checker's does (`module::resolve_require`: in
+    /// Photoshop UXP from the plug-in's folder, which may be above the script's): with
+    /// the import's rule the run never loaded `ui/js/main.js`'s `"./modules/util.js"`
+    /// and judged nothing of what it exports. When two folders give two files, which
+    /// one runs is not certain: the run loads neither (`None`, a value that accepts
+    /// everything), as the checker judges neither.
+    pub fn module_file(&self, spec: &str, from: &str, require: bool) -> Option<String> {
+        let found = if require {
+            match grounded_check::module::resolve_require(&self.root, from, spec, &self.extensions)
+            {
+                Ok(Some(t)) => Some(t),
+                Ok(None) => return None,
+                Err(_) => None,
+            }
+        } else {
+            grounded_check::module::resolve_relative(&self.root, from, spec, &self.extensions).ok()
+        };
         found.or_else(|| {
-            // An unsaved buffer is a file too.
+            // An unsaved buffer is a file too (from the script's own folder only).
             let base =
                 grounded_check::module::resolve_relative(&self.root, from, spec, &[]).err()?;
             let mut tries = vec![base.clone()];
