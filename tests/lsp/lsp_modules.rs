@@ -220,3 +220,65 @@ fn a_binding_imported_from_a_project_file_is_typed_through_edits() {
     assert!(m.len() == 1 && m[0].contains("no member `trnOn`"), "{m:#?}");
     lsp.shutdown();
 }
+
+/// Definition on a relative `require` leads where the checker's `resolve_require` does:
+/// in Photoshop UXP, `ui/js/main.js`'s `"./modules/util.js"` is the plug-in's
+/// `modules/util.js`, a folder above the script's; an ES `import` of the same name keeps
+/// the script's folder, and a name no folder resolves leads nowhere.
+#[test]
+fn definition_on_a_require_finds_the_file_a_folder_above_names() {
+    let text = "const util = require(\"./modules/util.js\");\nconst gone = require(\"./modules/nowhere.js\");\nutil.lamp();\n";
+    let esm = "import { lamp } from \"./modules/util.js\";\nlamp();\n";
+    let dir = project(
+        &relay(),
+        &[
+            ("plugin/ui/js/main.js", text.as_bytes()),
+            ("plugin/ui/js/esm.js", esm.as_bytes()),
+            (
+                "plugin/modules/util.js",
+                b"exports.lamp = function () { return 1; };\n",
+            ),
+        ],
+    );
+    let mut lsp = Lsp::start(&[], &[]);
+    lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
+    let u = uri(&dir.path().join("plugin/ui/js/main.js"));
+    lsp.open(&u, text);
+    let d = lsp.request(
+        "textDocument/definition",
+        at(&u, text, "./modules/util.js", 2),
+    );
+    assert!(
+        d["uri"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("/plugin/modules/util.js"),
+        "{d}"
+    );
+    let d = lsp.request(
+        "textDocument/definition",
+        at(&u, text, "./modules/nowhere.js", 2),
+    );
+    assert!(d.is_null(), "{d}");
+    // An ES import starts at the script's folder only: nothing there.
+    let e = uri(&dir.path().join("plugin/ui/js/esm.js"));
+    lsp.open(&e, esm);
+    let d = lsp.request(
+        "textDocument/definition",
+        at(&e, esm, "./modules/util.js", 2),
+    );
+    assert!(d.is_null(), "{d}");
+    // Two folders giving two files: which one loads is not certain, no answer.
+    std::fs::create_dir_all(dir.path().join("plugin/ui/modules")).unwrap();
+    std::fs::write(
+        dir.path().join("plugin/ui/modules/util.js"),
+        "exports.lamp = function () { return 2; };\n",
+    )
+    .unwrap();
+    let d = lsp.request(
+        "textDocument/definition",
+        at(&u, text, "./modules/util.js", 2),
+    );
+    assert!(d.is_null(), "{d}");
+    lsp.shutdown();
+}

@@ -45,6 +45,16 @@ pub fn specifier_at<'t>(tree: &'t Tree, text: &str, offset: usize) -> Option<Nod
     is_spec.then_some(n)
 }
 
+/// Whether the specifier string `s` is the argument of `require(...)` (not of an
+/// `import` or `import()`).
+fn is_require(s: Node, text: &str) -> bool {
+    s.parent()
+        .filter(|p| p.kind() == "arguments")
+        .and_then(|p| p.parent())
+        .and_then(|call| call.child_by_field_name("function"))
+        .is_some_and(|f| f.kind() == "identifier" && text_of(f, text) == "require")
+}
+
 /// A string node's length in bytes and whether it ends with a closing quote (its last
 /// child is the quote token, not a fragment).
 fn text_of_bytes(n: Node) -> (usize, bool) {
@@ -188,13 +198,16 @@ pub fn specifier_target(
     if grounded_check::module::is_relative(spec) {
         let from = from?;
         let rel = grounded_check::project::relative(root, from);
-        let file = grounded_check::module::resolve_relative(
-            root,
-            &rel,
-            spec,
-            &corpus.engine.script_extensions,
-        )
-        .ok()?;
+        let exts = &corpus.engine.script_extensions;
+        // A `require` starts where the checker's does (Photoshop UXP: the plug-in's
+        // folder, above `ui/js/`): with the import's rule, definition on `main.js`'s
+        // `"./modules/util.js"` led nowhere while the checker read that very file. Two
+        // folders giving two files: which one loads is not certain, so no answer.
+        let file = if is_require(s, text) {
+            grounded_check::module::resolve_require(root, &rel, spec, exts).ok()??
+        } else {
+            grounded_check::module::resolve_relative(root, &rel, spec, exts).ok()?
+        };
         return Some(Target::File(root.join(file)));
     }
     let iface = corpus.module_interface(spec)?;
