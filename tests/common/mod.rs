@@ -628,3 +628,18 @@ pub fn first_line(c: &std::collections::BTreeMap<String, String>, key: &str) -> 
     });
     t.lines().next().unwrap_or("").to_string()
 }
+
+/// `(line, column, code)` of each finding of `grounded check --format json`: the check
+/// tests of the byte-order mark and of modern typings each held a copy of this.
+pub fn lines_and_codes(findings: &[Value]) -> Vec<(u64, u64, String)> {
+    findings
+        .iter()
+        .map(|f| {
+            (
+                f["line"].as_u64().unwrap(),
+                f["column"].as_u64().unwrap(),
+                f["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
