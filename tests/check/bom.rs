@@ -41,16 +41,7 @@ fn project() -> tempfile::TempDir {
 
 /// `(line, column, code)` of each finding of `grounded check --format json FILE`.
 fn found(root: &Path, file: &str) -> Vec<(u64, u64, String)> {
-    array(root, &["check", "--format", "json", file])
-        .iter()
-        .map(|f| {
-            (
-                f["line"].as_u64().unwrap(),
-                f["column"].as_u64().unwrap(),
-                f["code"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
+    lines_and_codes(&array(root, &["check", "--format", "json", file]))
 }
 
 #[test]

@@ -8,6 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::common::lines_and_codes;
+
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/loom")
 }
@@ -121,19 +123,6 @@ fn check_text(script: &str) -> Vec<serde_json::Value> {
         .expect("runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"))
-}
-
-fn lines_and_codes(findings: &[serde_json::Value]) -> Vec<(u64, u64, String)> {
-    findings
-        .iter()
-        .map(|f| {
-            (
-                f["line"].as_u64().unwrap(),
-                f["column"].as_u64().unwrap(),
-                f["code"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
 }
 
 /// A member read whose fallback is a literal (`node.width || 0`) is a default value,

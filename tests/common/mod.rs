@@ -577,3 +577,69 @@ pub fn grounded_in(dir: &Path, args: &[&str]) -> std::process::Output {
 pub fn stderr_of(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
+
+/// `grounded ARGS` run in `dir` as [`grounded_in`] does, with the corpus cache off
+/// (`GROUNDED_CACHE_DIR` empty): each test loads the corpus it just wrote, and leaves
+/// no cache behind. The import and guide tests of the corpus each held a copy of this.
+pub fn grounded(args: &[&str], dir: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_grounded"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env("GROUNDED_CACHE_DIR", "")
+        .output()
+        .expect("runs")
+}
+
+/// A temp folder holding `files` (a path inside it, and its text), their folders made.
+pub fn folder(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (p, t) in files {
+        let path = dir.path().join(p);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, t).unwrap();
+    }
+    dir
+}
+
+/// Title → text of each chunk of the corpus in folder `out` (its `corpus.jsonl`, as
+/// `grounded import dts` writes it).
+pub fn chunks(out: &Path) -> std::collections::BTreeMap<String, String> {
+    let text = std::fs::read_to_string(out.join("corpus.jsonl")).expect("corpus.jsonl written");
+    text.lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (
+                v["title"].as_str().unwrap().to_string(),
+                v["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The first line of chunk `key` of `c` ([`chunks`]); a panic naming the chunks there
+/// are when it is missing.
+pub fn first_line(c: &std::collections::BTreeMap<String, String>, key: &str) -> String {
+    let t = c.get(key).unwrap_or_else(|| {
+        panic!(
+            "no chunk `{key}`; chunks: {:?}",
+            c.keys().collect::<Vec<_>>()
+        )
+    });
+    t.lines().next().unwrap_or("").to_string()
+}
+
+/// `(line, column, code)` of each finding of `grounded check --format json`: the check
+/// tests of the byte-order mark and of modern typings each held a copy of this.
+pub fn lines_and_codes(findings: &[Value]) -> Vec<(u64, u64, String)> {
+    findings
+        .iter()
+        .map(|f| {
+            (
+                f["line"].as_u64().unwrap(),
+                f["column"].as_u64().unwrap(),
+                f["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}

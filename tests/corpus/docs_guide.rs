@@ -2,23 +2,12 @@
 //! built from the page's own fenced blocks and checked with the real binary, and the
 //! README's commands are run and held to what the README says they do.
 
-use crate::common;
+use crate::common::{self, grounded};
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn grounded(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_grounded"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env("GROUNDED_CACHE_DIR", "")
-        .output()
-        .expect("runs")
 }
 
 /// A fenced block of a Markdown page: its info string and its text.

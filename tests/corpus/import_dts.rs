@@ -5,33 +5,14 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-fn grounded(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_grounded"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env("GROUNDED_CACHE_DIR", "")
-        .output()
-        .expect("runs")
-}
+use crate::common::{chunks, folder, grounded};
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A temp folder holding `files`.
-fn folder(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (p, t) in files {
-        let path = dir.path().join(p);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, t).unwrap();
-    }
-    dir
 }
 
 /// Imports `args` (paths relative to `dir`) into `dir/out`; panics unless exit 0.
@@ -41,20 +22,6 @@ fn import_ok(dir: &Path, args: &[&str]) -> (BTreeMap<String, String>, String) {
     let o = grounded(&all, dir);
     assert_eq!(o.status.code(), Some(0), "import failed: {}", stderr(&o));
     (chunks(&dir.join("out")), stderr(&o))
-}
-
-/// Title → text of the corpus written.
-fn chunks(out: &Path) -> BTreeMap<String, String> {
-    let text = std::fs::read_to_string(out.join("corpus.jsonl")).expect("corpus.jsonl written");
-    text.lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap();
-            (
-                v["title"].as_str().unwrap().to_string(),
-                v["text"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
 }
 
 /// `grounded corpus --format json` of `out`.

@@ -8,29 +8,10 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Output};
 
 use serde_json::Value;
 
-fn grounded(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_grounded"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env("GROUNDED_CACHE_DIR", "")
-        .output()
-        .expect("runs")
-}
-
-fn folder(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for (p, t) in files {
-        let path = dir.path().join(p);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, t).unwrap();
-    }
-    dir
-}
+use crate::common::{chunks, first_line, folder, grounded};
 
 const OPTIONS: (&str, &str) = (
     "opts.toml",
@@ -55,28 +36,7 @@ fn import_ok(dir: &Path, path: &str) -> (BTreeMap<String, String>, String) {
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     assert_eq!(o.status.code(), Some(0), "import failed: {err}");
     assert!(err.contains("the corpus loads with no diagnostic"), "{err}");
-    let text = std::fs::read_to_string(dir.join("out/corpus.jsonl")).unwrap();
-    let c = text
-        .lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap();
-            (
-                v["title"].as_str().unwrap().to_string(),
-                v["text"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    (c, err)
-}
-
-fn first_line(c: &BTreeMap<String, String>, key: &str) -> String {
-    let t = c.get(key).unwrap_or_else(|| {
-        panic!(
-            "no chunk `{key}`; chunks: {:?}",
-            c.keys().collect::<Vec<_>>()
-        )
-    });
-    t.lines().next().unwrap_or("").to_string()
+    (chunks(&dir.join("out")), err)
 }
 
 /// `grounded check` of one script against `out`: (line, message) of each finding.

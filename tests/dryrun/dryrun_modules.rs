@@ -12,6 +12,17 @@ fn relay() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/relay")
 }
 
+/// A temp project whose `grounded.toml` names the Relay corpus.
+fn relay_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "grounded.toml",
+        &format!("docs = {:?}\n", relay().to_string_lossy()),
+    );
+    dir
+}
+
 fn dry(root: &Path, file: &str) -> Vec<String> {
     array(root, &["dry-run", file, "--format", "json"])
         .iter()
@@ -53,12 +64,7 @@ fn the_relay_demo_runs_its_modules_silent_and_catches_invented_members() {
 
 #[test]
 fn entry_exports_are_called_in_order_and_project_files_are_modules() {
-    let dir = tempfile::tempdir().unwrap();
-    write(
-        dir.path(),
-        "grounded.toml",
-        &format!("docs = {:?}\n", relay().to_string_lossy()),
-    );
+    let dir = relay_project();
     // Each step uses what the one before it set: in any other order a step reads
     // `undefined` and never reaches its invented member.
     write(
@@ -106,12 +112,7 @@ fn a_destructured_name_the_module_lacks_is_placed_at_its_key() {
         got[0].starts_with("mistakes/require.js:2:9 `Devices` has no member `fnd`"),
         "{got:#?}"
     );
-    let dir = tempfile::tempdir().unwrap();
-    write(
-        dir.path(),
-        "grounded.toml",
-        &format!("docs = {:?}\n", relay().to_string_lossy()),
-    );
+    let dir = relay_project();
     write(
         dir.path(),
         "a.js",

@@ -183,16 +183,8 @@ fn judge<'a>(
         if !close.is_empty() {
             msg.push_str(&format!("; did you mean {}?", or_list(&close)));
         }
-        let fixes = close
-            .iter()
-            .map(|c| Fix::Replace {
-                title: format!("Replace with `{c}`"),
-                span: Span::new(node.start_byte(), node.end_byte()),
-                text: c.to_string(),
-                // A near name is a pick among exports: unsafe, as every near-name fix.
-                safe: false,
-            })
-            .collect();
+        // A near name is a pick among exports: unsafe, as every near-name fix.
+        let fixes = Fix::replace_each(&close, Span::new(node.start_byte(), node.end_byte()));
         let related = interface_related(cx.corpus, iface);
         let f = cx.push_node(node, Code::Member, msg);
         f.fixes = fixes;
@@ -469,16 +461,8 @@ fn missing_exports<'a>(
             let all: Vec<String> = listed.iter().map(|n| format!("`{n}`")).collect();
             msg.push_str(&format!("; its exports are {}", all.join(", ")));
         }
-        let fixes = close
-            .iter()
-            .map(|c| Fix::Replace {
-                title: format!("Replace with `{c}`"),
-                span: Span::new(node.start_byte(), node.end_byte()),
-                text: c.to_string(),
-                // A near name is a pick among exports: unsafe, as every near-name fix.
-                safe: false,
-            })
-            .collect();
+        // A near name is a pick among exports: unsafe, as every near-name fix.
+        let fixes = Fix::replace_each(&close, Span::new(node.start_byte(), node.end_byte()));
         let f = cx.push_node(node, Code::Member, msg);
         f.fixes = fixes;
     }

@@ -166,6 +166,32 @@ pub struct Decl {
     pub exported: bool,
 }
 
+impl Decl {
+    /// A declaration the import makes itself, of `kind`, `name` in `ns`, placed at
+    /// `file` and `line`: no doc, parents or members, not abstract.
+    pub(crate) fn made(
+        kind: DeclKind,
+        name: String,
+        ns: Vec<String>,
+        file: usize,
+        line: usize,
+        exported: bool,
+    ) -> Decl {
+        Decl {
+            kind,
+            name,
+            ns,
+            file,
+            line,
+            doc: Doc::default(),
+            parents: Vec::new(),
+            members: Vec::new(),
+            is_abstract: false,
+            exported,
+        }
+    }
+}
+
 /// A declaration the reader saw and did not take, with why.
 #[derive(Debug, Clone)]
 pub struct Skip {

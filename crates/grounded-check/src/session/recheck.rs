@@ -9,9 +9,42 @@ use std::collections::HashSet;
 use tree_sitter::Node;
 
 use super::*;
-use crate::dispatch::run_sites;
+use crate::dispatch::run_sites_in;
 
 impl Session {
+    /// The findings of top-level statement `node` judged by `a` (its analysis): its
+    /// sites (only those wholly inside `ranges`, when given), its imports, its guards
+    /// (and those of the function `outer` around a nested statement), its parse errors.
+    /// The statement re-check and the scoped re-check (`scoped.rs`) judge alike, so an
+    /// edit's findings do not depend on which path re-checked it.
+    pub(super) fn judge_statement<'a>(
+        &'a self,
+        a: Analysis<'a>,
+        idx: LineIndex<'a>,
+        polyfills: &[String],
+        ranges: Option<&[(usize, usize)]>,
+        node: Node<'a>,
+        outer: Option<Node<'a>>,
+    ) -> Vec<Finding> {
+        let mut cx = Ctx::new(
+            &self.corpus,
+            &self.project,
+            &self.path,
+            &self.text,
+            a,
+            idx,
+            polyfills.iter().cloned().collect(),
+        );
+        run_sites_in(&mut cx, ranges);
+        crate::module::check(&mut cx);
+        guard::drop_guarded(&mut cx, node);
+        if let Some(outer) = outer {
+            guard::drop_guarded_around(&mut cx, node, outer);
+        }
+        syntax::parse_errors(&mut cx, node);
+        cx.out
+    }
+
     /// The top-level statement `start..end` falls strictly inside, and its summary.
     ///
     /// `defer`: the edit may be answered as a nested statement; then a summary kept with
@@ -380,24 +413,8 @@ impl Session {
         let idx = &idx;
         let run = |seed: &grounded_js::Seed| {
             let a = Analysis::for_node(&self.corpus, &self.text, tree, node, seed);
-            let polyfills = seed.polyfills.iter().cloned().collect();
-            let mut cx = Ctx::new(
-                &self.corpus,
-                &self.project,
-                &self.path,
-                &self.text,
-                a,
-                idx.clone(),
-                polyfills,
-            );
-            run_sites(&mut cx);
-            crate::module::check(&mut cx);
-            guard::drop_guarded(&mut cx, node);
-            if let Some((_, outer)) = inner {
-                guard::drop_guarded_around(&mut cx, node, outer);
-            }
-            syntax::parse_errors(&mut cx, node);
-            cx.out
+            let outer = inner.map(|(_, outer)| outer);
+            self.judge_statement(a, idx.clone(), &seed.polyfills, None, node, outer)
         };
         // The functions' bindings shadow the file's names.
         let overlaid = |mut seed: grounded_js::Seed, words: Option<&HashSet<&str>>| {

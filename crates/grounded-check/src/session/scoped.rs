@@ -29,7 +29,7 @@ use tree_sitter::Node;
 
 use super::recheck::closed_line;
 use super::*;
-use crate::dispatch::{run_sites_in, within};
+use crate::dispatch::within;
 use grounded_js::ScopeFacts;
 
 /// The nested statement edited: its bytes before (`s..e`) and after (`s..new_e`) the
@@ -293,20 +293,7 @@ impl Session {
         ranges: &[(usize, usize)],
         node: Node<'a>,
     ) -> Vec<Finding> {
-        let mut cx = Ctx::new(
-            &self.corpus,
-            &self.project,
-            &self.path,
-            &self.text,
-            a,
-            idx.clone(),
-            polyfills.iter().cloned().collect(),
-        );
-        run_sites_in(&mut cx, Some(ranges));
-        crate::module::check(&mut cx);
-        guard::drop_guarded(&mut cx, node);
-        syntax::parse_errors(&mut cx, node);
-        cx.out
+        self.judge_statement(a, idx.clone(), polyfills, Some(ranges), node, None)
             .into_iter()
             .filter(|f| within(ranges, f.span.start, f.span.end))
             .collect()

@@ -84,18 +84,14 @@ impl Model {
                 .entry(q)
                 .or_default()
                 .push(Target::Alias(self.aliases.len()));
-            self.aliases.push(Decl {
-                kind: DeclKind::Alias(Ty::Ref(vec![Self::target_key(&spec), name], Vec::new())),
-                name: local,
-                ns: vec![key],
+            self.aliases.push(Decl::made(
+                DeclKind::Alias(Ty::Ref(vec![Self::target_key(&spec), name], Vec::new())),
+                local,
+                vec![key],
                 file,
                 line,
-                doc: Default::default(),
-                parents: Vec::new(),
-                members: Vec::new(),
-                is_abstract: false,
-                exported: false,
-            });
+                false,
+            ));
         }
     }
 

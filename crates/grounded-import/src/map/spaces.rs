@@ -72,16 +72,12 @@ fn member(d: &Decl, ns: &[String], name: &str) -> Decl {
 }
 
 fn member_at(ns: &[String], name: &str, file: usize, line: usize) -> Decl {
-    Decl {
-        kind: DeclKind::Var(Some(Ty::Query(vec![name.to_string()]))),
-        name: name.to_string(),
-        ns: ns.to_vec(),
+    Decl::made(
+        DeclKind::Var(Some(Ty::Query(vec![name.to_string()]))),
+        name.to_string(),
+        ns.to_vec(),
         file,
         line,
-        doc: Default::default(),
-        parents: Vec::new(),
-        members: Vec::new(),
-        is_abstract: false,
-        exported: true,
-    }
+        true,
+    )
 }
