@@ -6,7 +6,7 @@
 //! Near the bottom of the dry run: imports only `describe` (the loaders' names).
 
 use std::collections::{BTreeSet, HashMap};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use regex::Regex;
 
@@ -117,7 +117,7 @@ impl Sources {
         } else {
             self.root.join(given)
         };
-        let Some(full) = normalize(&full) else {
+        let Some(full) = grounded_project::lexical(&full) else {
             return Resolved::Outside;
         };
         let Ok(rel) = full.strip_prefix(&self.root) else {
@@ -231,30 +231,13 @@ fn canonical_key(p: &Path) -> PathBuf {
     if let Ok(c) = std::fs::canonicalize(p) {
         return c;
     }
-    let lexical = normalize(p).unwrap_or_else(|| p.to_path_buf());
+    let lexical = grounded_project::lexical(p).unwrap_or_else(|| p.to_path_buf());
     match (lexical.parent(), lexical.file_name()) {
         (Some(dir), Some(name)) => std::fs::canonicalize(dir)
             .map(|d| d.join(name))
             .unwrap_or(lexical.clone()),
         _ => lexical,
     }
-}
-
-/// Lexical normalization: `.` dropped, `..` applied; `None` when `..` climbs above `/`.
-fn normalize(p: &Path) -> Option<PathBuf> {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::ParentDir => {
-                if !out.pop() {
-                    return None;
-                }
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    Some(out)
 }
 
 /// The project's scripts (the engine's script extensions), relative to the root, sorted.

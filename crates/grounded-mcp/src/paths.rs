@@ -10,7 +10,7 @@
 //!
 //! Imports nothing of the crate.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// A path accepted: absolute (canonical as far as it exists) and relative to the root.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,7 +33,7 @@ pub fn inside(root: &Path, roots: &[PathBuf], given: &str) -> Result<Inside, Str
     } else {
         root.join(p)
     };
-    let Some(lexical) = lexical(&joined) else {
+    let Some(lexical) = grounded_project::lexical(&joined) else {
         return Err(outside(given, root));
     };
     let abs = real(&lexical);
@@ -61,23 +61,6 @@ fn outside(given: &str, root: &Path) -> String {
         "`{given}` is outside the project root {}: grounded reads only the project's files; name a path under the root (relative to it, like `main.js`)",
         root.display()
     )
-}
-
-/// `p` with `.` and `..` resolved by the text; `None` when `..` climbs above `/`.
-fn lexical(p: &Path) -> Option<PathBuf> {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::ParentDir => {
-                if !out.pop() {
-                    return None;
-                }
-            }
-            Component::CurDir => {}
-            c => out.push(c),
-        }
-    }
-    Some(out)
 }
 
 /// `p` with its longest existing ancestor canonicalized (symbolic links followed), the

@@ -21,6 +21,27 @@ use serde::Deserialize;
 
 use grounded_docs::{bundled, Corpus};
 
+/// `p` with `.` dropped and `..` applied by the text alone (no file system), `None` when
+/// `..` climbs above the start of `p`. The dry run and the MCP server each need it to
+/// decide whether a path stays under the project root before the file exists; one copy
+/// keeps their answers the same.
+pub fn lexical(p: &Path) -> Option<PathBuf> {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
 /// The name of a project's configuration file.
 pub const CONFIG_FILE: &str = "grounded.toml";
 
@@ -430,5 +451,19 @@ pub fn is_inside(root: &Path, path: &Path) -> bool {
             }
             out.starts_with(&root)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexical_applies_dots_and_refuses_a_climb_above_the_start() {
+        let p = |s: &str| lexical(Path::new(s)).map(|p| p.to_string_lossy().into_owned());
+        assert_eq!(p("/w/a/./b/../c.js").as_deref(), Some("/w/a/c.js"));
+        assert_eq!(p("a/../b.js").as_deref(), Some("b.js"));
+        assert_eq!(p("a/../../b.js"), None);
+        assert_eq!(p("/.."), None);
     }
 }
