@@ -166,17 +166,7 @@ fn params_text(
     ns: &[String],
     this: Option<&str>,
 ) -> String {
-    let mut v = Vec::new();
-    for p in ps {
-        let t = param_type(model, p, f, ns, this.unwrap_or(""));
-        v.push(format!(
-            "{}{}{}: {t}",
-            if p.rest { "..." } else { "" },
-            p.name,
-            if p.optional && !p.rest { "?" } else { "" }
-        ));
-    }
-    v.join(", ")
+    params_with(model, ps, f, ns, this, |t| t)
 }
 
 /// A constructor's parameters for its `Constructor:` line: a function type is
@@ -188,13 +178,25 @@ pub(super) fn ctor_params_text(
     ns: &[String],
     this: Option<&str>,
 ) -> String {
+    params_with(model, ps, f, ns, this, |t| match t {
+        M::Func(_) => M::Named("Function".into()),
+        M::Union(u) if u.iter().any(|x| matches!(x, M::Func(_))) => M::Any,
+        t => t,
+    })
+}
+
+/// Each parameter written `...name?: T`, its type passed through `ty` first.
+fn params_with(
+    model: &mut Model,
+    ps: &[ParamDecl],
+    f: usize,
+    ns: &[String],
+    this: Option<&str>,
+    ty: impl Fn(M) -> M,
+) -> String {
     let mut v = Vec::new();
     for p in ps {
-        let t = match param_type(model, p, f, ns, this.unwrap_or("")) {
-            M::Func(_) => M::Named("Function".into()),
-            M::Union(u) if u.iter().any(|x| matches!(x, M::Func(_))) => M::Any,
-            t => t,
-        };
+        let t = ty(param_type(model, p, f, ns, this.unwrap_or("")));
         v.push(format!(
             "{}{}{}: {t}",
             if p.rest { "..." } else { "" },
