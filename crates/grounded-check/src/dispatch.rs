@@ -185,6 +185,14 @@ pub(super) fn check_script(
     check_script_full(corpus, project, shown, rel, text, script, tree, false).0
 }
 
+/// A full check's findings, the seed of an incremental re-check, and the construct calls
+/// it paired.
+pub(super) type FullCheck = (
+    Vec<Finding>,
+    grounded_js::Seed,
+    Vec<grounded_footprint::analysis::ConstructCall>,
+);
+
 /// The full check, and (`want_seed`) the seed an incremental re-check of one statement
 /// needs and the construct calls it paired (the session keeps them per statement).
 #[allow(clippy::too_many_arguments)]
@@ -197,11 +205,7 @@ pub(super) fn check_script_full(
     script: &str,
     tree: &tree_sitter::Tree,
     want_seed: bool,
-) -> (
-    Vec<Finding>,
-    grounded_js::Seed,
-    Vec<grounded_footprint::analysis::ConstructCall>,
-) {
+) -> FullCheck {
     check_script_in(
         corpus, project, None, shown, rel, text, script, tree, want_seed,
     )
@@ -221,11 +225,7 @@ pub(super) fn check_script_in(
     script: &str,
     tree: &tree_sitter::Tree,
     want_seed: bool,
-) -> (
-    Vec<Finding>,
-    grounded_js::Seed,
-    Vec<grounded_footprint::analysis::ConstructCall>,
-) {
+) -> FullCheck {
     let root = tree.root_node();
     let mut a = Analysis::new(corpus, script, tree);
     let mut own = FileFacts::of_parts(corpus, shown, text, &a, a.sites());
