@@ -260,3 +260,31 @@ fn a_property_chain_is_narrowed_only_where_nothing_runs_between() {
         "{msg}"
     );
 }
+
+/// An assignment before a function's `const` of the same name (an implicit global in a
+/// loop's header, as a real plugin wrote it) writes the global, not the constant: the
+/// constant declared later in a block keeps its one value and is judged. The global
+/// is a name the script declares from then on, so reading it elsewhere is no finding.
+#[test]
+fn an_assignment_before_a_blocks_const_does_not_unsettle_the_const() {
+    let findings = check_text(concat!(
+        "function relabel(ids) {\n",
+        "  for (const n of picked = loom.currentPage.selection) n.remove();\n",
+        "  for (const id of ids) {\n",
+        "    const picked = loom.createText();\n",
+        "    picked.nmae = id;\n",
+        "    picked.name = id;\n",
+        "  }\n",
+        "}\n",
+        "function count() { return picked.length; }\n",
+        "relabel([\"a\"]);\n",
+        "count();\n",
+    ));
+    assert_eq!(
+        lines_and_codes(&findings),
+        vec![(5, 12, "member".to_string())],
+        "{findings:#?}"
+    );
+    let msg = findings[0]["message"].as_str().unwrap();
+    assert!(msg.starts_with("`TextNode` has no member `nmae`"), "{msg}");
+}

@@ -138,6 +138,29 @@ impl<'a> Analysis<'a> {
         None
     }
 
+    /// The binding an assignment at byte `at` writes, given the binding its name
+    /// resolves to in the assignment's scope.
+    ///
+    /// `let`/`const` are kept function-scoped, so an assignment before a block's
+    /// declaration resolved to that declaration. A real plugin wrote
+    /// `for (const g of layerList = doc.layers) ...` (an implicit global) and, in a
+    /// later loop, `const layerList = doc.layers.getByName(n)`: the loop's constant
+    /// took the global's value as a second one and was never judged again. An
+    /// assignment before a function's `let`/`const` is either outside that
+    /// declaration's block or in its temporal dead zone, where it throws: it never
+    /// gives the binding a value. It writes what the name means outside the function
+    /// instead (`None`: an implicit global). At the top level the program scope holds
+    /// both meanings under one name, so there the old reading stays (a miss, never an
+    /// accusation).
+    pub(super) fn assigned_binding(&self, b: BindingId, at: usize) -> Option<BindingId> {
+        let bind = &self.bindings[b];
+        if bind.kind != BindingKind::Lexical || at >= bind.start || bind.scope == 0 {
+            return Some(b);
+        }
+        let outer = self.scopes[bind.scope].parent?;
+        self.resolve(bind.name, outer)
+    }
+
     /// The innermost scope containing byte `offset`.
     pub fn scope_at(&self, offset: usize) -> ScopeId {
         // Scopes are in document order of their start; the last one starting at or

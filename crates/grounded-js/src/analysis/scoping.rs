@@ -525,7 +525,10 @@ impl<'a> Analysis<'a> {
 
     pub(super) fn settle(&mut self, p: Pending<'a>) {
         for (name, scope, at, a) in p.assigns {
-            let b = match self.resolve(name, scope) {
+            let b = match self
+                .resolve(name, scope)
+                .and_then(|b| self.assigned_binding(b, at))
+            {
                 Some(b) => b,
                 None => {
                     self.bindings.push(Binding {
