@@ -13,7 +13,7 @@ use serde_json::Value;
 
 /// A fictional CommonJS engine, `paint`, whose classes are members of `app` and
 /// exports of the module, as UXP's declarations give them.
-pub const PAINT: &str = "# Engine\n\nECMAScript: 2017\n\nModules: commonjs\n\n\
+pub const PAINT: &str = "# Engine\n\nECMAScript: 2017\n\nModules: esm commonjs\n\n\
 # Paint\n\nModule: \"paint\"\n\n## Paint-app\n\nSyntax: readonly app: Studio\n\n\
 ## Paint-Brush\n\nSyntax: readonly Brush: Function\n\n\
 # Studio\n\nThe application.\n\n\
@@ -201,4 +201,32 @@ fn keystrokes_after_new_of_a_class_a_member_holds_agree_with_a_full_check() {
         assert_eq!(mine(&s), fresh(&s), "after deleting it again");
         assert!(mine(&s).is_empty(), "{:?}", mine(&s));
     }
+    // The function's own binding takes another class: what `new` of it gives changes,
+    // and the line that reads it is judged again (a `Layer` has no `rgb`).
+    let at = s.text().find("app.Color;\n  new Local").unwrap() + "app.".len();
+    s.edit(at, at + "Color".len(), "Layer");
+    assert_eq!(mine(&s), fresh(&s), "after `Color` → `Layer`");
+    assert!(
+        mine(&s).len() == 1 && mine(&s)[0].contains("`Layer` has no member `rgb`"),
+        "{:?}",
+        mine(&s)
+    );
+    s.edit(at, at + "Layer".len(), "Color");
+    assert_eq!(mine(&s), fresh(&s), "after `Layer` → `Color`");
+    assert!(mine(&s).is_empty(), "{:?}", mine(&s));
+    // An ES import of the class, re-checked alone: the seed carries it the same way
+    // (before, a statement re-checked alone lost `new` of any import binding).
+    let text = "import { Brush } from \"paint\";\nnew Brush(1).size = 2;\n";
+    let mut s = Session::new(corpus.clone(), project, "s.js", text);
+    assert!(s.findings().is_empty(), "{:?}", s.findings());
+    let at = text.find(".size").unwrap() + ".size".len();
+    let top = s.unparsed_edits();
+    s.edit(at, at, "Q");
+    assert!(s.unparsed_edits() > top, "the statement way");
+    assert_eq!(mine(&s), fresh(&s));
+    assert!(
+        mine(&s).len() == 1 && mine(&s)[0].contains("`Brush` has no member `sizeQ`"),
+        "{:?}",
+        mine(&s)
+    );
 }
