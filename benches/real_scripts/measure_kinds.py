@@ -632,6 +632,9 @@ def main():
                  "missed": ["%s:%d %s" % (x["script"], x["line"], x["invented"]) for x in ks if x not in caught][:100]}
             if a.tsc:
                 r["tsc_caught"] = len([x for x in ks if (x["file"], x["line"]) in tsc_hit])
+                # Which sites tsc misses: a miss of both is no gap of grounded's.
+                r["tsc_missed"] = ["%s:%d %s" % (x["script"], x["line"], x["invented"])
+                                   for x in ks if (x["file"], x["line"]) not in tsc_hit][:100]
             table[kind] = r
         report["by_kind"] = table
         report["injected"] = len(cases)

@@ -25,4 +25,5 @@ mod check_session;
 mod check_variables;
 mod check_week;
 mod global_members;
+mod module_classes;
 mod modules;

@@ -282,3 +282,71 @@ fn definition_on_a_require_finds_the_file_a_folder_above_names() {
     assert!(d.is_null(), "{d}");
     lsp.shutdown();
 }
+
+/// A class a module engine hands scripts through a member (`const SolidColor =
+/// require("photoshop").app.SolidColor; new SolidColor()`, issue 44) stays typed
+/// through keystrokes the server re-checks alone (a line of a function, a top-level
+/// statement), and what the server publishes is what `grounded check` says of the
+/// same text.
+#[test]
+fn new_of_a_class_a_member_holds_is_typed_through_keystrokes() {
+    let docs = tempfile::tempdir().unwrap();
+    std::fs::write(
+        docs.path().join("paint.md"),
+        "# Engine\n\nECMAScript: 2017\n\nModules: commonjs\n\n# Paint\n\nModule: \"paint\"\n\n\
+         ## Paint-app\n\nSyntax: readonly app: Studio\n\n# Studio\n\n## Studio-Color\n\nSyntax: Color: Function\n\n\
+         # Color\n\nConstructor: new Color()\n\n## Color-rgb\n\nSyntax: readonly rgb: RGB\n\n\
+         # RGB\n\n## RGB-red\n\nSyntax: red: number\n",
+    )
+    .unwrap();
+    let text = "const Color = require(\"paint\").app.Color;\nfunction f() {\n  new Color().rgb.red = 1;\n}\nnew Color().rgb.red = 2;\nf();\n";
+    let dir = project(&docs.path().to_string_lossy(), &[("s.js", text.as_bytes())]);
+    let mut lsp = Lsp::start(&[], &[]);
+    lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
+    let u = uri(&dir.path().join("s.js"));
+    lsp.open(&u, text);
+    let shown = |d: &[Value]| -> Vec<String> {
+        d.iter()
+            .map(|x| {
+                format!(
+                    "{}:{} {}",
+                    x["range"]["start"]["line"].as_u64().unwrap_or(0) + 1,
+                    x["range"]["start"]["character"].as_u64().unwrap_or(0) + 1,
+                    x["message"].as_str().unwrap_or_default()
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        shown(&lsp.diagnostics_where(&u, Some(1), |_| true)),
+        Vec::<String>::new()
+    );
+    // `rgb` → `rgbQ` inside the function, then at the top level.
+    lsp.change(&u, 2, [2, 17, 2, 17], "Q");
+    let m = shown(&lsp.diagnostics_where(&u, Some(2), |_| true));
+    assert!(
+        m.len() == 1 && m[0].starts_with("3:15 `Color` has no member `rgbQ`"),
+        "{m:#?}"
+    );
+    lsp.change(&u, 3, [4, 15, 4, 15], "Q");
+    let m = shown(&lsp.diagnostics_where(&u, Some(3), |_| true));
+    assert_eq!(m.len(), 2, "{m:#?}");
+    // The command line on the same text says the same.
+    let edited = text.replacen(".rgb.", ".rgbQ.", 2);
+    std::fs::write(dir.path().join("s.js"), &edited).unwrap();
+    let out = grounded_in(dir.path(), &["check", "--format", "json", "s.js"]);
+    let fresh: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let fresh: Vec<String> = fresh
+        .iter()
+        .map(|f| {
+            format!(
+                "{}:{} {}",
+                f["line"],
+                f["column"],
+                f["message"].as_str().unwrap_or_default()
+            )
+        })
+        .collect();
+    assert_eq!(m, fresh);
+    lsp.shutdown();
+}

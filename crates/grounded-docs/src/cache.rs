@@ -53,7 +53,8 @@ use super::model::{
 
 /// Bumped whenever the cached form changes meaning; with the crate version it is part
 /// of every key, so a new build never reads an old build's derivation.
-const FORMAT: &str = "grounded-corpus-cache 7 (postcard, parts, unions, modules)";
+const FORMAT: &str =
+    "grounded-corpus-cache 8 (postcard, parts, unions, modules, shared constructors)";
 
 /// How many cache files the folder keeps (one per distinct corpus content).
 pub const KEEP: usize = 8;

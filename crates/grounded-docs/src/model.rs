@@ -124,6 +124,11 @@ pub struct Constructor {
     pub params: Vec<signature::Param>,
     /// The line as written.
     pub text: String,
+    /// Another interface's chunk writes `Constructor: new X()` with the same name (two
+    /// modules' classes both named `Document`, as an import of UXP's declarations
+    /// gives): `interface` is the first one read, so which object `new X()` makes is
+    /// not certain from the name alone where the name is reached through a binding.
+    pub shared: bool,
 }
 
 /// A construct: a Start/End pair whose Start takes a documented interface.

@@ -247,6 +247,9 @@ pub struct Analysis<'a> {
     /// Per relative specifier, the documented interface each export of that project
     /// file certainly holds ([`Analysis::set_relative_exports`]).
     relative_exports: HashMap<String, HashMap<String, String>>,
+    /// Seeded bindings that hold a documented constructor, and its interface
+    /// ([`SeedType::Constructor`]).
+    seeded_ctors: HashMap<&'a str, &'a str, NameHash>,
 }
 
 /// An identifier of the code and what it names there, recorded by
@@ -446,6 +449,7 @@ impl<'a> Analysis<'a> {
             settle_depth: std::cell::Cell::new(0),
             module_requests: Vec::new(),
             relative_exports: HashMap::default(),
+            seeded_ctors: HashMap::default(),
         }
     }
 
@@ -516,6 +520,15 @@ impl<'a> Analysis<'a> {
         a.polyfills = seed.polyfills.iter().cloned().collect();
         a.project_names = seed.project_names.iter().cloned().collect();
         for (name, kind, certain) in &seed.globals {
+            let certain = match certain {
+                Some(SeedType::Constructor(iface, own)) => {
+                    if let Some((k, _)) = corpus.interfaces.get_key_value(iface) {
+                        a.seeded_ctors.insert(name.as_str(), k.as_str());
+                    }
+                    own.as_deref()
+                }
+                c => c.as_ref(),
+            };
             let certain_seed = certain;
             let certain = match certain {
                 Some(SeedType::Interface(i)) => corpus
@@ -526,7 +539,8 @@ impl<'a> Analysis<'a> {
                 Some(SeedType::Union(of, mask, _)) => Union::from_parts(of, *mask),
                 Some(SeedType::Of(t, false)) => Some(Certain::Array(t)),
                 Some(SeedType::Of(t, true)) => Some(Certain::Promise(t)),
-                None => None,
+                // Unwrapped above; a constructor's own type is never one again.
+                Some(SeedType::Constructor(..)) | None => None,
             };
             let literal = matches!(certain_seed, Some(SeedType::Literal(_)));
             a.bindings.push(Binding {
@@ -719,6 +733,7 @@ impl<'a> Analysis<'a> {
 // The rooms of this module: the parent holds the types and the entry points; the walk
 // that fills them, the queries on what it recorded and the receiver typing are children,
 // which read the private fields here and may not reach into one another's private items.
+mod aliases;
 mod exports;
 mod flow;
 mod lookup;

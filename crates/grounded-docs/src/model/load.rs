@@ -376,14 +376,22 @@ impl Corpus {
                 }
             }
         }
-        self.constructors
-            .entry(name.clone())
-            .or_insert(Constructor {
-                name,
-                interface: iface.to_string(),
-                params,
-                text: cap[0].trim().to_string(),
-            });
+        match self.constructors.entry(name.clone()) {
+            std::collections::btree_map::Entry::Occupied(mut e) => {
+                if e.get().interface != iface {
+                    e.get_mut().shared = true;
+                }
+            }
+            std::collections::btree_map::Entry::Vacant(e) => {
+                e.insert(Constructor {
+                    name,
+                    interface: iface.to_string(),
+                    params,
+                    text: cap[0].trim().to_string(),
+                    shared: false,
+                });
+            }
+        }
     }
 
     fn read_member(&mut self, id: ChunkId) {

@@ -368,6 +368,15 @@ impl<'a> Analysis<'a> {
 
     /// The certain type of binding `b` as a [`Seed`] carries it.
     pub(super) fn seed_type(&self, b: BindingId) -> Option<SeedType> {
+        let own = self.own_seed_type(b);
+        match self.binding_ctor(b) {
+            Some(iface) => Some(SeedType::Constructor(iface.to_string(), own.map(Box::new))),
+            None => own,
+        }
+    }
+
+    /// [`Analysis::seed_type`] without what `new` of the binding gives.
+    fn own_seed_type(&self, b: BindingId) -> Option<SeedType> {
         let bind = &self.bindings[b];
         self.binding_type(b).map(|c| match c {
             Certain::Interface(i) => SeedType::Interface(i.to_string()),

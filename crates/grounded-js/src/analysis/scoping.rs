@@ -743,25 +743,11 @@ impl<'a> Analysis<'a> {
     }
 
     /// The type `new ctor()` gives at `scope`: a documented constructor's interface, or a
-    /// built-in array/string/date/regexp; `None` when the name is declared by the script.
+    /// built-in array/string/date/regexp; for a name the script declares, only the
+    /// documented constructor its binding holds (`aliases`).
     pub(super) fn new_type(&self, ctor: &str, scope: ScopeId) -> Option<Certain<'a>> {
         if let Some(b) = self.resolve(ctor, scope) {
-            // A class a documented module exports (`import { Client } from
-            // "k6/net/grpc"; new Client()`): the binding is a declaration, but what it
-            // holds is the docs' constructor of that export's name. Typing every
-            // script-declared name as unknown lost all 40 `new` sites of a real
-            // module engine that main had caught when the class was a global.
-            return match self.import_of(b)? {
-                (spec, ImportPart::Named(export))
-                    if self.corpus.module_interface(spec).is_some() =>
-                {
-                    self.corpus
-                        .constructors
-                        .get(export)
-                        .map(|c| Certain::Interface(c.interface.as_str()))
-                }
-                _ => None,
-            };
+            return self.binding_ctor(b).map(Certain::Interface);
         }
         if self.project_names.contains(ctor) {
             return None;

@@ -91,4 +91,9 @@ pub enum SeedType {
     Union(Vec<Type>, u64, bool),
     /// [`Certain::Array`] (an array's element type), or [`Certain::Promise`] (`true`).
     Of(Type, bool),
+    /// A binding that holds a documented constructor (an import of a module's class, a
+    /// `const X = app.X` of a member typed `Function`): `new` of it gives this
+    /// interface; with the binding's own type, if it has one. Without it a statement
+    /// re-checked alone read `new X()` as unknown where the whole file's check typed it.
+    Constructor(String, Option<Box<SeedType>>),
 }
