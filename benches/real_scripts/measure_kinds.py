@@ -201,6 +201,18 @@ class Script:
     def read_bindings(self):
         """name -> list of (offset, kind, type) for imports, declarations, loops, params."""
         code, text, b = self.code, self.text, self.bindings
+        # The script's own function parameters are bindings of no certain type: without
+        # them a parameter (`function serialize(v) { v.id }`) took the type of an
+        # unrelated earlier `v` and was counted a site, though the contract leaves it
+        # unjudged. A callback passed to a known method is typed below instead.
+        cb_start = r"\.(?:" + "|".join(CALLBACK_METHODS) + r")\s*\(\s*(?:async\s+)?$"
+        for p in (r"\bfunction\b\s*\*?\s*(?:" + IDENT + r")?\s*\(([^()]*)\)",
+                  r"\(([^()]*)\)\s*=>", r"(?<![\w$.])(" + IDENT + r")\s*=>"):
+            for m in re.finditer(p, code):
+                if re.search(cb_start, code[max(0, m.start() - 60):m.start()]):
+                    continue
+                for name in re.findall(r"(?<![\w$.:])(" + IDENT + r")\s*(?==|,|\}|\]|$)", m.group(1) + ","):
+                    b[name].append((m.start(), "param", None))
         for m in re.finditer(r"\bimport\s+([^;]*?)\s+from\s*(['\"])", code):
             q = m.end()
             end = text.find(m.group(2), q)
@@ -387,7 +399,8 @@ class Script:
         return t
 
     def bindings_of(self, name):
-        return self.bindings.get(name, [])
+        # In file order: the nearest binding before a use is the last of those before it.
+        return sorted(self.bindings.get(name, []), key=lambda x: x[0])
 
     def narrowed(self, name, off):
         """Whether `off` lies inside `if (name.type === "...") { ... }`."""
@@ -433,6 +446,20 @@ class Script:
                         re.search(r"\([^()]*(?<![\w$.])" + n_ + r"\b[^()]*\)\s*=>|(?<![\w$.])" + n_ + r"\s*=>"
                                   r"|function\s*[\w$]*\s*\([^)]*(?<![\w$.])" + n_ + r"\b", between[1:])):
                     continue
+                if kind == "callback":
+                    # A callback's parameter lives inside the call that passes it
+                    # (`xs.map(v => v.id)`); a `v` after that call is another value.
+                    open_ = code.index("(", at)
+                    close = balanced(code, open_, "(", ")")
+                    if close is None or m.start() >= close:
+                        continue
+                    # After its own parameter, a nested function naming it again
+                    # shadows it.
+                    own = re.search(r"(?<![\w$.])" + n_ + r"\b", code[open_:m.start()])
+                    inner = code[open_ + own.end():m.start()] if own else ""
+                    if re.search(r"\([^()]*(?<![\w$.])" + n_ + r"\b[^()]*\)\s*=>|(?<![\w$.])" + n_ + r"\s*=>"
+                                 r"|function\s*[\w$]*\s*\([^)]*(?<![\w$.])" + n_ + r"\b", inner):
+                        continue
                 if kind == "named":
                     kind = "named import object"
                 if kind in ("call", "new", "await") and len(re.findall(

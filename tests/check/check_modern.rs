@@ -288,3 +288,27 @@ fn an_assignment_before_a_blocks_const_does_not_unsettle_the_const() {
     let msg = findings[0]["message"].as_str().unwrap();
     assert!(msg.starts_with("`TextNode` has no member `nmae`"), "{msg}");
 }
+
+/// A feature test stays one on the right of `||` or `&&` (`if (!api || !api.getAsync)`,
+/// `!(...) || typeof n.flatten !== "function"`): the member it asks about is not
+/// judged, as on the left. A member that is the expression's value there (`ok &&
+/// first.nmae`) is used, not tested, and stays judged.
+#[test]
+fn a_feature_test_on_the_right_of_an_or_stays_a_feature_test() {
+    let findings = check_text(concat!(
+        "const first = loom.currentPage.selection[0];\n",
+        "const ok = first.name.length > 0;\n",
+        "if (!loom.currentPage || !loom.currentPage.getAsync) loom.notify(\"old\");\n",
+        "if (!ok || typeof first.flatten !== \"function\") loom.notify(\"no\");\n",
+        "if (ok && !first.frob) loom.notify(\"no\");\n",
+        "const v = ok && first.nmae;\n",
+        "const w = ok || loom.currentPage.nmae;\n",
+        "paint(v, w);\n",
+        "function paint() {}\n",
+    ));
+    assert_eq!(
+        lines_and_codes(&findings),
+        vec![(6, 23, "member".to_string()), (7, 34, "member".to_string())],
+        "{findings:#?}"
+    );
+}

@@ -66,3 +66,37 @@ fn hover_and_completion_on_a_union() {
     assert!(!detail("name").contains("only of"), "{all:?}");
     lsp.shutdown();
 }
+
+/// The editor's re-check of one edited statement keeps a feature test on the right of
+/// `||` silent, as the whole-file check does, and reports the member once an edit
+/// makes it the expression's value (`ok && first.nmae`).
+#[test]
+fn an_edited_feature_test_on_the_right_of_an_or_stays_silent() {
+    let text = "const ok = loom.currentPage.name.length > 0;\n\
+                if (!ok || !loom.currentPage.getAsync) loom.notify(\"old\");\n";
+    let dir = project(&loom_docs(), &[("main.js", text.as_bytes())]);
+    let mut lsp = Lsp::start(&[], &[]);
+    lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
+    let uri = uri(&dir.path().join("main.js"));
+    lsp.open(&uri, text);
+    let first = lsp.diagnostics_where(&uri, Some(1), |_| true);
+    assert!(first.is_empty(), "{first:#?}");
+    // Inside the guarded statement: "old" -> "older".
+    lsp.change(&uri, 2, [1, 55, 1, 55], "er");
+    let edited = lsp.diagnostics_where(&uri, Some(2), |_| true);
+    assert!(edited.is_empty(), "{edited:#?}");
+    // A new statement where the member is the value of `&&`: used, so judged.
+    lsp.change(
+        &uri,
+        3,
+        [1, 0, 1, 0],
+        "const v = ok && loom.currentPage.getAsync;\n",
+    );
+    let used = lsp.diagnostics_where(&uri, Some(3), |d| !d.is_empty());
+    let lines: Vec<u64> = used
+        .iter()
+        .map(|d| d["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, vec![1], "{used:#?}");
+    lsp.shutdown();
+}

@@ -241,8 +241,13 @@ fn is_test(text: &str, e: Node, member: bool) -> bool {
                     return false;
                 }
                 // `typeof app.a && app.b`: the right operand is the expression's
-                // value, used, not tested (a guard of `a` is no test of `b`).
+                // value, used, not tested (a guard of `a` is no test of `b`). One that
+                // is already a test is still one there: `if (!api.lib ||
+                // !api.lib.getAsync) return;` and `!("kids" in n) || typeof n.flatten
+                // !== "function"` ask whether the member exists (two such tests in
+                // real Figma plugins drew wrong `member` findings).
                 if member
+                    && !tested
                     && matches!(op, "&&" | "||")
                     && p.child_by_field_name("right") == Some(cur)
                 {
