@@ -100,3 +100,54 @@ fn an_edited_feature_test_on_the_right_of_an_or_stays_silent() {
     assert_eq!(lines, vec![1], "{used:#?}");
     lsp.shutdown();
 }
+
+/// A top-level variable written twice (a lookup, then the selection) holds the docs'
+/// union that has both values' interfaces, and is narrowed where nothing runs between
+/// the test and the use. A statement typed later is re-checked alone with what the
+/// whole file says of the variable, and agrees with a fresh check of the same text.
+#[test]
+fn a_variable_written_twice_is_judged_and_narrowed_through_edits() {
+    let text = "var target = loom.getNodeById(\"1\");\n\
+                target = loom.currentPage.selection[0];\n\
+                if (target.type === \"TEXT\") target.characters = \"b\";\n";
+    let dir = project(&loom_docs(), &[("main.js", text.as_bytes())]);
+    let mut lsp = Lsp::start(&[], &[]);
+    lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
+    let uri = uri(&dir.path().join("main.js"));
+    lsp.open(&uri, text);
+    let first = lsp.diagnostics_where(&uri, Some(1), |_| true);
+    assert!(first.is_empty(), "{first:#?}");
+    lsp.change(
+        &uri,
+        2,
+        [3, 0, 3, 0],
+        "if (target.type === \"TEXT\") target.layoutMode = \"NONE\";\n",
+    );
+    lsp.change(&uri, 3, [4, 0, 4, 0], "target.nmae = 1;\n");
+    let found = lsp.diagnostics_where(&uri, Some(3), |d| d.len() >= 2);
+    let got: Vec<(u64, String)> = found
+        .iter()
+        .map(|d| {
+            (
+                d["range"]["start"]["line"].as_u64().unwrap(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(got.len(), 2, "{found:#?}");
+    assert_eq!(got[0].0, 3, "{got:?}");
+    assert!(
+        got[0]
+            .1
+            .starts_with("`TextNode` has no member `layoutMode`"),
+        "{got:?}"
+    );
+    assert_eq!(got[1].0, 4, "{got:?}");
+    assert!(
+        got[1]
+            .1
+            .starts_with("None of `FrameNode`, `TextNode` and `RectangleNode` has a member `nmae`"),
+        "{got:?}"
+    );
+    lsp.shutdown();
+}

@@ -47,6 +47,14 @@ impl<'a> Analysis<'a> {
     ) -> Option<Certain<'a>> {
         let bind = &self.bindings[b];
         if !self.assigned_once(bind) {
+            // A variable written more than once (`target = await getNodeByIdAsync(id)`
+            // in one branch, `= selection[0]` in the other, then `if (target.type ===
+            // "INSTANCE")`) may change between a test and a use: a test holds only
+            // where nothing runs between them, as for a property chain. Writes from
+            // another function leave it uncertain before this point (`foreign`).
+            if matches!(bind.kind, BindingKind::Var | BindingKind::Lexical) {
+                return self.narrow_up(bind, use_node, bind.name, Some(use_node), u);
+            }
             return Some(Certain::Union(u));
         }
         self.narrow_up(bind, use_node, bind.name, None, u)

@@ -734,10 +734,10 @@ impl<'a> Analysis<'a> {
                 }
                 Assign::Object(_) | Assign::Module(..) | Assign::Other => return None,
             };
-            if result.is_some_and(|r| r != t) {
-                return None;
-            }
-            result = Some(t);
+            result = Some(match result {
+                Some(r) => Certain::join(r, t)?,
+                None => t,
+            });
         }
         result
     }

@@ -107,6 +107,37 @@ impl<'a> Union<'a> {
 }
 
 impl<'a> Certain<'a> {
+    /// The type of a variable that holds either `self` or `other`: the same type, or
+    /// a union the docs write that has the interfaces of both.
+    ///
+    /// A real plugin wrote `var target; if (id) target = await
+    /// figma.getNodeByIdAsync(id); else target = figma.currentPage.selection[0];`: each
+    /// value is certain (`BaseNode | null`, `SceneNode`), and every `SceneNode` is one of
+    /// `BaseNode`'s interfaces, so the variable is a `BaseNode` whichever branch ran.
+    /// Two types that no written union holds together stay uncertain: a union is a
+    /// slice of the docs (see the module docs), never made up here.
+    pub fn join(self, other: Certain<'a>) -> Option<Certain<'a>> {
+        if self == other {
+            return Some(self);
+        }
+        let covering = |wide: Certain<'a>, narrow: Certain<'a>| -> Option<Certain<'a>> {
+            let Certain::Union(u) = wide else {
+                return None;
+            };
+            let narrow = match narrow {
+                Certain::Interface(_) | Certain::Union(_) => narrow.interfaces(),
+                _ => return None,
+            };
+            let mut mask = u.mask;
+            for i in narrow {
+                let at = u.of.iter().position(|t| t.interface() == Some(i))?;
+                mask |= 1 << at;
+            }
+            Union { of: u.of, mask }.certain()
+        };
+        covering(self, other).or_else(|| covering(other, self))
+    }
+
     /// The interfaces a value of this type may be: one, several (a union) or none (a
     /// built-in, an array, a promise).
     pub fn interfaces(self) -> Vec<&'a str> {

@@ -66,8 +66,16 @@ fn unions_and_their_narrowing() {
     // A constructor the docs do not give: the script expects something else there.
     let s = "const n = app.byId('1'); if (n instanceof Other) n.x;";
     assert_eq!(ty(s, "n.x"), "-");
-    // A `let` assigned twice keeps its union: the test may be of another value.
+    // A `let` assigned twice is narrowed where nothing runs between the test and the
+    // use; a write (or anything that may run one) between keeps its union.
     let s = "let n = app.byId('1'); n = app.byId('2'); if (n.type === 'TEXT') n.x;";
+    assert_eq!(ty(s, "n.x"), "Text");
+    let s = "let n = app.byId('1'); if (n.type === 'TEXT') { n = app.byId('2'); n.x; }";
+    assert_eq!(ty(s, "n.x"), "Text | Frame");
+    let s = "let n = app.byId('1'); if (n.type !== 'TEXT') return; n = app.byId('2'); n.x;";
+    assert_eq!(ty(s, "n.x"), "Text | Frame");
+    let s = "let n = app.byId('1'); if (n.type === 'TEXT') { while (more()) { n.x; n = \
+             app.byId('2'); } }";
     assert_eq!(ty(s, "n.x"), "Text | Frame");
     // Swapped by a destructuring assignment: a write like any other.
     let s = "let n = app.byId('1'); [n] = [g()]; if (n.type === 'TEXT') n.x;";
@@ -126,9 +134,9 @@ fn a_statement_analysed_alone_narrows_as_the_whole_file() {
 }
 
 /// A `var` assigned once, in its declaration and outside any loop, is narrowed as a
-/// `const` is; one written again anywhere, declared empty, or written in a loop (one
-/// binding for every iteration, read later by a function made in an earlier one)
-/// keeps its union.
+/// `const` is; one written again anywhere, declared empty, or written in a loop is
+/// narrowed only where nothing runs between the test and the use (a function made in
+/// one iteration reads whatever a later one wrote: it keeps its union).
 #[test]
 fn a_var_assigned_once_is_narrowed() {
     let s = "var n = app.byId('1'); if (n.type === 'TEXT') n.x;";
@@ -147,11 +155,18 @@ fn a_var_assigned_once_is_narrowed() {
         "var n = app.byId('1'); n = app.byId('2'); if (n.type === 'TEXT') n.x;",
         "var n = app.byId('1'); var n = app.byId('2'); if (n.type === 'TEXT') n.x;",
         "var n; n = app.byId('1'); if (n.type === 'TEXT') n.x;",
-        "for (var i = 0; i < 2; i++) { var n = app.byId('1'); \
-         if (n.type === 'TEXT') later(function () { n.x; }); }",
         "while (more()) { var n = app.byId('1'); if (n.type === 'TEXT') n.x; }",
         "do { var n = app.byId('1'); if (n.type === 'TEXT') n.x; } while (more());",
         "for (var n of app.page.selection) { if (n.type === 'TEXT') n.x; }",
+    ] {
+        assert_eq!(ty(s, "n.x"), "Text", "{s}");
+    }
+    for s in [
+        "for (var i = 0; i < 2; i++) { var n = app.byId('1'); \
+         if (n.type === 'TEXT') later(function () { n.x; }); }",
+        "var n = app.byId('1'); n = app.byId('2'); if (n.type === 'TEXT') { g(); n.x; }",
+        "for (var n of app.page.selection) { if (n.type !== 'TEXT') continue; n = \
+         app.byId('2'); n.x; }",
     ] {
         assert_eq!(ty(s, "n.x"), "Text | Frame", "{s}");
     }
