@@ -53,7 +53,7 @@ impl<'a> Analysis<'a> {
             // where nothing runs between them, as for a property chain. Writes from
             // another function leave it uncertain before this point (`foreign`).
             if matches!(bind.kind, BindingKind::Var | BindingKind::Lexical) {
-                return self.narrow_up(bind, use_node, bind.name, Some(use_node), u);
+                return self.narrow_up(bind, use_node, bind.name, Some((use_node, true)), u);
             }
             return Some(Certain::Union(u));
         }
@@ -101,7 +101,7 @@ impl<'a> Analysis<'a> {
             return whole;
         }
         let name: String = self.node_text(chain).split_whitespace().collect();
-        self.narrow_up(bind, chain, &name, Some(chain), u)
+        self.narrow_up(bind, chain, &name, Some((chain, false)), u)
     }
 
     /// The walk of [`Analysis::narrowed_at`] up from `use_node`, narrowing `u` by the
@@ -112,9 +112,20 @@ impl<'a> Analysis<'a> {
         bind: &Binding<'a>,
         use_node: Node<'a>,
         name: &str,
-        chain: Option<Node<'a>>,
+        chain: Option<(Node<'a>, bool)>,
         u: Union<'a>,
     ) -> Option<Certain<'a>> {
+        // What may change the tested value between a test and the use: for a chain,
+        // anything that runs; for a name written more than once (`true`), only its
+        // own writes, since no other function writes it (that would leave it
+        // uncertain before this point: `foreign`).
+        let changes = |(at, writes_only): (Node<'a>, bool)| {
+            if writes_only {
+                writes_before(at, name, self.text)
+            } else {
+                changes_before(at)
+            }
+        };
         let mut keep = u.interfaces().collect::<Vec<_>>();
         let mut child = use_node;
         let mut depth = 0;
@@ -204,8 +215,7 @@ impl<'a> Analysis<'a> {
                                 let k0 = keep.clone();
                                 self.narrow(cond, name, false, &mut keep);
                                 if let (Some(chain), true) = (chain, keep != k0) {
-                                    let from =
-                                        *barrier.get_or_insert_with(|| changes_before(chain));
+                                    let from = *barrier.get_or_insert_with(|| changes(chain));
                                     if stmt.start_byte() < from {
                                         keep = k0;
                                     }
@@ -228,7 +238,7 @@ impl<'a> Analysis<'a> {
                 _ => parent.start_byte(),
             };
             if let (Some(chain), true) = (chain, keep != before_test) {
-                let from = *barrier.get_or_insert_with(|| changes_before(chain));
+                let from = *barrier.get_or_insert_with(|| changes(chain));
                 if test_start < from {
                     // Something may have changed the chain since this test, and since
                     // every test further out.
@@ -739,6 +749,54 @@ fn changes_before(use_node: Node) -> usize {
                 last = last.max(n.end_byte());
                 // What it holds ends before it: no later end inside.
                 continue;
+            }
+        }
+        let mut c = n.walk();
+        stack.extend(n.children(&mut c));
+    }
+    last
+}
+
+/// Where the last write of the name `name` before `use_node` ends, within `use_node`'s
+/// function (0: none): an assignment, `++`/`--`, a declarator or a `for...in`/`of`
+/// whose target spells the name, its own or in a pattern.
+fn writes_before(use_node: Node, name: &str, text: &str) -> usize {
+    let at = use_node.start_byte();
+    let mut root = use_node;
+    while let Some(p) = root.parent() {
+        root = p;
+        if is_function_kind(p.kind_id()) {
+            break;
+        }
+    }
+    let spells = |n: Option<Node>| {
+        n.is_some_and(|t| {
+            let t = text.get(t.start_byte()..t.end_byte()).unwrap_or("");
+            crate::Seed::words(t).any(|w| w == name)
+        })
+    };
+    let f = query::fields();
+    let mut last = 0;
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        if n.start_byte() >= at {
+            continue;
+        }
+        if n.id() != root.id() && is_function_kind(n.kind_id()) {
+            continue;
+        }
+        if n.end_byte() <= at {
+            let target = match n.kind() {
+                "assignment_expression" | "augmented_assignment_expression" => {
+                    n.child_by_field_id(f.left)
+                }
+                "update_expression" => n.child_by_field_id(f.argument),
+                "variable_declarator" => n.child_by_field_id(f.name),
+                "for_in_statement" => n.child_by_field_id(f.left),
+                _ => None,
+            };
+            if spells(target) {
+                last = last.max(n.end_byte());
             }
         }
         let mut c = n.walk();
