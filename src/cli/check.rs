@@ -144,6 +144,7 @@ pub fn run(
         check::PathsOptions {
             globals: &project.config.globals,
             rules: Some(&rules),
+            exits_after: true,
         },
     );
     project_globals_said(&checked);

@@ -157,3 +157,52 @@ fn parallel_output_is_byte_for_byte_the_single_threaded_one() {
         }
     }
 }
+
+/// `grounded check --format FORMAT FILE` in `cwd` (one file: the scan's analysis of it
+/// is kept for its check unless `GROUNDED_KEEP_TREES=0`): status, stdout, stderr.
+fn run_one(cwd: &Path, format: &str, file: &str, keep: Option<&str>) -> (Option<i32>, Vec<u8>) {
+    let mut cmd = Command::new(common::bin());
+    cmd.args(["check", "--format", format, file])
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .env_remove("GROUNDED_KEEP_TREES");
+    if let Some(k) = keep {
+        cmd.env("GROUNDED_KEEP_TREES", k);
+    }
+    let out = cmd.output().expect("runs");
+    let mut both = out.stdout;
+    both.extend(out.stderr);
+    (out.status.code(), both)
+}
+
+/// Issue 48: a run of one file keeps the project scan's analysis of it, not only its
+/// tree, and judges with it; what it prints is byte for byte what parsing and analysing
+/// the file again gives, named from the root or from its own folder (where the name
+/// shown and the path in the project differ).
+#[test]
+fn one_file_checked_with_the_scans_analysis_prints_what_a_fresh_one_does() {
+    // Six folders: `part03` holds the Latin-1 file, `part05` the binary one.
+    let dir = project(6);
+    let root = dir.path();
+    let mut judged = 0;
+    for (name, _) in MISTAKES.iter().copied().chain([("latin1.js", "")]) {
+        let folder = if name == "latin1.js" {
+            "part03"
+        } else {
+            "part01"
+        };
+        for (cwd, file) in [
+            (root.to_path_buf(), format!("{folder}/{name}")),
+            (root.join(folder), name.to_string()),
+        ] {
+            for format in ["human", "json", "sarif"] {
+                let fresh = run_one(&cwd, format, &file, Some("0"));
+                let kept = run_one(&cwd, format, &file, None);
+                assert_eq!(fresh, kept, "{format} of {file} in {}", cwd.display());
+                judged += usize::from(fresh.0 == Some(1));
+            }
+        }
+    }
+    // Known-bad files: the comparisons are of findings, not of empty outputs.
+    assert!(judged >= 6, "only {judged} runs found anything");
+}

@@ -8,17 +8,18 @@
 //! `RAYON_NUM_THREADS=1` runs it on one thread (the test that compares the two).
 //! May import `project`, `suppress`, `dispatch` and `js`; nothing imports it but `lib`.
 
-use std::collections::{HashMap, HashSet};
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use rayon::prelude::*;
 
-use super::dispatch::check_script_in;
-use super::{project, suppress, Finding, ProjectIndex, Rules};
+use super::dispatch::{check_analysed, check_script_in};
+use super::{project, suppress, FileFacts, Finding, ProjectIndex, Rules};
 use grounded_docs::Corpus;
-use grounded_js as js;
+use grounded_js::{self as js, Analysis};
 
 /// What became of one file of the paths, merged in order by the caller.
 pub(crate) struct Outcome {
@@ -45,8 +46,9 @@ pub(crate) enum Done {
     },
 }
 
-/// How many bytes of script text may have their trees kept from the project scan for
-/// the check (see [`Kept`]) unless `GROUNDED_KEEP_TREES` says otherwise.
+/// How many bytes of script text may have their trees and analyses kept from the
+/// project scan for the check (see [`Kept`]) unless `GROUNDED_KEEP_TREES` says
+/// otherwise.
 ///
 /// Why this many: a tree costs about 40 times its text. With every tree of the
 /// 400-script benchmark project (1.5 MB) kept, a run peaked at 75 MiB instead of 16 MiB
@@ -62,140 +64,248 @@ pub(crate) fn kept_text_bytes() -> usize {
         .unwrap_or(KEPT_TEXT_BYTES)
 }
 
-/// Trees the project scan parsed, kept for the files about to be checked, up to a
-/// budget of their texts' bytes: a file whose tree was kept is not read or parsed
-/// again (the scan and the check parsed every file twice, a third of a run).
-///
-/// Which files fit the budget depends on the order the threads reach them; what is
-/// found does not: a kept tree is the tree of the same text the check would read.
-pub(crate) struct Kept {
-    /// The files to be checked, by path relative to the root.
-    wanted: HashSet<String>,
-    budget: usize,
-    used: AtomicUsize,
-    trees: Mutex<HashMap<String, (String, bool, tree_sitter::Tree)>>,
+/// A file the project scan read, parsed and analysed for the check that follows.
+pub(crate) struct KeptFile {
+    /// The text as read.
+    text: String,
+    /// The text as the parser read it ([`js::script_text`]), when that differs.
+    script: Option<String>,
+    /// Whether the text was decoded with replacements.
+    lossy: bool,
+    tree: tree_sitter::Tree,
 }
 
-impl Kept {
-    /// A store for the trees of `wanted` (relative paths) up to `budget` bytes of text.
-    pub(crate) fn new(wanted: HashSet<String>, budget: usize) -> Kept {
-        Kept {
-            wanted,
-            budget,
-            used: AtomicUsize::new(0),
-            trees: Mutex::new(HashMap::new()),
+impl KeptFile {
+    /// The text the tree was parsed from.
+    fn script(&self) -> &str {
+        self.script.as_deref().unwrap_or(&self.text)
+    }
+}
+
+/// Where the files a run keeps live until the run ends: one slot for each file to be
+/// checked (by path relative to the root), filled at most once, so that the analyses
+/// [`Kept`] holds can borrow their texts and trees while the scan goes on filling other
+/// slots from other threads.
+pub(crate) struct Store {
+    slots: HashMap<String, OnceLock<KeptFile>>,
+}
+
+impl Store {
+    /// A store for the files `wanted` (relative paths).
+    pub(crate) fn new(wanted: impl IntoIterator<Item = String>) -> Store {
+        Store {
+            slots: wanted.into_iter().map(|r| (r, OnceLock::new())).collect(),
         }
     }
 
-    /// Keeps `file`'s text (`lossy`: decoded with replacements) and tree, if it is to
-    /// be checked, the check would read it (not over the size limit) and the budget is
-    /// not spent.
+    /// Frees the kept files on every core, or not at all when the process ends right
+    /// after (`exits`): freeing a 100,000-line script's tree one node at a time was a
+    /// twentieth of its check, for memory the system takes back whole at exit.
+    pub(crate) fn release(self, exits: bool) {
+        if exits {
+            std::mem::forget(self);
+        } else {
+            self.slots.into_par_iter().for_each(drop);
+        }
+    }
+}
+
+/// The trees the project scan parsed of the files about to be checked, up to a budget
+/// of their texts' bytes, and (one file checked) its analysis: a file kept is not read
+/// or parsed again (the scan and the check parsed every file twice, a third of a run),
+/// nor analysed again when its analysis was kept (the one 100,000-line script of a run
+/// was analysed twice, a third of its check after the parse).
+///
+/// Which files fit the budget depends on the order the threads reach them; what is
+/// found does not: a kept tree is the tree of the same text the check would read, a
+/// kept analysis the one the check would make of it, from which the check makes its
+/// facts again as from its own (the project's names are set on it afterwards, which
+/// settles every type again).
+pub(crate) struct Kept<'s> {
+    corpus: &'s Corpus,
+    store: &'s Store,
+    budget: usize,
+    used: AtomicUsize,
+    /// Whether analyses are kept beside the trees: only when one file is checked.
+    /// An analysis costs about 15 times its text and saves a twentieth of a file's
+    /// check, where the tree saves half (the parse): in a run of many files (the
+    /// 400-script project) keeping them raised the peak from 74 to 97 MiB for 2% of
+    /// the CPU. The one file of a run is analysed while its tree is held anyway, so
+    /// keeping its analysis costs nothing (a 100,000-line script: a third of its check).
+    with_analyses: bool,
+    /// By kept file: its analysis, when analyses are kept.
+    analyses: Mutex<HashMap<&'s str, Option<Analysis<'s>>>>,
+}
+
+impl<'s> Kept<'s> {
+    /// A keeper of the files `store` has slots for, up to `budget` bytes of text.
+    pub(crate) fn new(corpus: &'s Corpus, store: &'s Store, budget: usize) -> Kept<'s> {
+        Kept {
+            corpus,
+            store,
+            budget,
+            used: AtomicUsize::new(0),
+            with_analyses: store.slots.len() == 1,
+            analyses: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Keeps `file`'s text (`lossy`: decoded with replacements), tree and analysis, and
+    /// gives its facts, if it is to be checked, the check would read it (not over the
+    /// size limit) and the budget is not spent; else gives the text back.
     pub(crate) fn offer(
         &self,
         file: &Path,
         rel: &str,
         text: String,
         lossy: bool,
-        tree: tree_sitter::Tree,
-    ) {
-        if !self.wanted.contains(rel)
-            || std::fs::metadata(file).map_or(true, |m| m.len() > project::MAX_SCRIPT_BYTES)
-        {
-            return;
+    ) -> Result<FileFacts, String> {
+        let Some((key, slot)) = self.store.slots.get_key_value(rel) else {
+            return Err(text);
+        };
+        if std::fs::metadata(file).map_or(true, |m| m.len() > project::MAX_SCRIPT_BYTES) {
+            return Err(text);
         }
         // Admitted while under the budget, so a single file is always kept: its tree
         // is the one the check would build anyway, and nothing else is held beside it.
         let n = text.len();
         if self.used.fetch_add(n, Ordering::Relaxed) >= self.budget {
             self.used.fetch_sub(n, Ordering::Relaxed);
-            return;
+            return Err(text);
         }
-        if let Ok(mut t) = self.trees.lock() {
-            t.insert(rel.to_string(), (text, lossy, tree));
+        let script = match js::script_text(rel, &text, &self.corpus.engine.directives) {
+            Cow::Owned(s) => Some(s),
+            Cow::Borrowed(_) => None,
+        };
+        let tree = js::parse(script.as_deref().unwrap_or(&text));
+        let kept = KeptFile {
+            text,
+            script,
+            lossy,
+            tree,
+        };
+        // Filled already (two paths of the walk that resolve to one file): the first
+        // is kept, this one is read as a file not kept.
+        if let Err(again) = slot.set(kept) {
+            return Err(again.text);
         }
+        let k = slot.get().expect("set just now");
+        let a = Analysis::new(self.corpus, k.script(), &k.tree);
+        let facts = FileFacts::of_parts(self.corpus, rel, &k.text, &a, a.sites());
+        if let Ok(mut m) = self.analyses.lock() {
+            m.insert(key.as_str(), self.with_analyses.then_some(a));
+        }
+        Ok(facts)
     }
 
-    /// The kept text, lossiness and tree of `rel`, given up (each is used once).
-    fn take(&self, rel: &str) -> Option<(String, bool, tree_sitter::Tree)> {
-        self.trees.lock().ok()?.remove(rel)
+    /// The kept file and analysis (when kept) of `rel` (with `rel` as the store holds
+    /// it), the analysis given up (it is used once).
+    fn take(&self, rel: &str) -> Option<(&'s str, &'s KeptFile, Option<Analysis<'s>>)> {
+        let a = self.analyses.lock().ok()?.remove(rel)?;
+        let (key, slot) = self.store.slots.get_key_value(rel)?;
+        Some((key.as_str(), slot.get()?, a))
     }
 }
 
 /// `f` of every item, on every core, in the items' order.
-pub(crate) fn map_ordered<T: Sync, R: Send>(
-    items: &[T],
-    f: impl Fn(&T) -> R + Sync + Send,
+/// (`f` borrows each item for as long as `items` lives: a kept analysis names the file
+/// it judges by the item's path.)
+pub(crate) fn map_ordered<'i, T: Sync, R: Send>(
+    items: &'i [T],
+    f: impl Fn(&'i T) -> R + Sync + Send,
 ) -> Vec<R> {
     items.par_iter().map(f).collect()
 }
 
 /// Reads and checks one file of the paths (`shown` as findings name it), or takes its
-/// text and tree from `kept` when the project scan kept them.
+/// text and analysis from `kept` when the project scan kept them.
 // Each argument is one thing the run shares with every file; bundling them would be a
 // struct used by this one call.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn check_file(
-    corpus: &Corpus,
-    project: &ProjectIndex,
+pub(crate) fn check_file<'s>(
+    corpus: &'s Corpus,
+    project: &'s ProjectIndex,
     shared: &project::SharedNames<'_>,
     root: &Path,
     rules: &Rules,
-    shown: &str,
+    shown: &'s str,
     file: &Path,
-    kept: &Kept,
+    kept: &Kept<'s>,
 ) -> Outcome {
     grounded_textfile::reading(shown);
     let skipped = |note: String| Outcome {
         note: Some(note),
         done: Done::Skipped,
     };
-    let mut note = None;
     let rel = project::relative(root, file);
-    let mut tree = None;
-    let text = match kept.take(&rel) {
-        Some((text, lossy, t)) => {
-            if lossy {
-                note = Some(grounded_textfile::LOSSY_NOTE.into());
-            }
-            tree = Some(t);
-            text
-        }
+    let kept = kept.take(&rel);
+    let read;
+    let (text, lossy) = match &kept {
+        Some((_, k, _)) => (k.text.as_str(), k.lossy),
         None => match read_checked(file) {
             Ok((text, lossy)) => {
-                if lossy {
-                    note = Some(grounded_textfile::LOSSY_NOTE.into());
-                }
-                text
+                read = text;
+                (read.as_str(), lossy)
             }
             Err(why) => return skipped(why),
         },
     };
+    let note = lossy.then(|| grounded_textfile::LOSSY_NOTE.into());
     if rules.excluded(&rel) {
         return Outcome {
             note,
             done: Done::Excluded,
         };
     }
-    let script = js::script_text(shown, &text, &corpus.engine.directives);
+    let script = js::script_text(shown, text, &corpus.engine.directives);
     let is_script = !js::is_markdown(shown) || script.bytes().any(|b| !b.is_ascii_whitespace());
     // The scan parsed the text as the file it resolves to is named: kept only when
     // that reads it as the name shown does (a link `a.js` to `b.md` is not).
-    let tree = tree
-        .filter(|_| js::is_markdown(shown) == js::is_markdown(&rel))
-        .unwrap_or_else(|| js::parse(&script));
-    let mut found = check_script_in(
-        corpus,
-        project,
-        Some(shared),
-        shown,
-        &rel,
-        &text,
-        &script,
-        &tree,
-        false,
-    )
+    let kept = kept.filter(|_| js::is_markdown(shown) == js::is_markdown(&rel));
+    let own_tree;
+    let mut found = match kept {
+        // Everything the kept analysis is judged with lives as long as it does: its
+        // text and tree in the store, the path named by the store's key.
+        Some((key, k, Some(a))) => check_analysed(
+            corpus,
+            project,
+            Some(shared),
+            shown,
+            key,
+            &k.text,
+            k.script(),
+            &k.tree,
+            a,
+            false,
+        ),
+        Some((_, k, None)) => check_script_in(
+            corpus,
+            project,
+            Some(shared),
+            shown,
+            &rel,
+            text,
+            &script,
+            &k.tree,
+            false,
+        ),
+        None => {
+            own_tree = js::parse(&script);
+            check_script_in(
+                corpus,
+                project,
+                Some(shared),
+                shown,
+                &rel,
+                text,
+                &script,
+                &own_tree,
+                false,
+            )
+        }
+    }
     .0;
-    suppress::apply_file(&mut found, shown, &text, &script, &rules.for_file(&rel));
+    suppress::apply_file(&mut found, shown, text, &script, &rules.for_file(&rel));
     Outcome {
         note,
         done: Done::Checked {

@@ -226,8 +226,29 @@ pub(super) fn check_script_in(
     tree: &tree_sitter::Tree,
     want_seed: bool,
 ) -> FullCheck {
+    let a = Analysis::new(corpus, script, tree);
+    check_analysed(
+        corpus, project, shared, shown, rel, text, script, tree, a, want_seed,
+    )
+}
+
+/// [`check_script_in`] of a script analysed already (`a`: [`Analysis::new`] of
+/// `script` parsed as `tree`, with no project names set yet), as the project scan
+/// keeps it for the check.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn check_analysed<'a>(
+    corpus: &'a Corpus,
+    project: &'a ProjectIndex,
+    shared: Option<&project::SharedNames<'_>>,
+    shown: &'a str,
+    rel: &'a str,
+    text: &'a str,
+    script: &'a str,
+    tree: &'a tree_sitter::Tree,
+    mut a: Analysis<'a>,
+    want_seed: bool,
+) -> FullCheck {
     let root = tree.root_node();
-    let mut a = Analysis::new(corpus, script, tree);
     let mut own = FileFacts::of_parts(corpus, shown, text, &a, a.sites());
     if shown != rel {
         // Relative imports are relative to the script's own folder, named here by `rel`.

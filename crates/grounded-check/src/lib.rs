@@ -167,6 +167,9 @@ pub struct PathsOptions<'a> {
     pub globals: &'a [String],
     /// `[check]` with `--select`/`--ignore`; `None`: every code, no exclusion.
     pub rules: Option<&'a Rules>,
+    /// The process ends soon after the run (the command line): what the run kept of
+    /// the files it parsed is left to the system to take back instead of freed.
+    pub exits_after: bool,
 }
 
 /// Checks files and folders (folders: every script by the engine's script extensions,
@@ -269,6 +272,7 @@ pub fn check_paths_with(
         PathsOptions {
             globals,
             rules: None,
+            exits_after: false,
         },
     )
 }
@@ -293,13 +297,10 @@ pub fn check_paths_opts(
             seen.insert(std::fs::canonicalize(file).unwrap_or_else(|_| file.clone()))
         })
         .collect();
-    let wanted = files
-        .iter()
-        .map(|(_, file)| project::relative(root, file))
-        .collect();
-    let kept = batch::Kept::new(wanted, batch::kept_text_bytes());
-    let mut project = ProjectIndex::scan_keeping(corpus, root, &|file, rel, text, lossy, tree| {
-        kept.offer(file, rel, text, lossy, tree)
+    let store = batch::Store::new(files.iter().map(|(_, file)| project::relative(root, file)));
+    let kept = batch::Kept::new(corpus, &store, batch::kept_text_bytes());
+    let mut project = ProjectIndex::scan_keeping(corpus, root, &|file, rel, text, lossy| {
+        kept.offer(file, rel, text, lossy)
     });
     let mut report = PathsReport {
         documented_globals: project.set_globals(corpus, globals),
@@ -361,5 +362,6 @@ pub fn check_paths_opts(
         .map(String::as_str)
         .chain(checked_rel.iter().map(String::as_str));
     report.unmatched_globs = rules.unmatched(known);
+    store.release(opts.exits_after);
     report
 }

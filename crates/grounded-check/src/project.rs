@@ -42,17 +42,10 @@ impl FileFacts {
     /// The facts of one script's text (`path` decides Markdown; directives come from the
     /// corpus's Engine chunk).
     pub fn of(corpus: &Corpus, path: &str, text: &str) -> FileFacts {
-        FileFacts::of_tree(corpus, path, text).0
-    }
-
-    /// [`FileFacts::of`], and the tree it parsed (of the text as blanked for Markdown
-    /// and directives), for a caller that checks the file next.
-    pub fn of_tree(corpus: &Corpus, path: &str, text: &str) -> (FileFacts, tree_sitter::Tree) {
         let script = js::script_text(path, text, &corpus.engine.directives);
         let tree = js::parse(&script);
         let a = Analysis::new(corpus, &script, &tree);
-        let facts = FileFacts::of_parts(corpus, path, text, &a, a.sites());
-        (facts, tree)
+        FileFacts::of_parts(corpus, path, text, &a, a.sites())
     }
 
     /// The facts from an analysis and the query captures already made (the checker
@@ -277,6 +270,12 @@ pub fn shown_in(folder: &Path, inside: &Path) -> String {
     }
 }
 
+/// A keeper the project scan offers each file read ([`ProjectIndex::scan_keeping`]):
+/// given its path, path relative to the root, text and whether it was decoded lossily,
+/// it gives the file's facts when it took the file, else the text back.
+pub(crate) type Keep<'k> =
+    dyn Fn(&Path, &str, String, bool) -> Result<FileFacts, String> + Sync + 'k;
+
 /// What one file can see of its project: the top-level declarations of every script and
 /// what each script loads. Built from disk, updated from open buffers.
 #[derive(Debug, Clone, Default)]
@@ -325,17 +324,14 @@ impl ProjectIndex {
     /// so a Latin-1 library still declares its functions; unreadable files are skipped
     /// (the check of that file reports them itself). What was left out is in `notes`.
     pub fn scan(corpus: &Corpus, root: &Path) -> ProjectIndex {
-        ProjectIndex::scan_keeping(corpus, root, &|_, _, _, _, _| {})
+        ProjectIndex::scan_keeping(corpus, root, &|_, _, text, _| Err(text))
     }
 
-    /// [`ProjectIndex::scan`], handing `keep` each file read (its path, path relative
-    /// to the root, text, whether it was decoded lossily) with the tree it was parsed
-    /// to, for a caller that checks it next without parsing it again.
-    pub(crate) fn scan_keeping(
-        corpus: &Corpus,
-        root: &Path,
-        keep: &(dyn Fn(&Path, &str, String, bool, tree_sitter::Tree) + Sync),
-    ) -> ProjectIndex {
+    /// [`ProjectIndex::scan`], offering `keep` each file read (its path, path relative
+    /// to the root, text, whether it was decoded lossily) first: a keeper that takes it
+    /// parses and analyses it for a check that follows, and gives back its facts
+    /// ([`FileFacts::of`] of the same text); one that does not gives the text back.
+    pub(crate) fn scan_keeping(corpus: &Corpus, root: &Path, keep: &Keep<'_>) -> ProjectIndex {
         let walk = script_files(corpus, root, false);
         let mut idx = ProjectIndex {
             root: root.to_path_buf(),
@@ -368,9 +364,12 @@ impl ProjectIndex {
                 if grounded_textfile::looks_binary(&d.text) {
                     return None;
                 }
-                let (facts, tree) = FileFacts::of_tree(corpus, &rel, &d.text);
-                keep(file, &rel, d.text, d.lossy, tree);
-                Some((rel, d.lossy, facts))
+                let lossy = d.lossy;
+                let facts = match keep(file, &rel, d.text, lossy) {
+                    Ok(facts) => facts,
+                    Err(text) => FileFacts::of(corpus, &rel, &text),
+                };
+                Some((rel, lossy, facts))
             })
             .collect();
         for (rel, lossy, facts) in read.into_iter().flatten() {
