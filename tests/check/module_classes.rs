@@ -8,8 +8,8 @@
 use std::sync::Arc;
 
 use crate::common::atlas::{array, write};
+use crate::common::shown_findings as shown;
 use grounded::check::{self, ProjectIndex, Session};
-use serde_json::Value;
 
 /// A fictional CommonJS engine, `paint`, whose classes are members of `app` and
 /// exports of the module, as UXP's declarations give them.
@@ -33,21 +33,6 @@ pub const PAINT: &str = "# Engine\n\nECMAScript: 2017\n\nModules: esm commonjs\n
 # Sheet\n\nConstructor: new Sheet()\n\n## Sheet-rows\n\nSyntax: rows: number\n\n\
 # PaperSheet\n\nA second class that scripts also create with `new Sheet()`.\n\n\
 Constructor: new Sheet()\n\n## PaperSheet-ply\n\nSyntax: ply: number\n";
-
-fn shown(fs: &[Value]) -> Vec<String> {
-    fs.iter()
-        .map(|f| {
-            format!(
-                "{}:{}:{} {} {}",
-                f["path"].as_str().unwrap_or(""),
-                f["line"],
-                f["column"],
-                f["code"].as_str().unwrap_or(""),
-                f["message"].as_str().unwrap_or("")
-            )
-        })
-        .collect()
-}
 
 /// Every way a script takes the class and builds it: the member of the same name, a
 /// destructured member, a module export, a name of its own (as `import { Socket as S }`

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::atlas::{array, json, write};
+use crate::common::shown_findings as shown;
 use serde_json::Value;
 
 fn repo() -> PathBuf {
@@ -36,21 +37,6 @@ fn check(root: &Path, args: &[&str]) -> Vec<Value> {
     let mut all = vec!["check", "--format", "json"];
     all.extend(args);
     array(root, &all)
-}
-
-fn shown(fs: &[Value]) -> Vec<String> {
-    fs.iter()
-        .map(|f| {
-            format!(
-                "{}:{}:{} {} {}",
-                f["path"].as_str().unwrap_or(""),
-                f["line"],
-                f["column"],
-                f["code"].as_str().unwrap_or(""),
-                f["message"].as_str().unwrap_or("")
-            )
-        })
-        .collect()
 }
 
 #[test]

@@ -643,3 +643,21 @@ pub fn lines_and_codes(findings: &[Value]) -> Vec<(u64, u64, String)> {
         })
         .collect()
 }
+
+/// `path:line:column code message` of each finding of `grounded check --format json`,
+/// one string a finding: the module tests compare whole findings so (two copies before).
+pub fn shown_findings(findings: &[Value]) -> Vec<String> {
+    findings
+        .iter()
+        .map(|f| {
+            format!(
+                "{}:{}:{} {} {}",
+                f["path"].as_str().unwrap_or(""),
+                f["line"],
+                f["column"],
+                f["code"].as_str().unwrap_or(""),
+                f["message"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
