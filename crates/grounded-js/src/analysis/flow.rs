@@ -716,51 +716,45 @@ fn exits(stmt: Node) -> bool {
 /// not run there; an expression that holds `use` runs its own change after reading it
 /// (`x = n.parent.y`), save what ends before `use` inside it (`f(g(), n.parent.y)`).
 fn changes_before(use_node: Node) -> usize {
-    let at = use_node.start_byte();
-    let mut root = use_node;
-    while let Some(p) = root.parent() {
-        root = p;
-        if is_function_kind(p.kind_id()) {
-            break;
-        }
-    }
-    let mut last = 0;
-    let mut stack = vec![root];
-    while let Some(n) = stack.pop() {
-        if n.start_byte() >= at {
-            continue;
-        }
-        if n.id() != root.id() && is_function_kind(n.kind_id()) {
-            continue;
-        }
-        if n.end_byte() <= at {
-            let changes = match n.kind() {
-                "call_expression"
-                | "new_expression"
-                | "assignment_expression"
-                | "augmented_assignment_expression"
-                | "update_expression"
-                | "await_expression"
-                | "yield_expression" => true,
-                "unary_expression" => n.child(0).is_some_and(|o| o.kind() == "delete"),
-                _ => false,
-            };
-            if changes {
-                last = last.max(n.end_byte());
-                // What it holds ends before it: no later end inside.
-                continue;
-            }
-        }
-        let mut c = n.walk();
-        stack.extend(n.children(&mut c));
-    }
-    last
+    last_before(use_node, |n| match n.kind() {
+        "call_expression"
+        | "new_expression"
+        | "assignment_expression"
+        | "augmented_assignment_expression"
+        | "update_expression"
+        | "await_expression"
+        | "yield_expression" => true,
+        "unary_expression" => n.child(0).is_some_and(|o| o.kind() == "delete"),
+        _ => false,
+    })
 }
 
 /// Where the last write of the name `name` before `use_node` ends, within `use_node`'s
 /// function (0: none): an assignment, `++`/`--`, a declarator or a `for...in`/`of`
 /// whose target spells the name, its own or in a pattern.
 fn writes_before(use_node: Node, name: &str, text: &str) -> usize {
+    let f = query::fields();
+    last_before(use_node, |n| {
+        let target = match n.kind() {
+            "assignment_expression" | "augmented_assignment_expression" => {
+                n.child_by_field_id(f.left)
+            }
+            "update_expression" => n.child_by_field_id(f.argument),
+            "variable_declarator" => n.child_by_field_id(f.name),
+            "for_in_statement" => n.child_by_field_id(f.left),
+            _ => None,
+        };
+        target.is_some_and(|t| {
+            let t = text.get(t.start_byte()..t.end_byte()).unwrap_or("");
+            crate::Seed::words(t).any(|w| w == name)
+        })
+    })
+}
+
+/// Where the last node that `counts` ends before `use_node` starts, within `use_node`'s
+/// function (0 when none), functions written there left out (they do not run there);
+/// a counted node's own inside is not read (it ends before it).
+fn last_before(use_node: Node, counts: impl Fn(Node) -> bool) -> usize {
     let at = use_node.start_byte();
     let mut root = use_node;
     while let Some(p) = root.parent() {
@@ -769,13 +763,6 @@ fn writes_before(use_node: Node, name: &str, text: &str) -> usize {
             break;
         }
     }
-    let spells = |n: Option<Node>| {
-        n.is_some_and(|t| {
-            let t = text.get(t.start_byte()..t.end_byte()).unwrap_or("");
-            crate::Seed::words(t).any(|w| w == name)
-        })
-    };
-    let f = query::fields();
     let mut last = 0;
     let mut stack = vec![root];
     while let Some(n) = stack.pop() {
@@ -785,19 +772,9 @@ fn writes_before(use_node: Node, name: &str, text: &str) -> usize {
         if n.id() != root.id() && is_function_kind(n.kind_id()) {
             continue;
         }
-        if n.end_byte() <= at {
-            let target = match n.kind() {
-                "assignment_expression" | "augmented_assignment_expression" => {
-                    n.child_by_field_id(f.left)
-                }
-                "update_expression" => n.child_by_field_id(f.argument),
-                "variable_declarator" => n.child_by_field_id(f.name),
-                "for_in_statement" => n.child_by_field_id(f.left),
-                _ => None,
-            };
-            if spells(target) {
-                last = last.max(n.end_byte());
-            }
+        if n.end_byte() <= at && counts(n) {
+            last = last.max(n.end_byte());
+            continue;
         }
         let mut c = n.walk();
         stack.extend(n.children(&mut c));
