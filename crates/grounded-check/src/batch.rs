@@ -278,19 +278,15 @@ pub(crate) fn check_file<'s>(
             a,
             false,
         ),
-        Some((_, k, None)) => check_script_in(
-            corpus,
-            project,
-            Some(shared),
-            shown,
-            &rel,
-            text,
-            &script,
-            &k.tree,
-            false,
-        ),
-        None => {
-            own_tree = js::parse(&script);
+        // A kept tree without its analysis, or none kept: the check analyses the tree.
+        kept => {
+            let tree = match kept {
+                Some((_, k, _)) => &k.tree,
+                None => {
+                    own_tree = js::parse(&script);
+                    &own_tree
+                }
+            };
             check_script_in(
                 corpus,
                 project,
@@ -299,7 +295,7 @@ pub(crate) fn check_file<'s>(
                 &rel,
                 text,
                 &script,
-                &own_tree,
+                tree,
                 false,
             )
         }
