@@ -67,13 +67,9 @@ fn hover_and_completion_on_a_union() {
     lsp.shutdown();
 }
 
-/// The editor's re-check of one edited statement keeps a feature test on the right of
-/// `||` silent, as the whole-file check does, and reports the member once an edit
-/// makes it the expression's value (`ok && first.nmae`).
-#[test]
-fn an_edited_feature_test_on_the_right_of_an_or_stays_silent() {
-    let text = "const ok = loom.currentPage.name.length > 0;\n\
-                if (!ok || !loom.currentPage.getAsync) loom.notify(\"old\");\n";
+/// The server on `text` as `main.js` beside the Loom docs, opened with no dry run and
+/// no debounce, whose first diagnostics are none.
+fn open_silent(text: &str) -> (tempfile::TempDir, Lsp, String) {
     let dir = project(&loom_docs(), &[("main.js", text.as_bytes())]);
     let mut lsp = Lsp::start(&[], &[]);
     lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
@@ -81,6 +77,17 @@ fn an_edited_feature_test_on_the_right_of_an_or_stays_silent() {
     lsp.open(&uri, text);
     let first = lsp.diagnostics_where(&uri, Some(1), |_| true);
     assert!(first.is_empty(), "{first:#?}");
+    (dir, lsp, uri)
+}
+
+/// The editor's re-check of one edited statement keeps a feature test on the right of
+/// `||` silent, as the whole-file check does, and reports the member once an edit
+/// makes it the expression's value (`ok && first.nmae`).
+#[test]
+fn an_edited_feature_test_on_the_right_of_an_or_stays_silent() {
+    let text = "const ok = loom.currentPage.name.length > 0;\n\
+                if (!ok || !loom.currentPage.getAsync) loom.notify(\"old\");\n";
+    let (_dir, mut lsp, uri) = open_silent(text);
     // Inside the guarded statement: "old" -> "older".
     lsp.change(&uri, 2, [1, 55, 1, 55], "er");
     let edited = lsp.diagnostics_where(&uri, Some(2), |_| true);
@@ -104,19 +111,13 @@ fn an_edited_feature_test_on_the_right_of_an_or_stays_silent() {
 /// A top-level variable written twice (a lookup, then the selection) holds the docs'
 /// union that has both values' interfaces, and is narrowed where nothing runs between
 /// the test and the use. A statement typed later is re-checked alone with what the
-/// whole file says of the variable, and agrees with a fresh check of the same text.
+/// whole file says of the variable, and finds what a whole check finds there.
 #[test]
 fn a_variable_written_twice_is_judged_and_narrowed_through_edits() {
     let text = "var target = loom.getNodeById(\"1\");\n\
                 target = loom.currentPage.selection[0];\n\
                 if (target.type === \"TEXT\") target.characters = \"b\";\n";
-    let dir = project(&loom_docs(), &[("main.js", text.as_bytes())]);
-    let mut lsp = Lsp::start(&[], &[]);
-    lsp.initialize(dir.path(), json!({"debounceMs": 0, "dryRun": false}));
-    let uri = uri(&dir.path().join("main.js"));
-    lsp.open(&uri, text);
-    let first = lsp.diagnostics_where(&uri, Some(1), |_| true);
-    assert!(first.is_empty(), "{first:#?}");
+    let (_dir, mut lsp, uri) = open_silent(text);
     lsp.change(
         &uri,
         2,
