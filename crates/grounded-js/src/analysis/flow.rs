@@ -50,10 +50,16 @@ impl<'a> Analysis<'a> {
             // A variable written more than once (`target = await getNodeByIdAsync(id)`
             // in one branch, `= selection[0]` in the other, then `if (target.type ===
             // "INSTANCE")`) may change between a test and a use: a test holds only
-            // where nothing runs between them, as for a property chain. Writes from
-            // another function leave it uncertain before this point (`foreign`).
+            // where none of its own writes lies between them. Writes from another
+            // function leave it uncertain before this point (`foreign`).
             if matches!(bind.kind, BindingKind::Var | BindingKind::Lexical) {
-                return self.narrow_up(bind, use_node, bind.name, Some((use_node, true)), u);
+                return self.narrow_up(
+                    bind,
+                    use_node,
+                    bind.name,
+                    Some(Barrier::Writes(use_node)),
+                    u,
+                );
             }
             return Some(Certain::Union(u));
         }
@@ -101,40 +107,34 @@ impl<'a> Analysis<'a> {
             return whole;
         }
         let name: String = self.node_text(chain).split_whitespace().collect();
-        self.narrow_up(bind, chain, &name, Some((chain, false)), u)
+        self.narrow_up(bind, chain, &name, Some(Barrier::Runs(chain)), u)
     }
 
     /// The walk of [`Analysis::narrowed_at`] up from `use_node`, narrowing `u` by the
-    /// tests of `name` (a name, or a chain's text when `chain` is given: then only the
-    /// tests nothing runs after, see [`Analysis::narrowed_chain_at`]).
+    /// tests of `name` (a name, or a chain's text). With `held`, only the tests that
+    /// nothing of that [`Barrier`] follows, and none across a loop or function (see
+    /// [`Analysis::narrowed_chain_at`]).
     fn narrow_up(
         &self,
         bind: &Binding<'a>,
         use_node: Node<'a>,
         name: &str,
-        chain: Option<(Node<'a>, bool)>,
+        held: Option<Barrier<'a>>,
         u: Union<'a>,
     ) -> Option<Certain<'a>> {
-        // What may change the tested value between a test and the use: for a chain,
-        // anything that runs; for a name written more than once (`true`), only its
-        // own writes, since no other function writes it (that would leave it
-        // uncertain before this point: `foreign`).
-        let changes = |(at, writes_only): (Node<'a>, bool)| {
-            if writes_only {
-                writes_before(at, name, self.text)
-            } else {
-                changes_before(at)
-            }
+        let changes = |b: Barrier<'a>| match b {
+            Barrier::Runs(at) => changes_before(at),
+            Barrier::Writes(at) => writes_before(at, name, self.text),
         };
         let mut keep = u.interfaces().collect::<Vec<_>>();
         let mut child = use_node;
         let mut depth = 0;
-        // Where the last code that may change the chain ends, before the use (found
-        // when a test of the chain is met).
+        // Where the last code that may change the tested value ends, before the use
+        // (found when a test is met).
         let mut barrier: Option<usize> = None;
         while let Some(parent) = child.parent() {
             depth += 1;
-            if chain.is_some()
+            if held.is_some()
                 && (is_function_kind(parent.kind_id())
                     || matches!(
                         parent.kind(),
@@ -214,8 +214,8 @@ impl<'a> Analysis<'a> {
                             if let Some(cond) = stmt.child_by_field_name("condition") {
                                 let k0 = keep.clone();
                                 self.narrow(cond, name, false, &mut keep);
-                                if let (Some(chain), true) = (chain, keep != k0) {
-                                    let from = *barrier.get_or_insert_with(|| changes(chain));
+                                if let (Some(h), true) = (held, keep != k0) {
+                                    let from = *barrier.get_or_insert_with(|| changes(h));
                                     if stmt.start_byte() < from {
                                         keep = k0;
                                     }
@@ -237,10 +237,10 @@ impl<'a> Analysis<'a> {
                     .map_or(0, |sw| sw.start_byte()),
                 _ => parent.start_byte(),
             };
-            if let (Some(chain), true) = (chain, keep != before_test) {
-                let from = *barrier.get_or_insert_with(|| changes(chain));
+            if let (Some(h), true) = (held, keep != before_test) {
+                let from = *barrier.get_or_insert_with(|| changes(h));
                 if test_start < from {
-                    // Something may have changed the chain since this test, and since
+                    // Something may have changed the tested value since this test, and since
                     // every test further out.
                     keep = before_test;
                     break;
@@ -697,6 +697,18 @@ fn strip_parens(mut n: Node) -> Node {
     n
 }
 
+/// What may change a tested value between the test and a use at the node given, for a
+/// narrowing that needs nothing to change there.
+#[derive(Clone, Copy)]
+enum Barrier<'a> {
+    /// Anything that runs: a property chain (`frame.appendChild(node)` moves
+    /// `node.parent` without the script writing `node`).
+    Runs(Node<'a>),
+    /// Only the name's own writes: a name written more than once, which no other
+    /// function writes (that would leave it uncertain before this point: `foreign`).
+    Writes(Node<'a>),
+}
+
 /// Whether a statement always leaves the code that follows it: `return`, `throw`,
 /// `break`, `continue`, or a block ending in one.
 fn exits(stmt: Node) -> bool {
@@ -731,7 +743,8 @@ fn changes_before(use_node: Node) -> usize {
 
 /// Where the last write of the name `name` before `use_node` ends, within `use_node`'s
 /// function (0: none): an assignment, `++`/`--`, a declarator or a `for...in`/`of`
-/// whose target spells the name, its own or in a pattern.
+/// whose target spells the name, its own, in a pattern, or as a word of a member
+/// target (`n.x = 1` counts for `n`: a miss at worst, never a test held too long).
 fn writes_before(use_node: Node, name: &str, text: &str) -> usize {
     let f = query::fields();
     last_before(use_node, |n| {
