@@ -345,7 +345,7 @@ fn a_variable_written_in_two_branches_is_their_union() {
         "  other = loom.getNodeById(\"2\");\n",
         "  other.nmae = 1;\n",
         "  let mixed = loom.createText();\n",
-        "  mixed = loom.currentPage;\n",
+        "  if (id) mixed = loom.currentPage;\n",
         "  mixed.nmae = 1;\n",
         "}\n",
         "function later(f) { return f; }\n",
@@ -365,4 +365,50 @@ fn a_variable_written_in_two_branches_is_their_union() {
         msg.starts_with("`TextNode` has no member `layoutMode`"),
         "{msg}"
     );
+}
+
+/// A use right after a write the docs type is judged by that write, though the
+/// variable as a whole holds values the docs do not type (a real handler declared `var
+/// mainComponent` twice, once over such a value, and read it after an awaited lookup).
+/// Silent where the write may not have run or the name may have changed since: a write
+/// in a block that does not hold the use, another write between, a loop or a function
+/// between, another function writing the name.
+#[test]
+fn a_use_right_after_a_write_is_typed_by_that_write() {
+    let findings = check_text(concat!(
+        "async function handler(msg) {\n",
+        "  var style = msg.style;\n",
+        "  if (msg.id) {\n",
+        "    var style = await loom.getStyleAsync(msg.id);\n",
+        "    loom.notify(style.nmae);\n",
+        "  }\n",
+        "  loom.notify(style.nmae);\n",
+        "  style = await loom.getStyleAsync(\"a\");\n",
+        "  later(() => style.nmae);\n",
+        "  for (const k of [1]) loom.notify(style.nmae + k);\n",
+        "  loom.notify(style.nmae);\n",
+        "  style = msg.other;\n",
+        "  loom.notify(style.nmae);\n",
+        "}\n",
+        "async function outer(msg) {\n",
+        "  var v = msg.v;\n",
+        "  v = await loom.getStyleAsync(\"b\");\n",
+        "  function inner() { v = msg.w; }\n",
+        "  inner();\n",
+        "  loom.notify(v.nmae);\n",
+        "}\n",
+        "function later(f) { return f; }\n",
+        "handler({});\n",
+        "outer({});\n",
+    ));
+    assert_eq!(
+        lines_and_codes(&findings),
+        vec![
+            (5, 23, "member".to_string()),
+            (11, 21, "member".to_string())
+        ],
+        "{findings:#?}"
+    );
+    let msg = findings[0]["message"].as_str().unwrap();
+    assert!(msg.starts_with("`Style` has no member `nmae`"), "{msg}");
 }

@@ -152,3 +152,39 @@ fn a_variable_written_twice_is_judged_and_narrowed_through_edits() {
     );
     lsp.shutdown();
 }
+
+/// A name typed at a use by the write just before it (the variable as a whole holds a
+/// value the docs do not type) is judged the same when the statement that uses it is
+/// edited: such a statement, re-checked alone, would not see the write, so it is
+/// re-checked with its function.
+#[test]
+fn a_use_typed_by_the_write_before_it_is_judged_through_edits() {
+    let text = "async function handler(msg) {\n  \
+                var style = msg.style;\n  \
+                style = await loom.getStyleAsync(\"a\");\n  \
+                loom.notify(style.name);\n\
+                }\n\
+                handler({});\n";
+    let (_dir, mut lsp, uri) = open_silent(text);
+    lsp.change(&uri, 2, [3, 20, 3, 24], "nmae");
+    let found = lsp.diagnostics_where(&uri, Some(2), |_| true);
+    let got: Vec<(u64, String)> = found
+        .iter()
+        .map(|d| {
+            (
+                d["range"]["start"]["line"].as_u64().unwrap(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(got.len(), 1, "{found:#?}");
+    assert_eq!(got[0].0, 3, "{got:?}");
+    assert!(
+        got[0].1.starts_with("`Style` has no member `nmae`"),
+        "{got:?}"
+    );
+    lsp.change(&uri, 3, [3, 20, 3, 24], "name");
+    let fixed = lsp.diagnostics_where(&uri, Some(3), |_| true);
+    assert!(fixed.is_empty(), "{fixed:#?}");
+    lsp.shutdown();
+}

@@ -739,6 +739,7 @@ mod flow;
 mod lookup;
 mod modules;
 mod patterns;
+mod reach;
 mod scoping;
 mod seed;
 #[cfg(test)]

@@ -114,7 +114,7 @@ impl<'a> Analysis<'a> {
     /// tests of `name` (a name, or a chain's text). With `held`, only the tests that
     /// nothing of that [`Barrier`] follows, and none across a loop or function (see
     /// [`Analysis::narrowed_chain_at`]).
-    fn narrow_up(
+    pub(super) fn narrow_up(
         &self,
         bind: &Binding<'a>,
         use_node: Node<'a>,
@@ -700,7 +700,7 @@ fn strip_parens(mut n: Node) -> Node {
 /// What may change a tested value between the test and a use at the node given, for a
 /// narrowing that needs nothing to change there.
 #[derive(Clone, Copy)]
-enum Barrier<'a> {
+pub(super) enum Barrier<'a> {
     /// Anything that runs: a property chain (`frame.appendChild(node)` moves
     /// `node.parent` without the script writing `node`).
     Runs(Node<'a>),
@@ -745,7 +745,7 @@ fn changes_before(use_node: Node) -> usize {
 /// function (0: none): an assignment, `++`/`--`, a declarator or a `for...in`/`of`
 /// whose target spells the name, its own, in a pattern, or as a word of a member
 /// target (`n.x = 1` counts for `n`: a miss at worst, never a test held too long).
-fn writes_before(use_node: Node, name: &str, text: &str) -> usize {
+pub(super) fn writes_before(use_node: Node, name: &str, text: &str) -> usize {
     let f = query::fields();
     last_before(use_node, |n| {
         let target = match n.kind() {

@@ -331,7 +331,8 @@ pub struct ScopeFacts {
     /// The enclosing scope's index in the same list (`None`: the program).
     pub parent: Option<usize>,
     /// Name, kind, certain type, and whether the analysis reads more of it than a seed
-    /// can carry (an object literal the option check reads when it is passed by name).
+    /// can carry (an object literal the option check reads when it is passed by name,
+    /// a name typed at each use by the write before it).
     pub names: Vec<(String, BindingKind, Option<SeedType>, bool)>,
 }
 
@@ -351,8 +352,12 @@ impl<'a> Analysis<'a> {
                 .values()
                 .map(|&b| {
                     let bind = &self.bindings[b];
-                    let opaque = self.object_literal_of(bind.name, id).is_some();
-                    (bind.name.to_string(), bind.kind, self.seed_type(b), opaque)
+                    let ty = self.seed_type(b);
+                    // A name typed use by use from the write before it (`reach`): a
+                    // statement analysed alone does not see that write.
+                    let opaque = self.object_literal_of(bind.name, id).is_some()
+                        || (ty.is_none() && self.reaches(bind));
+                    (bind.name.to_string(), bind.kind, ty, opaque)
                 })
                 .collect();
             names.sort_by(|x, y| x.0.cmp(&y.0));

@@ -310,7 +310,11 @@ impl<'a> Analysis<'a> {
     /// The certain type of the identifier `node` (spelling `name`) used in `scope`,
     /// narrowed by the tests that guard it there (`flow`).
     fn certain_ident(&self, node: Node<'a>, name: &'a str, scope: ScopeId) -> Option<Certain<'a>> {
-        let c = self.certain_name(name, scope)?;
+        let Some(c) = self.certain_name(name, scope) else {
+            return self
+                .resolve(name, scope)
+                .and_then(|b| self.reaching_type(b, node));
+        };
         match c {
             Certain::Union(u) => match self.resolve(name, scope) {
                 Some(b) => self.narrowed_at(b, node, u),
