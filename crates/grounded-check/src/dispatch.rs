@@ -36,6 +36,8 @@ pub(crate) struct Ctx<'a> {
     arg_buf: Vec<Node<'a>>,
     /// The kinds of `arg_buf`'s nodes.
     kind_buf: Vec<u16>,
+    /// Near names of the names declared nowhere, kept per name (`suggest::NearMemo`).
+    pub near_memo: super::suggest::NearMemo,
 }
 
 impl<'a> Ctx<'a> {
@@ -70,6 +72,7 @@ impl<'a> Ctx<'a> {
             param_buf: Vec::new(),
             arg_buf: Vec::new(),
             kind_buf: Vec::new(),
+            near_memo: Default::default(),
         }
     }
 

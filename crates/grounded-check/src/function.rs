@@ -11,8 +11,11 @@
 
 use tree_sitter::Node;
 
-use super::suggest::{near, or_list};
+use super::suggest::or_list;
 use super::{Code, Ctx, Fix, Span};
+
+/// This family's key in the near-name memo (`Ctx::near_memo`).
+const NEAR_FAMILY: u8 = 1;
 
 /// Judges the callee identifier of `name(...)`.
 pub(crate) fn check<'a>(
@@ -43,30 +46,6 @@ pub(crate) fn check<'a>(
     if cx.a.in_with(callee.start_byte()) || cx.a.is_typeof_tested(name) {
         return;
     }
-    // The global functions: `Global`'s, and the methods of `Global members: yes`
-    // interfaces (`executeActon` is near `executeAction`).
-    let globals = cx.corpus.global_members();
-    let mut candidates: Vec<&str> = globals
-        .iter()
-        .filter(|m| m.kind != grounded_docs::MemberKind::Property)
-        .map(|m| m.name.as_str())
-        .collect();
-    candidates.extend(cx.corpus.extra_functions.iter().map(String::as_str));
-    candidates.extend(
-        grounded_es::GLOBALS
-            .iter()
-            .filter(|g| g.callable && g.since <= cx.level)
-            .map(|g| g.name),
-    );
-    let visible: Vec<&str> =
-        cx.a.visible_bindings(callee.start_byte())
-            .into_iter()
-            .map(|b| b.name)
-            .collect();
-    candidates.extend(visible);
-    // The reachable project files' functions: a misspelt helper is the commonest typo
-    // in a project, and only a loaded file's name is one the fix can use.
-    candidates.extend(cx.a.project_names());
     // A project file declares it but this script does not load that file: "defined
     // nowhere" sent a newcomer looking for a typo in a name that was right. (The file
     // itself, named from elsewhere, is left out: its own stale entry is no other file.)
@@ -87,7 +66,35 @@ pub(crate) fn check<'a>(
         cx.push_node(callee, Code::Function, msg);
         return;
     }
-    let close = near(name, candidates);
+    // The global functions: `Global`'s, and the methods of `Global members: yes`
+    // interfaces (`executeActon` is near `executeAction`), and the reachable project
+    // files' functions: a misspelt helper is the commonest typo in a project, and only
+    // a loaded file's name is one the fix can use.
+    let (corpus, level, a) = (cx.corpus, cx.level, &cx.a);
+    let fixed = || {
+        let mut c: Vec<&str> = corpus
+            .global_members()
+            .into_iter()
+            .filter(|m| m.kind != grounded_docs::MemberKind::Property)
+            .map(|m| m.name.as_str())
+            .collect();
+        c.extend(corpus.extra_functions.iter().map(String::as_str));
+        c.extend(
+            grounded_es::GLOBALS
+                .iter()
+                .filter(|g| g.callable && g.since <= level)
+                .map(|g| g.name),
+        );
+        c.extend(a.project_names());
+        c
+    };
+    let visible: Vec<&str> = a
+        .visible_bindings(callee.start_byte())
+        .into_iter()
+        .map(|b| b.name)
+        .collect();
+    let close = cx.near_memo.near(NEAR_FAMILY, name, fixed, visible);
+    let close: Vec<&str> = close.iter().map(String::as_str).collect();
     let mut msg = format!(
         "`{name}` is defined nowhere: not a global function of this engine's docs, not an {} built-in of the language, not declared in this file or a file it loads",
         cx.level_name()
@@ -95,6 +102,7 @@ pub(crate) fn check<'a>(
     if !close.is_empty() {
         msg.push_str(&format!("; did you mean {}?", or_list(&close)));
     } else {
+        let globals = cx.corpus.global_members();
         let fns: Vec<&str> = globals
             .iter()
             .filter(|m| m.kind == grounded_docs::MemberKind::Method)

@@ -12,8 +12,11 @@
 
 use tree_sitter::Node;
 
-use super::suggest::{near, or_list};
+use super::suggest::or_list;
 use super::{Code, Ctx, Fix};
+
+/// This family's key in the near-name memo (`Ctx::near_memo`).
+const NEAR_FAMILY: u8 = 0;
 
 /// Judges the identifier receiver of a member expression. Returns whether the receiver
 /// is declared (by the script, the project or the docs), so its member can be judged;
@@ -47,24 +50,28 @@ pub(crate) fn receiver<'a>(
     if cx.a.in_with(ident.start_byte()) || cx.a.is_typeof_tested(name) || name == "this" {
         return false;
     }
-    let mut candidates: Vec<&str> = cx.corpus.globals.keys().map(String::as_str).collect();
-    candidates.extend(cx.corpus.extra_globals.iter().map(String::as_str));
-    // Members that are global names (`Global` properties, `Global members: yes`):
-    // `activeDocumnt` is near the member `activeDocument`, not near any global object.
-    candidates.extend(
-        cx.corpus
-            .global_members()
-            .into_iter()
-            .filter(|m| m.kind != grounded_docs::MemberKind::Method)
-            .map(|m| m.name.as_str()),
-    );
+    let corpus = cx.corpus;
+    let fixed = || {
+        let mut c: Vec<&str> = corpus.globals.keys().map(String::as_str).collect();
+        c.extend(corpus.extra_globals.iter().map(String::as_str));
+        // Members that are global names (`Global` properties, `Global members: yes`):
+        // `activeDocumnt` is near the member `activeDocument`, not near any global object.
+        c.extend(
+            corpus
+                .global_members()
+                .into_iter()
+                .filter(|m| m.kind != grounded_docs::MemberKind::Method)
+                .map(|m| m.name.as_str()),
+        );
+        c
+    };
     let locals: Vec<&str> =
         cx.a.visible_bindings(ident.start_byte())
             .into_iter()
             .map(|b| b.name)
             .collect();
-    candidates.extend(locals);
-    let close = near(name, candidates);
+    let close = cx.near_memo.near(NEAR_FAMILY, name, fixed, locals);
+    let close: Vec<&str> = close.iter().map(String::as_str).collect();
     let mut msg = format!(
         "`{name}` is declared nowhere: not a global of this engine's docs, not an {} global of the language, not declared in this file or a file it loads",
         cx.level_name()
