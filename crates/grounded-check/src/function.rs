@@ -86,13 +86,14 @@ pub(crate) fn check<'a>(
                 .map(|g| g.name),
         );
         c.extend(a.project_names());
+        // One by one: `extend` would tie the list to the analysis's lifetime.
+        for n in a.program_names() {
+            c.push(n);
+        }
         c
     };
-    let visible: Vec<&str> = a
-        .visible_bindings(callee.start_byte())
-        .into_iter()
-        .map(|b| b.name)
-        .collect();
+    // The program's names are the same at every site: scored once with the rest.
+    let visible = a.visible_below_program(callee.start_byte());
     let close = cx.near_memo.near(NEAR_FAMILY, name, fixed, visible);
     let close: Vec<&str> = close.iter().map(String::as_str).collect();
     let mut msg = format!(

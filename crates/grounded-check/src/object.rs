@@ -50,7 +50,7 @@ pub(crate) fn receiver<'a>(
     if cx.a.in_with(ident.start_byte()) || cx.a.is_typeof_tested(name) || name == "this" {
         return false;
     }
-    let corpus = cx.corpus;
+    let (corpus, a) = (cx.corpus, &cx.a);
     let fixed = || {
         let mut c: Vec<&str> = corpus.globals.keys().map(String::as_str).collect();
         c.extend(corpus.extra_globals.iter().map(String::as_str));
@@ -63,13 +63,14 @@ pub(crate) fn receiver<'a>(
                 .filter(|m| m.kind != grounded_docs::MemberKind::Method)
                 .map(|m| m.name.as_str()),
         );
+        // One by one: `extend` would tie the list to the analysis's lifetime.
+        for n in a.program_names() {
+            c.push(n);
+        }
         c
     };
-    let locals: Vec<&str> =
-        cx.a.visible_bindings(ident.start_byte())
-            .into_iter()
-            .map(|b| b.name)
-            .collect();
+    // The program's names are the same at every site: scored once with the docs'.
+    let locals = cx.a.visible_below_program(ident.start_byte());
     let close = cx.near_memo.near(NEAR_FAMILY, name, fixed, locals);
     let close: Vec<&str> = close.iter().map(String::as_str).collect();
     let mut msg = format!(

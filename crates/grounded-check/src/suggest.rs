@@ -90,12 +90,12 @@ pub(crate) struct NearMemo(std::collections::HashMap<(u8, String), Vec<(usize, S
 impl NearMemo {
     /// The nearest names to `wrong` (at most three, best first) among `fixed()` (the
     /// same at every site for this `family`) and `local`, as [`near`] answers for both.
-    pub(crate) fn near<'c, I: IntoIterator<Item = &'c str>>(
+    pub(crate) fn near<'f, 'l, I: IntoIterator<Item = &'f str>>(
         &mut self,
         family: u8,
         wrong: &str,
         fixed: impl FnOnce() -> I,
-        local: impl IntoIterator<Item = &'c str>,
+        local: impl IntoIterator<Item = &'l str>,
     ) -> Vec<String> {
         let key = (family, wrong.to_string());
         let kept = self.0.entry(key).or_insert_with(|| {
