@@ -15,6 +15,10 @@ fn long_function(n: usize) -> String {
     )
 }
 
+/// An edit from where the declaration's and the call's edits land: bytes replaced and
+/// by what.
+type Step = fn(usize, usize) -> (usize, usize, String);
+
 #[test]
 fn edits_in_turn_at_two_places_of_a_long_function_publish_what_check_reports() {
     let (mut w, mut lsp) = one("long.js", &long_function(300));
@@ -27,33 +31,32 @@ fn edits_in_turn_at_two_places_of_a_long_function_publish_what_check_reports() {
         t[..line].rfind("layout.text").unwrap() + "layout.text".len()
     };
     // (where, what it replaces, what it types): mistakes made and undone in turn, one
-    // left in while the other place is edited, a declaration renamed (not a retyping),
-    // and lines added above the function (it moves between two of its re-checks).
-    let steps: Vec<(&str, fn(&World, usize, usize) -> (usize, usize, String))> = vec![
-        ("`BlockQ`", |_, d, _| (d, d, "Q".into())),
-        ("`BlockQ` undone", |_, d, _| (d, d + 1, String::new())),
-        ("`textQ` in the loop", |_, _, c| (c, c, "Q".into())),
-        ("`textQ` undone", |_, _, c| (c, c + 1, String::new())),
-        ("`BlockQ` again", |_, d, _| (d, d, "Q".into())),
-        ("`textQ` with `BlockQ` in", |_, _, c| (c, c, "Q".into())),
-        ("`BlockQ` undone, `textQ` in", |_, d, _| {
+    // left in while the other place is edited, the declaration retyped to another class,
+    // lines added above the function (it moves between two of its re-checks), and a
+    // call added in the loop.
+    let steps: Vec<(&str, Step)> = vec![
+        ("`BlockQ`", |d, _| (d, d, "Q".into())),
+        ("`BlockQ` undone", |d, _| (d, d + 1, String::new())),
+        ("`textQ` in the loop", |_, c| (c, c, "Q".into())),
+        ("`textQ` undone", |_, c| (c, c + 1, String::new())),
+        ("`BlockQ` again", |d, _| (d, d, "Q".into())),
+        ("`textQ` with `BlockQ` in", |_, c| (c, c, "Q".into())),
+        ("`BlockQ` undone, `textQ` in", |d, _| {
             (d, d + 1, String::new())
         }),
-        ("lines above the function", |_, _, _| {
+        ("lines above the function", |_, _| {
             (0, 0, "var a = 1;\n\n".into())
         }),
-        ("`Blockz` below them", |_, d, _| (d, d, "z".into())),
-        ("`textQ` undone", |_, _, c| (c, c + 1, String::new())),
-        ("`Blockz` undone", |_, d, _| (d, d + 1, String::new())),
-        ("a call added in the loop", |_, _, c| {
+        ("`Blockz` below them", |d, _| (d, d, "z".into())),
+        ("`textQ` undone", |_, c| (c, c + 1, String::new())),
+        ("`Blockz` undone", |d, _| (d, d + 1, String::new())),
+        ("a call added in the loop", |_, c| {
             (c - 4, c - 4, "text(\"new\");\n        layout.".into())
         }),
-        ("`Block` becomes `Table`", |_, d, _| {
-            (d - 5, d, "Table".into())
-        }),
+        ("`Block` becomes `Table`", |d, _| (d - 5, d, "Table".into())),
     ];
     for (what, step) in steps {
-        let (s, e, new) = step(&w, decl(&w), call(&w));
+        let (s, e, new) = step(decl(&w), call(&w));
         w.bufs[0].edit(&lsp, s, e, &new);
         settle(&mut lsp, &w.bufs[0]).unwrap();
         assert_agrees(&w, &lsp, what);
