@@ -98,9 +98,9 @@ pub struct Session {
     /// analysis of the whole statement (a 2,000-line function) otherwise. A statement's
     /// summary is of its text alone (analysed with no seed), so the text is the key.
     summarised: std::cell::RefCell<Option<(String, Vec<String>)>>,
-    /// The last function parsed alone by a declaration re-check, for the next one's
-    /// parse to start from (see `scoped`).
-    last_piece: Option<scoped::LastPiece>,
+    /// The last functions parsed alone by a declaration re-check, the most recent
+    /// last, for the next one's parse to start from (see `scoped`).
+    last_pieces: Vec<scoped::LastPiece>,
     incremental: usize,
     unparsed: usize,
     inner: usize,
@@ -205,7 +205,7 @@ impl Session {
             seed_names: SeedNames::of(&seed),
             seed: Arc::new(seed),
             summarised: Default::default(),
-            last_piece: None,
+            last_pieces: Vec::new(),
             incremental: 0,
             unparsed: 0,
             inner: 0,

@@ -4,13 +4,13 @@
 
 use super::*;
 
-/// A function of `n` calls in a loop, after a line declaring `b`.
+/// A function of `n` calls in a loop, after a line declaring `b`; and a short one.
 fn long_function(n: usize) -> String {
     let calls: String = (0..n)
         .map(|k| format!("        layout.text(lines[i] + \"{k}\", {{ fontSize: 9 }});\n"))
         .collect();
     format!(
-        "function big(lines) {{\n    var b = new Block();\n    layout.blockStart(b, {{ padding: 4 }});\n    for (var i = 0; i < lines.length; i++) {{\n{calls}    }}\n    layout.blockEnd();\n}}\nbig([]);\n"
+        "function big(lines) {{\n    var b = new Block();\n    layout.blockStart(b, {{ padding: 4 }});\n    for (var i = 0; i < lines.length; i++) {{\n{calls}    }}\n    layout.blockEnd();\n}}\nfunction small() {{\n    var t = new Table();\n    t.columns = 2;\n}}\nbig([]);\nsmall();\n"
     )
 }
 
@@ -23,6 +23,7 @@ fn declaration_edits_between_calls_typed_in_its_function_agree_with_a_full_check
         let line = s.text().find("\"150\"").unwrap();
         s.text()[..line].rfind("layout.text").unwrap() + "layout.text".len()
     };
+    let short = |s: &Session| s.text().find("new Table").unwrap() + "new Table".len();
     let (scoped, last) = (s.scoped_edits(), s.scoped_from_last_parse());
     for round in 0..3 {
         let at = decl(&s);
@@ -38,6 +39,11 @@ fn declaration_edits_between_calls_typed_in_its_function_agree_with_a_full_check
         splice_and_compare(&mut s, at, 0, "Q");
         assert!(shown(s.findings()).iter().any(|f| f.contains("textQ")));
         let at = call(&s);
+        splice_and_compare(&mut s, at, 1, "");
+        // The short function's declaration in between: its parse is kept beside.
+        let at = short(&s);
+        splice_and_compare(&mut s, at, 0, "Q");
+        let at = short(&s);
         splice_and_compare(&mut s, at, 1, "");
         assert!(s.findings().is_empty(), "{:#?}", shown(s.findings()));
     }
@@ -56,14 +62,15 @@ fn declaration_edits_between_calls_typed_in_its_function_agree_with_a_full_check
     splice_and_compare(&mut s, at, 1, "");
     assert_eq!(
         s.scoped_edits() - scoped,
-        9,
+        15,
         "every declaration edit went scoped"
     );
-    // All but the first (nothing kept yet) and `Blockz` (its text then differed from
-    // the last parse's from the declaration to the call: half the function).
+    // All but the first in each function (nothing kept yet) and `Blockz` (its text
+    // then differed from the last parse's from the declaration to the call: half the
+    // function).
     assert_eq!(
         s.scoped_from_last_parse() - last,
-        7,
+        12,
         "declaration edits parsed from the function's last parse"
     );
 }

@@ -23,8 +23,8 @@
 //! The function's parse starts from its last parse here (`LastPiece`) when the text
 //! differs from that one's in a small stretch only.
 //!
-//! Owns the last such parse. May import the parent `session`, the dispatch and the families
-//! through `check`; nothing above `check`.
+//! Owns no state (the parent keeps the last parses). May import the parent `session`,
+//! the dispatch and the families through `check`; nothing above `check`.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -47,6 +47,10 @@ use grounded_js::ScopeFacts;
 /// function (~6 ms; `decl-2000` 11-15 ms p50 beside `call-2000` against 4-5 ms alone).
 /// The last parse of the function, told only the stretch its text differs in now,
 /// steps into nothing else: a call typed and undone since leaves no trace.
+///
+/// Several are kept, one per function: with one, a declaration typed in a short
+/// function in between (the `decl-typo` edits of the eleven-kind round) replaced the
+/// long function's, whose next declaration edit parsed from the file's tree again.
 pub(super) struct LastPiece {
     start: usize,
     start_point: tree_sitter::Point,
@@ -96,6 +100,10 @@ fn advance_bytes(p: tree_sitter::Point, b: &[u8]) -> tree_sitter::Point {
         None => tree_sitter::Point::new(p.row, p.column + b.len()),
     }
 }
+
+/// How many functions keep their last parse: those whose declarations are being typed
+/// in (a long function's tree is a few megabytes).
+const KEPT_PIECES: usize = 8;
 
 impl LastPiece {
     /// The kept tree edited to describe `now`, the text of `range` (a top-level
@@ -287,7 +295,14 @@ impl Session {
             return None;
         }
         let own_text = &self.text[ts..te];
-        let kept = (self.last_piece.as_ref()).and_then(|l| l.old_tree(top.1, own_text));
+        // Another function's parse differs all through: refused after comparing its
+        // first and last bytes only.
+        let kept = (self.last_pieces.iter().enumerate().rev())
+            .find_map(|(i, l)| Some((i, l.old_tree(top.1, own_text)?)));
+        let kept = kept.map(|(i, tree)| {
+            self.last_pieces.remove(i);
+            tree
+        });
         let piece = super::recheck::parse_piece(
             &mut self.piece_parser,
             &self.text,
@@ -296,7 +311,13 @@ impl Session {
             Some(kept.as_ref().unwrap_or(&self.tree)),
         )?;
         let from_last = kept.is_some();
-        self.last_piece = Some(LastPiece {
+        // One parse per function: an older one of this function (its edits since too
+        // far apart to be told) starts where this one does.
+        self.last_pieces.retain(|l| l.start != ts);
+        if self.last_pieces.len() >= KEPT_PIECES {
+            self.last_pieces.remove(0);
+        }
+        self.last_pieces.push(LastPiece {
             start: ts,
             start_point: top.1.start_point,
             text: self.text[ts..te].to_string(),
