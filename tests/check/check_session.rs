@@ -6,6 +6,8 @@ use std::sync::Arc;
 use grounded::check::{self, Finding, ProjectIndex, Session};
 use grounded::docs::bundled;
 
+mod alternating;
+
 const SCRIPT: &str = r#"var t = new Table();
 t.columns = 2;
 function fill(rows) {

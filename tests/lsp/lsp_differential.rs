@@ -1002,6 +1002,8 @@ fn a_changed_check_table_is_reloaded() {
 
 // ---- Regressions: every mismatch a run found, scripted. ----
 
+mod long_function;
+
 /// A world of one open file, settled, for a scripted sequence.
 fn one(name: &str, text: &str) -> (World, Lsp) {
     let w = World::new(&[(name, text.to_string())]);

@@ -98,11 +98,16 @@ pub struct Session {
     /// analysis of the whole statement (a 2,000-line function) otherwise. A statement's
     /// summary is of its text alone (analysed with no seed), so the text is the key.
     summarised: std::cell::RefCell<Option<(String, Vec<String>)>>,
+    /// The last functions parsed alone by a declaration re-check, the most recent
+    /// last, for the next one's parse to start from (see `scoped`).
+    last_pieces: Vec<scoped::LastPiece>,
     incremental: usize,
     unparsed: usize,
     inner: usize,
     /// Edits of a nested declaration re-checked with what reads it (see `scoped`).
     scoped: usize,
+    /// Of those, the ones whose function was parsed from its last parse there.
+    from_last_piece: usize,
     /// The line of the last edit re-checked from a piece (see [`Session::catch_up`]).
     piece_row: Option<usize>,
     /// What each top-level statement contributes to the construct pairing, when kept
@@ -200,10 +205,12 @@ impl Session {
             seed_names: SeedNames::of(&seed),
             seed: Arc::new(seed),
             summarised: Default::default(),
+            last_pieces: Vec::new(),
             incremental: 0,
             unparsed: 0,
             inner: 0,
             scoped: 0,
+            from_last_piece: 0,
             piece_row: None,
             starts: LineIndex::new(text).starts().to_vec(),
             directive,
@@ -402,6 +409,12 @@ impl Session {
     /// and benchmarks; counted in [`Session::unparsed_edits`] too).
     pub fn scoped_edits(&self) -> usize {
         self.scoped
+    }
+
+    /// How many of [`Session::scoped_edits`] parsed the function from its last parse
+    /// there, told only where its text differs now (for tests and benchmarks).
+    pub fn scoped_from_last_parse(&self) -> usize {
+        self.from_last_piece
     }
 
     /// How many edits paired the file's constructs by analysing the whole file (a full

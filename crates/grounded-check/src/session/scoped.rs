@@ -20,8 +20,11 @@
 //! function (`glob = b`, `this.x = b`), or bindings that are not the same names in the
 //! same scopes.
 //!
-//! Owns no state. May import the parent `session`, the dispatch and the families
-//! through `check`; nothing above `check`.
+//! The function's parse starts from its last parse here (`LastPiece`) when the text
+//! differs from that one's in a small stretch only.
+//!
+//! Owns no state (the parent keeps the last parses). May import the parent `session`,
+//! the dispatch and the families through `check`; nothing above `check`.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -31,6 +34,121 @@ use super::recheck::closed_line;
 use super::*;
 use crate::dispatch::within;
 use grounded_js::ScopeFacts;
+
+/// A top-level statement (a function) as last parsed alone here: where it started, its
+/// text, and the tree of that text.
+///
+/// Why: the parse of the function started from the file's tree, edited but not
+/// reparsed, which by then held every keystroke since its last parse. One of them in a
+/// long list of expression statements (a call typed in the middle of a 2,000-line
+/// loop body) made tree-sitter rebuild the whole list: it never reuses an expression
+/// statement the edit's parse has to step into (the grammar's statements are parsed
+/// ambiguously, "fragile"), so each declaration edit paid a near-fresh parse of the
+/// function (~6 ms; `decl-2000` 11-15 ms p50 beside `call-2000` against 4-5 ms alone).
+/// The last parse of the function, told only the stretch its text differs in now,
+/// steps into nothing else: a call typed and undone since leaves no trace.
+///
+/// Several are kept, one per function: with one, a declaration typed in a short
+/// function in between (the `decl-typo` edits of the eleven-kind round) replaced the
+/// long function's, whose next declaration edit parsed from the file's tree again.
+pub(super) struct LastPiece {
+    start: usize,
+    start_point: tree_sitter::Point,
+    text: String,
+    tree: tree_sitter::Tree,
+}
+
+/// How many bytes `a` and `b` share at their start.
+fn shared_prefix(a: &[u8], b: &[u8]) -> usize {
+    // A block at a time (a `memcmp`), then byte by byte in the first that differs.
+    const BLOCK: usize = 64;
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + BLOCK <= n && a[i..i + BLOCK] == b[i..i + BLOCK] {
+        i += BLOCK;
+    }
+    i + a[i..n]
+        .iter()
+        .zip(&b[i..n])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// How many bytes `a` and `b` share at their end.
+fn shared_suffix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 64;
+    let n = a.len().min(b.len());
+    let (mut i, la, lb) = (0, a.len(), b.len());
+    while i + BLOCK <= n && a[la - i - BLOCK..la - i] == b[lb - i - BLOCK..lb - i] {
+        i += BLOCK;
+    }
+    i + a[..la - i]
+        .iter()
+        .rev()
+        .zip(b[..lb - i].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// The position after bytes `b` when they start at `p`.
+fn advance_bytes(p: tree_sitter::Point, b: &[u8]) -> tree_sitter::Point {
+    match b.iter().rposition(|&c| c == b'\n') {
+        Some(last) => tree_sitter::Point::new(
+            p.row + b.iter().filter(|&&c| c == b'\n').count(),
+            b.len() - last - 1,
+        ),
+        None => tree_sitter::Point::new(p.row, p.column + b.len()),
+    }
+}
+
+/// How many functions keep their last parse: those whose declarations are being typed
+/// in (a long function's tree is a few megabytes).
+const KEPT_PIECES: usize = 8;
+
+impl LastPiece {
+    /// The kept tree edited to describe `now`, the text of `range` (a top-level
+    /// statement) in the current file: a copy of the tree, moved to where `range`
+    /// starts, with the one stretch where `now` differs from the kept text edited.
+    /// `None` when that stretch is more than an eighth of the statement: then the
+    /// parse would read it all again anyway, and the file's tree serves as well.
+    ///
+    /// Safe whatever the kept statement was: the edits describe exactly how the kept
+    /// text becomes `now`, which is all tree-sitter's reuse relies on.
+    fn old_tree(&self, range: tree_sitter::Range, now: &str) -> Option<tree_sitter::Tree> {
+        let (old, new) = (self.text.as_bytes(), now.as_bytes());
+        let p = shared_prefix(old, new);
+        let sfx = shared_suffix(&old[p..], &new[p..]);
+        let (old_mid, new_mid) = (&old[p..old.len() - sfx], &new[p..new.len() - sfx]);
+        if old_mid.len().max(new_mid.len()) * 8 > new.len() {
+            return None;
+        }
+        let mut tree = self.tree.clone();
+        if (self.start, self.start_point) != (range.start_byte, range.start_point) {
+            // Outside the parsed range: only its length and lines count.
+            tree.edit(&tree_sitter::InputEdit {
+                start_byte: 0,
+                old_end_byte: self.start,
+                new_end_byte: range.start_byte,
+                start_position: tree_sitter::Point::default(),
+                old_end_position: self.start_point,
+                new_end_position: range.start_point,
+            });
+        }
+        if !old_mid.is_empty() || !new_mid.is_empty() {
+            let start = range.start_byte + p;
+            let start_position = advance_bytes(range.start_point, &new[..p]);
+            tree.edit(&tree_sitter::InputEdit {
+                start_byte: start,
+                old_end_byte: start + old_mid.len(),
+                new_end_byte: start + new_mid.len(),
+                start_position,
+                old_end_position: advance_bytes(start_position, old_mid),
+                new_end_position: advance_bytes(start_position, new_mid),
+            });
+        }
+        Some(tree)
+    }
+}
 
 /// The nested statement edited: its bytes before (`s..e`) and after (`s..new_e`) the
 /// edit, the edit's length change, and its summaries before and after.
@@ -176,7 +294,35 @@ impl Session {
         if changed.iter().any(|n| !local_at(&old_facts, ed.s, n)) {
             return None;
         }
-        let piece = self.parse_piece(top.1, &[(top.0, ts, te)])?;
+        let own_text = &self.text[ts..te];
+        // Another function's parse differs all through: refused after comparing its
+        // first and last bytes only.
+        let kept = (self.last_pieces.iter().enumerate().rev())
+            .find_map(|(i, l)| Some((i, l.old_tree(top.1, own_text)?)));
+        let kept = kept.map(|(i, tree)| {
+            self.last_pieces.remove(i);
+            tree
+        });
+        let piece = super::recheck::parse_piece(
+            &mut self.piece_parser,
+            &self.text,
+            top.1,
+            &[(top.0, ts, te)],
+            Some(kept.as_ref().unwrap_or(&self.tree)),
+        )?;
+        let from_last = kept.is_some();
+        // One parse per function: an older one of this function (its edits since too
+        // far apart to be told) starts where this one does.
+        self.last_pieces.retain(|l| l.start != ts);
+        if self.last_pieces.len() >= KEPT_PIECES {
+            self.last_pieces.remove(0);
+        }
+        self.last_pieces.push(LastPiece {
+            start: ts,
+            start_point: top.1.start_point,
+            text: self.text[ts..te].to_string(),
+            tree: piece.clone(),
+        });
         let node = piece.root_node().child(0)?;
         let own_text = &self.text[ts..te];
         let cut = self.seed_names.for_text(&self.seed, own_text);
@@ -279,6 +425,7 @@ impl Session {
             f.scopes = new_facts;
         }
         self.scoped += 1;
+        self.from_last_piece += usize::from(from_last);
         sort_findings(&mut out);
         Some(out)
     }
@@ -327,6 +474,99 @@ mod tests {
             assert_eq!(retyped(&old, &other), None, "{other:?}");
         }
         assert_eq!(retyped(&old, &old), None, "nothing changed");
+    }
+
+    /// Every node of `tree` below its root: kind, bytes and positions.
+    fn nodes(tree: &tree_sitter::Tree) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut walk = grounded_js::Preorder::new(tree.root_node());
+        while let Some((n, _)) = walk.next() {
+            out.push(format!(
+                "{} {:?} {:?} {:?}",
+                n.kind(),
+                n.byte_range(),
+                n.start_position(),
+                n.end_position()
+            ));
+        }
+        out
+    }
+
+    /// The function of `text` parsed alone, from `old` or afresh.
+    fn piece_of(
+        text: &str,
+        old: Option<&tree_sitter::Tree>,
+    ) -> (tree_sitter::Tree, tree_sitter::Range) {
+        let file = grounded_js::parse(text);
+        let mut c = file.walk();
+        let top = file
+            .root_node()
+            .children(&mut c)
+            .find(|n| n.kind() == "function_declaration")
+            .map(|n| n.range())
+            .unwrap();
+        let mut p = grounded_js::parser();
+        p.set_included_ranges(&[top]).unwrap();
+        (p.parse(text, old).unwrap(), top)
+    }
+
+    #[test]
+    fn a_kept_piece_edited_to_the_text_now_parses_as_a_fresh_parse() {
+        let body: String = (0..300)
+            .map(|k| format!("        layout.text(lines[i] + \"{k}\", {{ fontSize: 9 }});\n"))
+            .collect();
+        let f = format!("function f(lines) {{\n    var b = new Block();\n    for (var i = 0; i < 2; i++) {{\n{body}    }}\n}}\n");
+        let (tree, range) = piece_of(&f, None);
+        let kept = LastPiece {
+            start: range.start_byte,
+            start_point: range.start_point,
+            text: f[range.start_byte..range.end_byte].to_string(),
+            tree,
+        };
+        let retyped = f.replace("new Block()", "new BlockQ()");
+        let called = f.replacen(
+            "layout.text(lines[i] + \"150\"",
+            "layout.textQ(lines[i] + \"150\"",
+            1,
+        );
+        let both = retyped.replacen("var b", "var bb", 1);
+        // The same function moved down by lines and bytes, edited or not; a statement
+        // added at the end; two edits far apart (one stretch across them).
+        for now in [
+            f.clone(),
+            retyped.clone(),
+            called.clone(),
+            both,
+            format!("var x = 1;\n\n// moved\n{retyped}"),
+            format!("x();\n{called}"),
+            f.replace("    }\n}\n", "    }\n    layout.blockEnd();\n}\n"),
+        ] {
+            let (fresh, range) = piece_of(&now, None);
+            let own = &now[range.start_byte..range.end_byte];
+            let old = kept.old_tree(range, own).expect("a small stretch");
+            let (reused, _) = piece_of(&now, Some(&old));
+            assert_eq!(nodes(&reused), nodes(&fresh), "{}", &own[..60]);
+            assert!(!reused.root_node().has_error());
+        }
+        // Known-bad: another function entirely is not a small stretch.
+        let other = body.replace("layout.text", "layout.paragraph");
+        let other = format!("function g() {{\n{other}}}\n");
+        let (_, range) = piece_of(&other, None);
+        assert!(kept
+            .old_tree(range, &other[range.start_byte..range.end_byte])
+            .is_none());
+    }
+
+    #[test]
+    fn shared_ends_are_counted_across_blocks() {
+        let a = "x".repeat(200) + "abc" + &"y".repeat(130);
+        let b = "x".repeat(200) + "aQbc" + &"y".repeat(130);
+        assert_eq!(shared_prefix(a.as_bytes(), b.as_bytes()), 201);
+        assert_eq!(shared_suffix(a.as_bytes(), b.as_bytes()), 132);
+        assert_eq!(shared_prefix(a.as_bytes(), a.as_bytes()), a.len());
+        assert_eq!(shared_suffix(b"", b"abc"), 0);
+        let p = advance_bytes(tree_sitter::Point::new(2, 5), b"ab\ncd\nxyz");
+        assert_eq!(p, tree_sitter::Point::new(4, 3));
     }
 
     #[test]
