@@ -80,6 +80,19 @@ fn open_silent(text: &str) -> (tempfile::TempDir, Lsp, String) {
     (dir, lsp, uri)
 }
 
+/// Each published diagnostic's start line and message, in order.
+fn lines_and_messages(found: &[serde_json::Value]) -> Vec<(u64, String)> {
+    found
+        .iter()
+        .map(|d| {
+            (
+                d["range"]["start"]["line"].as_u64().unwrap(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
 /// The editor's re-check of one edited statement keeps a feature test on the right of
 /// `||` silent, as the whole-file check does, and reports the member once an edit
 /// makes it the expression's value (`ok && first.nmae`).
@@ -126,15 +139,7 @@ fn a_variable_written_twice_is_judged_and_narrowed_through_edits() {
     );
     lsp.change(&uri, 3, [4, 0, 4, 0], "target.nmae = 1;\n");
     let found = lsp.diagnostics_where(&uri, Some(3), |d| d.len() >= 2);
-    let got: Vec<(u64, String)> = found
-        .iter()
-        .map(|d| {
-            (
-                d["range"]["start"]["line"].as_u64().unwrap(),
-                d["message"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let got = lines_and_messages(&found);
     assert_eq!(got.len(), 2, "{found:#?}");
     assert_eq!(got[0].0, 3, "{got:?}");
     assert!(
@@ -168,15 +173,7 @@ fn a_use_typed_by_the_write_before_it_is_judged_through_edits() {
     let (_dir, mut lsp, uri) = open_silent(text);
     lsp.change(&uri, 2, [3, 20, 3, 24], "nmae");
     let found = lsp.diagnostics_where(&uri, Some(2), |_| true);
-    let got: Vec<(u64, String)> = found
-        .iter()
-        .map(|d| {
-            (
-                d["range"]["start"]["line"].as_u64().unwrap(),
-                d["message"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let got = lines_and_messages(&found);
     assert_eq!(got.len(), 1, "{found:#?}");
     assert_eq!(got[0].0, 3, "{got:?}");
     assert!(

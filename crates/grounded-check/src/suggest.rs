@@ -237,18 +237,23 @@ mod tests {
         scored.into_iter().take(3).map(|(_, c)| c).collect()
     }
 
+    /// A repeatable random index below `n` at each call (xorshift), for the tests that
+    /// compare two ways of answering on many generated names.
+    fn xorshift(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        }
+    }
+
     /// The filter before the distance cannot change an answer: on names and their
     /// typos (dropped, doubled, swapped, changed letters, case, prefixes and suffixes,
     /// non-ASCII), the filtered [`near`] answers what scoring every candidate answers.
     #[test]
     fn the_length_filter_never_changes_the_answer() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15u64);
         let stems = [
             "table",
             "Start",
@@ -316,13 +321,7 @@ mod tests {
     /// [`near`] answers for all of them, asked once or again for the same name.
     #[test]
     fn the_memo_answers_what_near_answers() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
         let names = [
             "activeDocument",
             "activeLayer",

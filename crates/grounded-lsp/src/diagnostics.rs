@@ -130,50 +130,16 @@ fn diff<'n>(old: &str, new: &'n str) -> Option<(usize, usize, &'n str)> {
         return None;
     }
     let (a, b) = (old.as_bytes(), new.as_bytes());
-    let mut p = common_prefix(a, b);
+    let mut p = grounded_textfile::diff::common_prefix(a, b);
     while !old.is_char_boundary(p) || !new.is_char_boundary(p) {
         p -= 1;
     }
     let max = a.len().min(b.len()) - p;
-    let mut sfx = common_suffix(&a[p..], &b[p..]).min(max);
+    let mut sfx = grounded_textfile::diff::common_suffix(&a[p..], &b[p..]).min(max);
     while !old.is_char_boundary(a.len() - sfx) || !new.is_char_boundary(b.len() - sfx) {
         sfx -= 1;
     }
     Some((p, a.len() - sfx, &new[p..b.len() - sfx]))
-}
-
-/// How many leading bytes `a` and `b` share. Compared a block at a time (a `memcmp`),
-/// then byte by byte in the first block that differs: byte by byte throughout, a
-/// keystroke in a 3 MB buffer cost ~3 ms here alone.
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 256;
-    let n = a.len().min(b.len());
-    let mut i = 0;
-    while i + BLOCK <= n && a[i..i + BLOCK] == b[i..i + BLOCK] {
-        i += BLOCK;
-    }
-    i + a[i..n]
-        .iter()
-        .zip(&b[i..n])
-        .take_while(|(x, y)| x == y)
-        .count()
-}
-
-/// How many trailing bytes `a` and `b` share (see [`common_prefix`]).
-fn common_suffix(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 256;
-    let n = a.len().min(b.len());
-    let (ea, eb) = (a.len(), b.len());
-    let mut i = 0;
-    while i + BLOCK <= n && a[ea - i - BLOCK..ea - i] == b[eb - i - BLOCK..eb - i] {
-        i += BLOCK;
-    }
-    i + a[..ea - i]
-        .iter()
-        .rev()
-        .zip(b[..eb - i].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count()
 }
 
 impl Backend {

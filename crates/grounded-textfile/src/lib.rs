@@ -27,6 +27,8 @@
 
 #![warn(missing_docs)]
 
+pub mod diff;
+
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::path::Path;

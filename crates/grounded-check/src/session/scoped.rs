@@ -34,6 +34,7 @@ use super::recheck::closed_line;
 use super::*;
 use crate::dispatch::within;
 use grounded_js::ScopeFacts;
+use grounded_textfile::diff::{common_prefix, common_suffix};
 
 /// A top-level statement (a function) as last parsed alone here: where it started, its
 /// text, and the tree of that text.
@@ -56,38 +57,6 @@ pub(super) struct LastPiece {
     start_point: tree_sitter::Point,
     text: String,
     tree: tree_sitter::Tree,
-}
-
-/// How many bytes `a` and `b` share at their start.
-fn shared_prefix(a: &[u8], b: &[u8]) -> usize {
-    // A block at a time (a `memcmp`), then byte by byte in the first that differs.
-    const BLOCK: usize = 64;
-    let n = a.len().min(b.len());
-    let mut i = 0;
-    while i + BLOCK <= n && a[i..i + BLOCK] == b[i..i + BLOCK] {
-        i += BLOCK;
-    }
-    i + a[i..n]
-        .iter()
-        .zip(&b[i..n])
-        .take_while(|(x, y)| x == y)
-        .count()
-}
-
-/// How many bytes `a` and `b` share at their end.
-fn shared_suffix(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 64;
-    let n = a.len().min(b.len());
-    let (mut i, la, lb) = (0, a.len(), b.len());
-    while i + BLOCK <= n && a[la - i - BLOCK..la - i] == b[lb - i - BLOCK..lb - i] {
-        i += BLOCK;
-    }
-    i + a[..la - i]
-        .iter()
-        .rev()
-        .zip(b[..lb - i].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count()
 }
 
 /// The position after bytes `b` when they start at `p`.
@@ -116,8 +85,8 @@ impl LastPiece {
     /// text becomes `now`, which is all tree-sitter's reuse relies on.
     fn old_tree(&self, range: tree_sitter::Range, now: &str) -> Option<tree_sitter::Tree> {
         let (old, new) = (self.text.as_bytes(), now.as_bytes());
-        let p = shared_prefix(old, new);
-        let sfx = shared_suffix(&old[p..], &new[p..]);
+        let p = common_prefix(old, new);
+        let sfx = common_suffix(&old[p..], &new[p..]);
         let (old_mid, new_mid) = (&old[p..old.len() - sfx], &new[p..new.len() - sfx]);
         if old_mid.len().max(new_mid.len()) * 8 > new.len() {
             return None;
@@ -561,10 +530,10 @@ mod tests {
     fn shared_ends_are_counted_across_blocks() {
         let a = "x".repeat(200) + "abc" + &"y".repeat(130);
         let b = "x".repeat(200) + "aQbc" + &"y".repeat(130);
-        assert_eq!(shared_prefix(a.as_bytes(), b.as_bytes()), 201);
-        assert_eq!(shared_suffix(a.as_bytes(), b.as_bytes()), 132);
-        assert_eq!(shared_prefix(a.as_bytes(), a.as_bytes()), a.len());
-        assert_eq!(shared_suffix(b"", b"abc"), 0);
+        assert_eq!(common_prefix(a.as_bytes(), b.as_bytes()), 201);
+        assert_eq!(common_suffix(a.as_bytes(), b.as_bytes()), 132);
+        assert_eq!(common_prefix(a.as_bytes(), a.as_bytes()), a.len());
+        assert_eq!(common_suffix(b"", b"abc"), 0);
         let p = advance_bytes(tree_sitter::Point::new(2, 5), b"ab\ncd\nxyz");
         assert_eq!(p, tree_sitter::Point::new(4, 3));
     }
