@@ -242,6 +242,9 @@ pub struct Analysis<'a> {
     refs: Vec<Ref>,
     /// How many bindings are being settled inside one another ([`Analysis::binding_type`]).
     settle_depth: std::cell::Cell<u32>,
+    /// Each binding's writes, read once when a use asks (`reach`).
+    reach_memo:
+        std::cell::RefCell<HashMap<BindingId, std::sync::Arc<reach::WriteIndex<'a>>, NameHash>>,
     /// Every `import` / `export ... from` statement's module ([`Analysis::module_requests`]).
     module_requests: Vec<ModuleRequest<'a>>,
     /// Per relative specifier, the documented interface each export of that project
@@ -447,6 +450,7 @@ impl<'a> Analysis<'a> {
             construct_paths: Vec::new(),
             refs: Vec::new(),
             settle_depth: std::cell::Cell::new(0),
+            reach_memo: Default::default(),
             module_requests: Vec::new(),
             relative_exports: HashMap::default(),
             seeded_ctors: HashMap::default(),

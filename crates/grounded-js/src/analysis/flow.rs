@@ -745,7 +745,7 @@ fn changes_before(use_node: Node) -> usize {
 /// function (0: none): an assignment, `++`/`--`, a declarator or a `for...in`/`of`
 /// whose target spells the name, its own, in a pattern, or as a word of a member
 /// target (`n.x = 1` counts for `n`: a miss at worst, never a test held too long).
-pub(super) fn writes_before(use_node: Node, name: &str, text: &str) -> usize {
+fn writes_before(use_node: Node, name: &str, text: &str) -> usize {
     let f = query::fields();
     last_before(use_node, |n| {
         let target = match n.kind() {

@@ -19,7 +19,7 @@
 
 use tree_sitter::Node;
 
-use super::flow::{writes_before, Barrier};
+use super::flow::Barrier;
 use super::*;
 
 impl<'a> Analysis<'a> {
@@ -34,7 +34,7 @@ impl<'a> Analysis<'a> {
         if self.settle_depth.get() > 64 {
             return None;
         }
-        let value = self.reaching_write(bind.name, use_node)?;
+        let value = self.reaching_write(b, use_node)?;
         self.settle_depth.set(self.settle_depth.get() + 1);
         let scope = self.scope_at(value.start_byte());
         let c = self.certain_in(value, scope);
@@ -72,74 +72,142 @@ impl<'a> Analysis<'a> {
             })
     }
 
-    /// The value of the write of `name` that a use at `use_node` reads: the nearest earlier statement of a block around the use that writes
-    /// the name whole (`var name = v;`, `name = v;`), with no loop or function between
-    /// the block and the use and no other write of the name between the two.
-    fn reaching_write(&self, name: &str, use_node: Node<'a>) -> Option<Node<'a>> {
-        let f = query::fields();
-        let mut child = use_node;
-        let mut depth = 0;
-        while let Some(parent) = child.parent() {
-            depth += 1;
-            if depth > 200
-                || is_function_kind(parent.kind_id())
-                || matches!(
-                    parent.kind(),
-                    "for_statement" | "for_in_statement" | "while_statement" | "do_statement"
-                )
-            {
-                return None;
-            }
-            if parent.kind() == "statement_block" {
-                let mut before: Vec<Node<'a>> = Vec::new();
-                let mut c = parent.walk();
-                for stmt in parent.named_children(&mut c) {
-                    if stmt.start_byte() >= child.start_byte() {
-                        break;
-                    }
-                    before.push(stmt);
-                }
-                for stmt in before.into_iter().rev() {
-                    if let Some(value) = self.whole_write(stmt, name, f) {
-                        let end = stmt.end_byte();
-                        return (writes_before(use_node, name, self.text) <= end).then_some(value);
-                    }
+    /// The value of the write of `bind` that a use at `use_node` reads: the last write
+    /// of its name that ends before the use, when that write is a whole statement of a
+    /// block around the use (`var name = v;`, `name = v;`) with no loop or function
+    /// between the block and the use.
+    ///
+    /// Why an index and not a walk per use: walking the function at each use (for the
+    /// writes before it) and up the tree (for the blocks around it) made a 3,000-line
+    /// function that writes one name a thousand times take 6.7 s instead of 0.1 s, and
+    /// a real 7,000-line plugin 2.1 s instead of 0.3 s. The function is read once per
+    /// binding; each use is then a binary search and a look at the loops and functions
+    /// that hold it.
+    fn reaching_write(&self, b: BindingId, use_node: Node<'a>) -> Option<Node<'a>> {
+        let idx = {
+            let mut memo = self.reach_memo.borrow_mut();
+            match memo.get(&b) {
+                Some(i) => i.clone(),
+                None => {
+                    let i = std::sync::Arc::new(self.write_index(b));
+                    memo.insert(b, i.clone());
+                    i
                 }
             }
-            child = parent;
+        };
+        let at = use_node.start_byte();
+        let n = idx.writes.partition_point(|w| w.end <= at);
+        let last = idx.writes.get(n.checked_sub(1)?)?;
+        let (value, bs, be) = last.whole?;
+        if !(bs <= at && use_node.end_byte() <= be) {
+            return None;
         }
-        None
+        let held = idx
+            .barriers
+            .iter()
+            .any(|&(s, e)| bs < s && s <= at && use_node.end_byte() <= e);
+        (!held).then_some(value)
     }
 
-    /// The value `stmt` writes `name` with, when the statement itself is that write:
-    /// `var/let/const name = v;` (its last declarator of `name`) or `name = v;`.
-    fn whole_write(&self, stmt: Node<'a>, name: &str, f: &query::Fields) -> Option<Node<'a>> {
-        match stmt.kind() {
-            "variable_declaration" | "lexical_declaration" => {
-                let mut c = stmt.walk();
-                let mut found = None;
-                for d in stmt.named_children(&mut c) {
-                    if d.kind() != "variable_declarator" {
-                        continue;
-                    }
-                    let n = d.child_by_field_id(f.name)?;
-                    if n.kind() == "identifier" && self.node_text(n) == name {
-                        found = d.child_by_field_id(f.value);
-                    }
-                }
-                found
+    /// Every write of `b`'s name in its function, and the loops and functions made
+    /// there (see [`WriteIndex`]).
+    fn write_index(&self, b: BindingId) -> WriteIndex<'a> {
+        let bind = &self.bindings[b];
+        let sc = &self.scopes[bind.scope];
+        let mut out = WriteIndex::default();
+        let Some(func) = self
+            .tree
+            .root_node()
+            .descendant_for_byte_range(sc.start, sc.end.saturating_sub(1))
+        else {
+            return out;
+        };
+        let f = query::fields();
+        let name = bind.name;
+        let spells = |t: Option<Node>| {
+            t.is_some_and(|t| {
+                let t = self.text.get(t.start_byte()..t.end_byte()).unwrap_or("");
+                crate::Seed::words(t).any(|w| w == name)
+            })
+        };
+        let is_name = |t: Option<Node>| {
+            t.is_some_and(|t| t.kind() == "identifier" && self.node_text(t) == name)
+        };
+        // Each node with its parent and grandparent: a whole write is an assignment
+        // statement or a declarator of a declaration, directly in a block.
+        let mut stack: Vec<(Node<'a>, Option<Node<'a>>, Option<Node<'a>>)> =
+            vec![(func, None, None)];
+        while let Some((n, parent, grand)) = stack.pop() {
+            if n.id() != func.id() && is_function_kind(n.kind_id()) {
+                out.barriers.push((n.start_byte(), n.end_byte()));
+                continue;
             }
-            "expression_statement" => {
-                let e = stmt.named_child(0)?;
-                if e.kind() != "assignment_expression" {
-                    return None;
-                }
-                let left = e.child_by_field_id(f.left)?;
-                (left.kind() == "identifier" && self.node_text(left) == name)
-                    .then(|| e.child_by_field_id(f.right))
-                    .flatten()
+            let kind = n.kind();
+            if matches!(
+                kind,
+                "for_statement" | "for_in_statement" | "while_statement" | "do_statement"
+            ) {
+                out.barriers.push((n.start_byte(), n.end_byte()));
             }
-            _ => None,
+            let target = match kind {
+                "assignment_expression" | "augmented_assignment_expression" => {
+                    n.child_by_field_id(f.left)
+                }
+                "update_expression" => n.child_by_field_id(f.argument),
+                "variable_declarator" => n.child_by_field_id(f.name),
+                "for_in_statement" => n.child_by_field_id(f.left),
+                _ => None,
+            };
+            if spells(target) {
+                let in_block = |p: Option<Node<'a>>, g: Option<Node<'a>>| {
+                    let (p, g) = (p?, g?);
+                    matches!(g.kind(), "statement_block").then_some((p, g))
+                };
+                let whole = match kind {
+                    "assignment_expression" if is_name(target) => in_block(parent, grand)
+                        .filter(|(p, _)| p.kind() == "expression_statement")
+                        .and_then(|(_, g)| {
+                            Some((n.child_by_field_id(f.right)?, g.start_byte(), g.end_byte()))
+                        }),
+                    "variable_declarator" if is_name(target) => in_block(parent, grand)
+                        .filter(|(p, _)| {
+                            matches!(p.kind(), "variable_declaration" | "lexical_declaration")
+                        })
+                        .and_then(|(_, g)| {
+                            Some((n.child_by_field_id(f.value)?, g.start_byte(), g.end_byte()))
+                        }),
+                    _ => None,
+                };
+                out.writes.push(Write {
+                    end: n.end_byte(),
+                    whole,
+                });
+            }
+            let mut c = n.walk();
+            for k in n.children(&mut c) {
+                stack.push((k, Some(n), parent));
+            }
         }
+        out.writes.sort_by_key(|w| w.end);
+        out
     }
+}
+
+/// What [`Analysis::reaching_write`] needs of a binding's function, read once.
+#[derive(Debug, Default)]
+pub(super) struct WriteIndex<'a> {
+    /// Every write of the name, by where it ends: assignments, `++`/`--`, declarators
+    /// and `for...in`/`of` targets that spell it (as a word of a member target too:
+    /// `n.x = 1` counts for `n`, a miss at worst).
+    writes: Vec<Write<'a>>,
+    /// Byte ranges of the loops and the functions made in the function.
+    barriers: Vec<(usize, usize)>,
+}
+
+/// One write of [`WriteIndex`].
+#[derive(Debug)]
+struct Write<'a> {
+    end: usize,
+    /// For a whole statement of a block: the value written, and the block's bytes.
+    whole: Option<(Node<'a>, usize, usize)>,
 }
