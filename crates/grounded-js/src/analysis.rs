@@ -242,7 +242,7 @@ pub struct Analysis<'a> {
     refs: Vec<Ref>,
     /// How many bindings are being settled inside one another ([`Analysis::binding_type`]).
     settle_depth: std::cell::Cell<u32>,
-    /// Each binding's writes, read once when a use asks (`reach`).
+    /// Each function's writes, read once when a use asks (`reach`), by scope.
     reach_memo:
         std::cell::RefCell<HashMap<BindingId, std::sync::Arc<reach::WriteIndex<'a>>, NameHash>>,
     /// Every `import` / `export ... from` statement's module ([`Analysis::module_requests`]).

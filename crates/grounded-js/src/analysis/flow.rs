@@ -124,7 +124,7 @@ impl<'a> Analysis<'a> {
     ) -> Option<Certain<'a>> {
         let changes = |b: Barrier<'a>| match b {
             Barrier::Runs(at) => changes_before(at),
-            Barrier::Writes(at) => writes_before(at, name, self.text),
+            Barrier::Writes(at) => self.last_write_before(bind, at),
         };
         let mut keep = u.interfaces().collect::<Vec<_>>();
         let mut child = use_node;
@@ -738,29 +738,6 @@ fn changes_before(use_node: Node) -> usize {
         | "yield_expression" => true,
         "unary_expression" => n.child(0).is_some_and(|o| o.kind() == "delete"),
         _ => false,
-    })
-}
-
-/// Where the last write of the name `name` before `use_node` ends, within `use_node`'s
-/// function (0: none): an assignment, `++`/`--`, a declarator or a `for...in`/`of`
-/// whose target spells the name, its own, in a pattern, or as a word of a member
-/// target (`n.x = 1` counts for `n`: a miss at worst, never a test held too long).
-fn writes_before(use_node: Node, name: &str, text: &str) -> usize {
-    let f = query::fields();
-    last_before(use_node, |n| {
-        let target = match n.kind() {
-            "assignment_expression" | "augmented_assignment_expression" => {
-                n.child_by_field_id(f.left)
-            }
-            "update_expression" => n.child_by_field_id(f.argument),
-            "variable_declarator" => n.child_by_field_id(f.name),
-            "for_in_statement" => n.child_by_field_id(f.left),
-            _ => None,
-        };
-        target.is_some_and(|t| {
-            let t = text.get(t.start_byte()..t.end_byte()).unwrap_or("");
-            crate::Seed::words(t).any(|w| w == name)
-        })
     })
 }
 

@@ -80,24 +80,16 @@ impl<'a> Analysis<'a> {
     /// Why an index and not a walk per use: walking the function at each use (for the
     /// writes before it) and up the tree (for the blocks around it) made a 3,000-line
     /// function that writes one name a thousand times take 6.7 s instead of 0.1 s, and
-    /// a real 7,000-line plugin 2.1 s instead of 0.3 s. The function is read once per
-    /// binding; each use is then a binary search and a look at the loops and functions
-    /// that hold it.
+    /// a real 7,000-line plugin 1.9 s instead of 0.24 s. The function is read once for
+    /// all its names; each use is then a binary search and a look at the loops and
+    /// functions that hold it.
     fn reaching_write(&self, b: BindingId, use_node: Node<'a>) -> Option<Node<'a>> {
-        let idx = {
-            let mut memo = self.reach_memo.borrow_mut();
-            match memo.get(&b) {
-                Some(i) => i.clone(),
-                None => {
-                    let i = std::sync::Arc::new(self.write_index(b));
-                    memo.insert(b, i.clone());
-                    i
-                }
-            }
-        };
+        let bind = &self.bindings[b];
+        let idx = self.writes_of(bind.scope);
+        let writes = idx.writes.get(bind.name)?;
         let at = use_node.start_byte();
-        let n = idx.writes.partition_point(|w| w.end <= at);
-        let last = idx.writes.get(n.checked_sub(1)?)?;
+        let n = writes.partition_point(|w| w.end <= at);
+        let last = writes.get(n.checked_sub(1)?)?;
         let (value, bs, be) = last.whole?;
         if !(bs <= at && use_node.end_byte() <= be) {
             return None;
@@ -109,11 +101,36 @@ impl<'a> Analysis<'a> {
         (!held).then_some(value)
     }
 
-    /// Every write of `b`'s name in its function, and the loops and functions made
-    /// there (see [`WriteIndex`]).
-    fn write_index(&self, b: BindingId) -> WriteIndex<'a> {
-        let bind = &self.bindings[b];
-        let sc = &self.scopes[bind.scope];
+    /// The write index of scope `scope`'s function, read on first use.
+    fn writes_of(&self, scope: ScopeId) -> std::sync::Arc<WriteIndex<'a>> {
+        let mut memo = self.reach_memo.borrow_mut();
+        memo.entry(scope)
+            .or_insert_with(|| std::sync::Arc::new(self.write_index(scope)))
+            .clone()
+    }
+
+    /// Where the last write of `bind`'s name that ends before `use_node` ends (0: none),
+    /// in the binding's function (functions made there left out: a name written in one
+    /// is never narrowed, `foreign`).
+    ///
+    /// Why from the index: the narrowing of a name written more than once asked this at
+    /// every test it met by walking the whole function, and once a use right after a
+    /// write was typed, a real 7,000-line handler's check spent most of its time there.
+    pub(super) fn last_write_before(&self, bind: &Binding<'a>, use_node: Node<'a>) -> usize {
+        let idx = self.writes_of(bind.scope);
+        let Some(writes) = idx.writes.get(bind.name) else {
+            return 0;
+        };
+        let n = writes.partition_point(|w| w.end <= use_node.start_byte());
+        n.checked_sub(1).map_or(0, |i| writes[i].end)
+    }
+
+    /// Every write of every name in the function of scope `scope`, and the loops and
+    /// functions made there (see [`WriteIndex`]): one walk for all the names (a real
+    /// handler has dozens of names written more than once, and a walk each tripled its
+    /// check).
+    fn write_index(&self, scope: ScopeId) -> WriteIndex<'a> {
+        let sc = &self.scopes[scope];
         let mut out = WriteIndex::default();
         let Some(func) = self
             .tree
@@ -123,16 +140,7 @@ impl<'a> Analysis<'a> {
             return out;
         };
         let f = query::fields();
-        let name = bind.name;
-        let spells = |t: Option<Node>| {
-            t.is_some_and(|t| {
-                let t = self.text.get(t.start_byte()..t.end_byte()).unwrap_or("");
-                crate::Seed::words(t).any(|w| w == name)
-            })
-        };
-        let is_name = |t: Option<Node>| {
-            t.is_some_and(|t| t.kind() == "identifier" && self.node_text(t) == name)
-        };
+        let text: &'a str = self.text;
         // Each node with its parent and grandparent: a whole write is an assignment
         // statement or a declarator of a declaration, directly in a block.
         let mut stack: Vec<(Node<'a>, Option<Node<'a>>, Option<Node<'a>>)> =
@@ -158,37 +166,48 @@ impl<'a> Analysis<'a> {
                 "for_in_statement" => n.child_by_field_id(f.left),
                 _ => None,
             };
-            if spells(target) {
-                let in_block = |p: Option<Node<'a>>, g: Option<Node<'a>>| {
-                    let (p, g) = (p?, g?);
-                    matches!(g.kind(), "statement_block").then_some((p, g))
+            if let Some(t) = target {
+                let whole = if t.kind() == "identifier" {
+                    let in_block = parent
+                        .zip(grand)
+                        .filter(|(_, g)| g.kind() == "statement_block");
+                    match kind {
+                        "assignment_expression" => in_block
+                            .filter(|(p, _)| p.kind() == "expression_statement")
+                            .and_then(|(_, g)| {
+                                Some((n.child_by_field_id(f.right)?, g.start_byte(), g.end_byte()))
+                            }),
+                        "variable_declarator" => in_block
+                            .filter(|(p, _)| {
+                                matches!(p.kind(), "variable_declaration" | "lexical_declaration")
+                            })
+                            .and_then(|(_, g)| {
+                                Some((n.child_by_field_id(f.value)?, g.start_byte(), g.end_byte()))
+                            }),
+                        _ => None,
+                    }
+                } else {
+                    None
                 };
-                let whole = match kind {
-                    "assignment_expression" if is_name(target) => in_block(parent, grand)
-                        .filter(|(p, _)| p.kind() == "expression_statement")
-                        .and_then(|(_, g)| {
-                            Some((n.child_by_field_id(f.right)?, g.start_byte(), g.end_byte()))
-                        }),
-                    "variable_declarator" if is_name(target) => in_block(parent, grand)
-                        .filter(|(p, _)| {
-                            matches!(p.kind(), "variable_declaration" | "lexical_declaration")
-                        })
-                        .and_then(|(_, g)| {
-                            Some((n.child_by_field_id(f.value)?, g.start_byte(), g.end_byte()))
-                        }),
-                    _ => None,
-                };
-                out.writes.push(Write {
-                    end: n.end_byte(),
-                    whole,
-                });
+                let spelt = text.get(t.start_byte()..t.end_byte()).unwrap_or("");
+                for w in crate::Seed::words(spelt) {
+                    // Only an identifier target is this name's whole write; a word of a
+                    // member or pattern target is a write of it, never a typed one.
+                    let whole = whole.filter(|_| w == spelt);
+                    out.writes.entry(w).or_default().push(Write {
+                        end: n.end_byte(),
+                        whole,
+                    });
+                }
             }
             let mut c = n.walk();
             for k in n.children(&mut c) {
                 stack.push((k, Some(n), parent));
             }
         }
-        out.writes.sort_by_key(|w| w.end);
+        for ws in out.writes.values_mut() {
+            ws.sort_by_key(|w| w.end);
+        }
         out
     }
 }
@@ -196,10 +215,10 @@ impl<'a> Analysis<'a> {
 /// What [`Analysis::reaching_write`] needs of a binding's function, read once.
 #[derive(Debug, Default)]
 pub(super) struct WriteIndex<'a> {
-    /// Every write of the name, by where it ends: assignments, `++`/`--`, declarators
-    /// and `for...in`/`of` targets that spell it (as a word of a member target too:
-    /// `n.x = 1` counts for `n`, a miss at worst).
-    writes: Vec<Write<'a>>,
+    /// Every write of each name, by where it ends: assignments, `++`/`--`,
+    /// declarators and `for...in`/`of` targets that spell it (as a word of a member
+    /// target too: `n.x = 1` counts for `n`, a miss at worst).
+    writes: HashMap<&'a str, Vec<Write<'a>>, NameHash>,
     /// Byte ranges of the loops and the functions made in the function.
     barriers: Vec<(usize, usize)>,
 }
