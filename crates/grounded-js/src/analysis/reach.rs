@@ -5,7 +5,7 @@
 //! Why: a real plugin's message handler, six thousand lines in one function, declares
 //! `var node` twenty-four times and `var mainComponent` twice, one of them over a value
 //! the docs do not type. Every later use of them was unjudged, though each sits right
-//! after a write the docs type, with no other write between (three of thirty awaited
+//! after a write the docs type, with no other write between (four of thirty awaited
 //! values of a second Figma set). The rule holds only where the write must have run
 //! and nothing can have changed the name since: the write is a statement of a block
 //! around the use, no loop or function lies between them, no other write of the name
@@ -15,7 +15,7 @@
 //! editor's nested re-check: such names are opaque in [`Analysis::scope_facts`], and
 //! a statement spelling one is re-checked with its function.
 //!
-//! May import the parent `analysis` and its `flow` (the narrowing and the writes).
+//! May import the parent `analysis` and its `flow` (the narrowing's barrier).
 
 use tree_sitter::Node;
 
