@@ -38,6 +38,12 @@ pub(crate) struct Ctx<'a> {
     kind_buf: Vec<u16>,
     /// Near names of the names declared nowhere, kept per name (`suggest::NearMemo`).
     pub near_memo: super::suggest::NearMemo,
+    /// What the scripts of a batch run share (answers read once for the run), when
+    /// this check is one of them.
+    pub run: Option<&'a project::SharedNames<'a>>,
+    /// Whether the script's project names are the run's shared set
+    /// ([`project::SharedNames::names`]) less names only it declares.
+    pub sees_shared: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -73,6 +79,8 @@ impl<'a> Ctx<'a> {
             arg_buf: Vec::new(),
             kind_buf: Vec::new(),
             near_memo: Default::default(),
+            run: None,
+            sees_shared: false,
         }
     }
 
@@ -218,10 +226,10 @@ pub(super) fn check_script_full(
 /// (`shared`: the index's [`ProjectIndex::shared_names`]), so a script that sees every
 /// other script's names reads them from one set instead of a copy of its own.
 #[allow(clippy::too_many_arguments)]
-pub(super) fn check_script_in(
+pub(super) fn check_script_in<'a>(
     corpus: &Corpus,
     project: &ProjectIndex,
-    shared: Option<&project::SharedNames<'_>>,
+    shared: Option<&'a project::SharedNames<'a>>,
     shown: &str,
     rel: &str,
     text: &str,
@@ -242,7 +250,7 @@ pub(super) fn check_script_in(
 pub(super) fn check_analysed<'a>(
     corpus: &'a Corpus,
     project: &'a ProjectIndex,
-    shared: Option<&project::SharedNames<'_>>,
+    shared: Option<&'a project::SharedNames<'a>>,
     shown: &'a str,
     rel: &'a str,
     text: &'a str,
@@ -257,7 +265,9 @@ pub(super) fn check_analysed<'a>(
         // Relative imports are relative to the script's own folder, named here by `rel`.
         own.loads.extend(project::import_loads(corpus, rel, &a));
     }
-    let mut polyfills = match shared.and_then(|s| project.reach_shared(rel, &own, s)) {
+    let reached = shared.and_then(|s| project.reach_shared(rel, &own, s));
+    let sees_shared = reached.is_some();
+    let mut polyfills = match reached {
         Some((names, polyfills)) => {
             a.set_project_names_shared(names);
             polyfills
@@ -296,6 +306,8 @@ pub(super) fn check_analysed<'a>(
         polyfills,
     );
     cx.rel = rel;
+    cx.run = shared;
+    cx.sees_shared = sees_shared;
     run_sites(&mut cx);
     module::check(&mut cx);
     guard::drop_guarded(&mut cx, root);

@@ -27,6 +27,17 @@ use super::Ctx;
 /// uncertain receiver (`this.page.evaluate(...)`) counts too: that only withholds
 /// findings.
 pub(crate) fn inside(cx: &Ctx, node: Node) -> bool {
+    // Most corpora take no source text anywhere, and then no walk up is needed: each
+    // step up is a descent from the root in tree-sitter, and walking up from every name
+    // declared nowhere was 6% of a real 392-file project's check (issue 48).
+    if cx.run.is_some_and(|run| {
+        run.source_names
+            .get_or_init(|| source_taking(cx.corpus))
+            .is_empty()
+    })
+    {
+        return false;
+    }
     let mut n = node;
     while let Some(p) = n.parent() {
         if grounded_js::is_function_kind(n.kind_id()) && p.kind() == "arguments" {
@@ -73,6 +84,19 @@ fn passed_as_source(cx: &Ctx, call: Node, args: Node, f: Node) -> bool {
             .is_some_and(|m| source_positions(m).contains(&i)),
         _ => false,
     }
+}
+
+/// The names of the corpus's members with a parameter that takes source text (global
+/// members included: each is a member of an interface). Read once for a run
+/// (`SharedNames`), where an empty answer spares [`inside`] its walk.
+pub(crate) fn source_taking(corpus: &grounded_docs::Corpus) -> std::collections::HashSet<String> {
+    corpus
+        .interfaces
+        .values()
+        .flat_map(|i| i.members.values())
+        .filter(|m| !source_positions(m).is_empty())
+        .map(|m| m.name.clone())
+        .collect()
 }
 
 /// The parameter positions of `m` (any overload) typed as a union with `string` and a

@@ -14,6 +14,10 @@ use tree_sitter::Node;
 use super::suggest::or_list;
 use super::{Code, Ctx, Fix, Span};
 
+/// Marks this family's key in the run's near-name memo when the shared names are
+/// among the run's candidates.
+const SHARED_NAMES: u8 = 0x80;
+
 /// This family's key in the near-name memo (`Ctx::near_memo`).
 const NEAR_FAMILY: u8 = 1;
 
@@ -71,7 +75,7 @@ pub(crate) fn check<'a>(
     // files' functions: a misspelt helper is the commonest typo in a project, and only
     // a loaded file's name is one the fix can use.
     let (corpus, level, a) = (cx.corpus, cx.level, &cx.a);
-    let fixed = || {
+    let from_corpus = || {
         let mut c: Vec<&str> = corpus
             .global_members()
             .into_iter()
@@ -85,16 +89,42 @@ pub(crate) fn check<'a>(
                 .filter(|g| g.callable && g.since <= level)
                 .map(|g| g.name),
         );
-        c.extend(a.project_names());
-        // One by one: `extend` would tie the list to the analysis's lifetime.
-        for n in a.program_names() {
-            c.push(n);
-        }
         c
     };
-    // The program's names are the same at every site: scored once with the rest.
     let visible = a.visible_below_program(callee.start_byte());
-    let close = cx.near_memo.near(NEAR_FAMILY, name, fixed, visible);
+    let close = match cx.run.filter(|_| cx.sees_shared) {
+        // The script's project names are the run's shared set less names only it
+        // declares, which are among its program's names: the shared set is scored once
+        // for the run with the corpus's (under a key of its own), the program's per file.
+        Some(run) => cx.near_memo.near(
+            Some(&run.near),
+            NEAR_FAMILY | SHARED_NAMES,
+            name,
+            || {
+                let mut c = from_corpus();
+                c.extend(run.names().iter().map(String::as_str));
+                c
+            },
+            || a.program_names(),
+            visible,
+        ),
+        // The project's and the program's names are the same at every site of the file.
+        None => cx.near_memo.near(
+            cx.run.map(|r| &r.near),
+            NEAR_FAMILY,
+            name,
+            from_corpus,
+            || {
+                let mut c: Vec<&str> = a.project_names().collect();
+                // One by one: `extend` would tie the list to the analysis's lifetime.
+                for n in a.program_names() {
+                    c.push(n);
+                }
+                c
+            },
+            visible,
+        ),
+    };
     let close: Vec<&str> = close.iter().map(String::as_str).collect();
     let mut msg = format!(
         "`{name}` is defined nowhere: not a global function of this engine's docs, not an {} built-in of the language, not declared in this file or a file it loads",
@@ -103,12 +133,26 @@ pub(crate) fn check<'a>(
     if !close.is_empty() {
         msg.push_str(&format!("; did you mean {}?", or_list(&close)));
     } else {
-        let globals = cx.corpus.global_members();
-        let fns: Vec<&str> = globals
-            .iter()
-            .filter(|m| m.kind == grounded_docs::MemberKind::Method)
-            .map(|m| m.name.as_str())
-            .collect();
+        let corpus = cx.corpus;
+        let global_functions = || -> Vec<String> {
+            corpus
+                .global_members()
+                .iter()
+                .filter(|m| m.kind == grounded_docs::MemberKind::Method)
+                .map(|m| m.name.clone())
+                .collect()
+        };
+        // Read once for a run: every finding without a near name listed the corpus's
+        // global members again (2% of a real 392-file project's check, issue 48).
+        let own;
+        let fns: &[String] = match cx.run {
+            Some(run) => run.global_functions.get_or_init(global_functions),
+            None => {
+                own = global_functions();
+                &own
+            }
+        };
+        let fns: Vec<&str> = fns.iter().map(String::as_str).collect();
         if !fns.is_empty() && fns.len() <= 12 {
             msg.push_str(&format!(
                 "; the engine's global functions are {}",

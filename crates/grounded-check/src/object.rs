@@ -51,7 +51,7 @@ pub(crate) fn receiver<'a>(
         return false;
     }
     let (corpus, a) = (cx.corpus, &cx.a);
-    let fixed = || {
+    let from_corpus = || {
         let mut c: Vec<&str> = corpus.globals.keys().map(String::as_str).collect();
         c.extend(corpus.extra_globals.iter().map(String::as_str));
         // Members that are global names (`Global` properties, `Global members: yes`):
@@ -63,15 +63,18 @@ pub(crate) fn receiver<'a>(
                 .filter(|m| m.kind != grounded_docs::MemberKind::Method)
                 .map(|m| m.name.as_str()),
         );
-        // One by one: `extend` would tie the list to the analysis's lifetime.
-        for n in a.program_names() {
-            c.push(n);
-        }
         c
     };
-    // The program's names are the same at every site: scored once with the docs'.
+    // The program's names are the same at every site: scored once per file.
     let locals = cx.a.visible_below_program(ident.start_byte());
-    let close = cx.near_memo.near(NEAR_FAMILY, name, fixed, locals);
+    let close = cx.near_memo.near(
+        cx.run.map(|r| &r.near),
+        NEAR_FAMILY,
+        name,
+        from_corpus,
+        || a.program_names(),
+        locals,
+    );
     let close: Vec<&str> = close.iter().map(String::as_str).collect();
     let mut msg = format!(
         "`{name}` is declared nowhere: not a global of this engine's docs, not an {} global of the language, not declared in this file or a file it loads",

@@ -300,13 +300,27 @@ pub struct ProjectIndex {
 
 /// Every script's top-level names, shared by the scripts of one run
 /// ([`ProjectIndex::shared_names`]).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct SharedNames<'a> {
     /// Every script's top-level names and the project globals.
     names: std::sync::Arc<HashSet<String, js::NameHash>>,
     /// How many scripts declare each name (borrowed from the index: a copy of the names
     /// was a megabyte of a 400-file run's peak).
     count: std::collections::HashMap<&'a str, u32, js::NameHash>,
+    /// How many scripts polyfill each built-in. Why counted once: gathering every other
+    /// script's polyfills at each script was 9% of a real 392-file project's check
+    /// (issue 48: each of its copies of `json2.js`-style helpers cloned into a set,
+    /// 392 times over).
+    polyfills: std::collections::HashMap<&'a str, u32, js::NameHash>,
+    /// Near names among the corpus's own candidates (with the shared names, for
+    /// families that offer project names), scored once for the run.
+    pub(crate) near: super::suggest::RunNear,
+    /// The corpus's global functions, when a message lists them (twelve or fewer),
+    /// read once for the run.
+    pub(crate) global_functions: std::sync::OnceLock<Vec<String>>,
+    /// The corpus's members that take source text ([`super::evaluated::source_taking`]),
+    /// read once for the run.
+    pub(crate) source_names: std::sync::OnceLock<HashSet<String>>,
 }
 
 /// The declarations a script can reach, and the built-ins the project supplies.
@@ -316,6 +330,14 @@ pub struct Reach {
     pub names: HashSet<String>,
     /// Polyfilled built-ins of the reachable files.
     pub polyfills: HashSet<String>,
+}
+
+impl SharedNames<'_> {
+    /// Every script's top-level names and the project globals: with the names only it
+    /// declares, what a script that sees them all reaches.
+    pub(crate) fn names(&self) -> &HashSet<String, js::NameHash> {
+        &self.names
+    }
 }
 
 impl ProjectIndex {
@@ -483,9 +505,17 @@ impl ProjectIndex {
         let mut names: HashSet<String, js::NameHash> =
             count.keys().map(|n| n.to_string()).collect();
         names.extend(self.globals.iter().cloned());
+        let mut polyfills: std::collections::HashMap<&str, u32, js::NameHash> = Default::default();
+        for f in self.files.values() {
+            for p in &f.polyfills {
+                *polyfills.entry(p.as_str()).or_default() += 1;
+            }
+        }
         SharedNames {
             names: std::sync::Arc::new(names),
             count,
+            polyfills,
+            ..SharedNames::default()
         }
     }
 
@@ -510,11 +540,13 @@ impl ProjectIndex {
             .filter(|n| shared.count.get(n.as_str()) == Some(&1) && !self.globals.contains(n))
             .cloned()
             .collect();
-        let polyfills = self
-            .files
+        // Every other script's: those this script's indexed facts do not account for.
+        let mine = self.files.get(rel).map(|f| &f.polyfills);
+        let polyfills = shared
+            .polyfills
             .iter()
-            .filter(|(k, _)| k.as_str() != rel)
-            .flat_map(|(_, f)| f.polyfills.iter().cloned())
+            .filter(|(p, &n)| n > u32::from(mine.is_some_and(|m| m.contains(**p))))
+            .map(|(p, _)| p.to_string())
             .collect();
         Some((
             js::ProjectNames::new(shared.names.clone(), hidden),

@@ -87,23 +87,88 @@ fn best_first(scored: &mut Vec<(usize, &str)>) {
 #[derive(Debug, Default)]
 pub(crate) struct NearMemo(std::collections::HashMap<(u8, String), Vec<(usize, String)>>);
 
-impl NearMemo {
-    /// The nearest names to `wrong` (at most three, best first) among `fixed()` (the
-    /// same at every site for this `family`) and `local`, as [`near`] answers for both.
-    pub(crate) fn near<'f, 'l, I: IntoIterator<Item = &'f str>>(
-        &mut self,
+/// The best three of `scored`, owned.
+fn best_three(scored: Vec<(usize, &str)>) -> Vec<(usize, String)> {
+    scored
+        .into_iter()
+        .take(3)
+        .map(|(d, c)| (d, c.to_string()))
+        .collect()
+}
+
+/// [`NearMemo`]'s first tier for a run that checks many scripts against one corpus:
+/// the candidates that come from the corpus alone (its globals, the language's
+/// built-ins) are scored once per wrong name and family for the whole run, not once
+/// per script.
+///
+/// Why: a real 392-file Photoshop project misspells the same dozen globals in most of
+/// its files, and scoring the corpus's globals again in each file was 8% of its check
+/// (issue 48). The best three of all candidates are among the best three of each part,
+/// so the answer cannot change.
+#[derive(Debug, Default)]
+pub(crate) struct RunNear(std::sync::Mutex<std::collections::HashMap<(u8, String), Vec<(usize, String)>>>);
+
+impl RunNear {
+    /// The best three of `corpus()` for `wrong` in `family`, scored at most once per
+    /// run (two threads may both score a name first; they find the same three).
+    fn best<'c, I: IntoIterator<Item = &'c str>>(
+        &self,
         family: u8,
         wrong: &str,
-        fixed: impl FnOnce() -> I,
-        local: impl IntoIterator<Item = &'l str>,
-    ) -> Vec<String> {
+        corpus: impl FnOnce() -> I,
+    ) -> Vec<(usize, String)> {
         let key = (family, wrong.to_string());
-        let kept = self.0.entry(key).or_insert_with(|| {
-            near_scored(wrong, fixed())
-                .into_iter()
-                .take(3)
-                .map(|(d, c)| (d, c.to_string()))
-                .collect()
+        if let Some(kept) = self.0.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return kept;
+        }
+        // Scored outside the lock: the other threads' files go on meanwhile.
+        let kept = best_three(near_scored(wrong, corpus()));
+        if let Ok(mut m) = self.0.lock() {
+            m.entry(key).or_insert_with(|| kept.clone());
+        }
+        kept
+    }
+}
+
+impl NearMemo {
+    /// The nearest names to `wrong` (at most three, best first) among `corpus()` (the
+    /// same for every script of the corpus), `file()` (the same at every site of this
+    /// script) and `local`, as [`near`] answers for all three. With `run`, the corpus
+    /// part is scored once for the whole run ([`RunNear`]).
+    pub(crate) fn near<'c, 'f, 'l, I, J>(
+        &mut self,
+        run: Option<&RunNear>,
+        family: u8,
+        wrong: &str,
+        corpus: impl FnOnce() -> I,
+        file: impl FnOnce() -> J,
+        local: impl IntoIterator<Item = &'l str>,
+    ) -> Vec<String>
+    where
+        I: IntoIterator<Item = &'c str>,
+        J: IntoIterator<Item = &'f str>,
+    {
+        let key = (family, wrong.to_string());
+        let kept = self.0.entry(key).or_insert_with(|| match run {
+            Some(run) => {
+                let mut all = run.best(family, wrong, corpus);
+                all.extend(best_three(near_scored(wrong, file())));
+                let mut scored: Vec<(usize, &str)> =
+                    all.iter().map(|(d, c)| (*d, c.as_str())).collect();
+                best_first(&mut scored);
+                best_three(scored)
+            }
+            None => {
+                // One by one: each pushed name shortens to the list's lifetime.
+                let mut all: Vec<&str> = Vec::new();
+                for c in corpus() {
+                    all.push(c);
+                }
+                for c in file() {
+                    all.push(c);
+                }
+                best_three(near_scored(wrong, all))
+            }
         });
         let mut all: Vec<(usize, &str)> = kept.iter().map(|(d, c)| (*d, c.as_str())).collect();
         all.extend(near_scored(wrong, local));
@@ -347,9 +412,21 @@ mod tests {
             "xy",
         ];
         for round in 0..400 {
-            let mut memo = NearMemo::default();
-            let fixed: Vec<&str> = names.iter().copied().filter(|_| next(3) > 0).collect();
-            for _ in 0..4 {
+            // One run: its corpus part is the same for every file; each file has its own
+            // part and its own memo, and the run's memo serves them all (or is absent,
+            // as in the editor).
+            let run = RunNear::default();
+            let corpus: Vec<&str> = names.iter().copied().filter(|_| next(3) > 0).collect();
+            let mut files: Vec<(Vec<&str>, NearMemo)> = (0..2)
+                .map(|_| {
+                    let own = names.iter().copied().filter(|_| next(5) == 0).collect();
+                    (own, NearMemo::default())
+                })
+                .collect();
+            let with_run = round % 2 == 0;
+            for _ in 0..6 {
+                let (file, memo) = &mut files[next(2)];
+                let fixed: Vec<&str> = corpus.iter().chain(file.iter()).copied().collect();
                 let local: Vec<&str> = names.iter().copied().filter(|_| next(4) == 0).collect();
                 let base = names[next(names.len())];
                 let mut w: Vec<char> = base.chars().collect();
@@ -367,7 +444,14 @@ mod tests {
                 let wrong: String = w.into_iter().collect();
                 let all: Vec<&str> = fixed.iter().chain(&local).copied().collect();
                 let want: Vec<String> = near(&wrong, all).into_iter().map(String::from).collect();
-                let got = memo.near(0, &wrong, || fixed.iter().copied(), local.iter().copied());
+                let got = memo.near(
+                    with_run.then_some(&run),
+                    0,
+                    &wrong,
+                    || corpus.iter().copied(),
+                    || file.iter().copied(),
+                    local.iter().copied(),
+                );
                 assert_eq!(got, want, "round {round}: {wrong} in {fixed:?} + {local:?}");
             }
         }
