@@ -1,10 +1,12 @@
 //! Byte offsets to lines and columns, and back.
 
+use std::borrow::Cow;
+
 /// Line starts of a text, for offset → (line, column) conversion.
 #[derive(Debug, Clone)]
 pub struct LineIndex<'a> {
     text: &'a str,
-    starts: Vec<usize>,
+    starts: Cow<'a, [usize]>,
 }
 
 impl<'a> LineIndex<'a> {
@@ -12,7 +14,10 @@ impl<'a> LineIndex<'a> {
     pub fn new(text: &'a str) -> LineIndex<'a> {
         let mut starts = vec![0];
         starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { text, starts }
+        LineIndex {
+            text,
+            starts: Cow::Owned(starts),
+        }
     }
 
     /// Indexes `text` with line starts the caller kept up to date across edits (see
@@ -20,8 +25,23 @@ impl<'a> LineIndex<'a> {
     /// keystroke should not cost a pass over a 10,000-line file. They must be what
     /// [`LineIndex::new`] would find (checked in debug builds).
     pub fn from_starts(text: &'a str, starts: Vec<usize>) -> LineIndex<'a> {
-        debug_assert_eq!(starts, LineIndex::new(text).starts);
-        LineIndex { text, starts }
+        debug_assert_eq!(starts, LineIndex::new(text).starts());
+        LineIndex {
+            text,
+            starts: Cow::Owned(starts),
+        }
+    }
+
+    /// [`LineIndex::from_starts`] borrowing line starts kept elsewhere.
+    ///
+    /// Why: the JSON report indexed a file once and then copied its line starts for
+    /// every finding with a fix, a whole-file copy per finding (issue 48).
+    pub fn from_kept(text: &'a str, starts: &'a [usize]) -> LineIndex<'a> {
+        debug_assert_eq!(starts, LineIndex::new(text).starts());
+        LineIndex {
+            text,
+            starts: Cow::Borrowed(starts),
+        }
     }
 
     /// The byte offsets where lines start (the first is 0).
@@ -31,7 +51,7 @@ impl<'a> LineIndex<'a> {
 
     /// Its line starts, given back (to be kept across edits with [`splice_starts`]).
     pub fn into_starts(self) -> Vec<usize> {
-        self.starts
+        self.starts.into_owned()
     }
 
     /// 0-based line of a byte offset.
