@@ -145,7 +145,7 @@ impl<'s> Kept<'s> {
             store,
             budget,
             used: AtomicUsize::new(0),
-            with_analyses: std::env::var_os("GROUNDED_X_ANALYSES").is_some() || store.slots.len() == 1,
+            with_analyses: store.slots.len() == 1,
             analyses: Mutex::new(HashMap::new()),
         }
     }
