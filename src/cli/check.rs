@@ -286,9 +286,7 @@ pub fn run(
     };
     let rendered = match format {
         Format::Json => {
-            for f in &findings {
-                texts.prepare(f, &corpus);
-            }
+            texts.prepare_all(&findings, &corpus);
             Some(json_array(&findings, &texts, &corpus)?)
         }
         Format::Sarif => {
@@ -534,6 +532,49 @@ impl Texts {
         }
         if let Some(r) = &f.related {
             docs_location(self, corpus, r);
+        }
+    }
+
+    /// [`Texts::prepare`] for every finding, the files that need a line index read and
+    /// indexed on every core first.
+    ///
+    /// Why: read one by one after the check, the files of a real 392-file project's
+    /// fixes were a serial stretch of its run (issue 48).
+    fn prepare_all(&mut self, findings: &[Finding], corpus: &crate::docs::Corpus) {
+        use rayon::prelude::*;
+        let mut wanted: Vec<&str> = findings
+            .iter()
+            .filter(|f| !f.fixes.is_empty() && !self.starts.contains_key(&f.path))
+            .map(|f| f.path.as_str())
+            .collect();
+        wanted.sort_unstable();
+        wanted.dedup();
+        let files = &self.files;
+        let read = &self.read;
+        let found: Vec<(String, Option<String>)> = wanted
+            .par_iter()
+            .filter(|shown| !read.contains_key(**shown))
+            .map(|&shown| {
+                let p = files
+                    .get(shown)
+                    .cloned()
+                    .unwrap_or_else(|| PathBuf::from(shown));
+                let text = crate::textfile::read(&p).ok().map(|d| d.text);
+                (shown.to_string(), text)
+            })
+            .collect();
+        self.read.extend(found);
+        let read = &self.read;
+        let starts: Vec<(String, Vec<usize>)> = wanted
+            .par_iter()
+            .filter_map(|&shown| {
+                let text = read.get(shown)?.as_deref()?;
+                Some((shown.to_string(), crate::js::LineIndex::new(text).into_starts()))
+            })
+            .collect();
+        self.starts.extend(starts);
+        for f in findings {
+            self.prepare(f, corpus);
         }
     }
 

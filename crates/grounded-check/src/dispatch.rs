@@ -22,8 +22,9 @@ pub(crate) struct Ctx<'a> {
     pub idx: LineIndex<'a>,
     /// The engine's ECMAScript level as a year.
     pub level: u16,
-    /// Built-ins the script or its reachable files supply themselves.
-    pub polyfills: HashSet<String>,
+    /// Built-ins the script or its reachable files supply themselves, and the engine's
+    /// `Also has:` ones.
+    pub polyfills: std::borrow::Cow<'a, HashSet<String>>,
     pub out: Vec<Finding>,
     documented_memo: std::collections::HashMap<&'a str, bool, grounded_js::NameHash>,
     /// One cursor for every child listing (creating a cursor allocates).
@@ -55,12 +56,15 @@ impl<'a> Ctx<'a> {
         text: &'a str,
         a: Analysis<'a>,
         idx: LineIndex<'a>,
-        polyfills: HashSet<String>,
+        polyfills: std::borrow::Cow<'a, HashSet<String>>,
     ) -> Ctx<'a> {
         let sites = a.sites().len();
-        // The engine's `Also has:` built-ins exist as if the script supplied them.
+        // The engine's `Also has:` built-ins exist as if the script supplied them (a
+        // borrowed set is the run's, which holds them already).
         let mut polyfills = polyfills;
-        polyfills.extend(corpus.engine.also_has.iter().cloned());
+        if let std::borrow::Cow::Owned(p) = &mut polyfills {
+            p.extend(corpus.engine.also_has.iter().cloned());
+        }
         Ctx {
             corpus,
             project,
@@ -265,20 +269,27 @@ pub(super) fn check_analysed<'a>(
         // Relative imports are relative to the script's own folder, named here by `rel`.
         own.loads.extend(project::import_loads(corpus, rel, &a));
     }
-    let reached = shared.and_then(|s| project.reach_shared(rel, &own, s));
+    let reached = shared.and_then(|s| Some((s, project.shared_names_of(rel, &own, s)?)));
     let sees_shared = reached.is_some();
-    let mut polyfills = match reached {
-        Some((names, polyfills)) => {
+    let polyfills = match reached {
+        Some((s, names)) => {
             a.set_project_names_shared(names);
-            polyfills
+            if project.sees_every_polyfill(rel, &own, s) {
+                std::borrow::Cow::Borrowed(s.every_polyfill(corpus))
+            } else {
+                let mut p = project.polyfills_shared(rel, s);
+                p.extend(own.polyfills.iter().cloned());
+                std::borrow::Cow::Owned(p)
+            }
         }
         None => {
             let reach = project.reach(rel, &own);
             a.set_project_names(reach.names);
-            reach.polyfills
+            let mut p = reach.polyfills;
+            p.extend(own.polyfills.iter().cloned());
+            std::borrow::Cow::Owned(p)
         }
     };
-    polyfills.extend(own.polyfills.iter().cloned());
     let typed = module::relative_types(corpus, project, rel, &a);
     if !typed.is_empty() {
         a.set_relative_exports(typed);

@@ -315,6 +315,13 @@ pub struct SharedNames<'a> {
     /// Near names among the corpus's own candidates (with the shared names, for
     /// families that offer project names), scored once for the run.
     pub(crate) near: super::suggest::RunNear,
+    /// Every script's polyfills and the engine's `Also has:` built-ins: what the check
+    /// of nearly every script of the run counts as supplied
+    /// ([`ProjectIndex::sees_every_polyfill`]), made once.
+    ///
+    /// Why: a real 392-file project's scripts assign hundreds of member paths; copying
+    /// the others' into a set of its own at every script was 2% of its check (issue 48).
+    pub(crate) every_polyfill: std::sync::OnceLock<HashSet<String>>,
     /// The corpus's global functions, when a message lists them (twelve or fewer),
     /// read once for the run.
     pub(crate) global_functions: std::sync::OnceLock<Vec<String>>,
@@ -333,6 +340,17 @@ pub struct Reach {
 }
 
 impl SharedNames<'_> {
+    /// [`SharedNames::every_polyfill`], made on first use (`corpus`: the run's).
+    pub(crate) fn every_polyfill(&self, corpus: &Corpus) -> &HashSet<String> {
+        self.every_polyfill.get_or_init(|| {
+            self.polyfills
+                .keys()
+                .map(|p| p.to_string())
+                .chain(corpus.engine.also_has.iter().cloned())
+                .collect()
+        })
+    }
+
     /// Every script's top-level names and the project globals: with the names only it
     /// declares, what a script that sees them all reaches.
     pub(crate) fn names(&self) -> &HashSet<String, js::NameHash> {
@@ -529,6 +547,17 @@ impl ProjectIndex {
         own: &FileFacts,
         shared: &SharedNames<'_>,
     ) -> Option<(js::ProjectNames<js::NameHash>, HashSet<String>)> {
+        let names = self.shared_names_of(rel, own, shared)?;
+        Some((names, self.polyfills_shared(rel, shared)))
+    }
+
+    /// The names of [`ProjectIndex::reach_shared`].
+    pub(crate) fn shared_names_of(
+        &self,
+        rel: &str,
+        own: &FileFacts,
+        shared: &SharedNames<'_>,
+    ) -> Option<js::ProjectNames<js::NameHash>> {
         if !self.sees_all(rel, own) {
             return None;
         }
@@ -540,18 +569,41 @@ impl ProjectIndex {
             .filter(|n| shared.count.get(n.as_str()) == Some(&1) && !self.globals.contains(n))
             .cloned()
             .collect();
-        // Every other script's: those this script's indexed facts do not account for.
+        Some(js::ProjectNames::new(shared.names.clone(), hidden))
+    }
+
+    /// The polyfills of [`ProjectIndex::reach_shared`]: every other script's, those this
+    /// script's indexed facts do not account for.
+    pub(crate) fn polyfills_shared(&self, rel: &str, shared: &SharedNames<'_>) -> HashSet<String> {
         let mine = self.files.get(rel).map(|f| &f.polyfills);
-        let polyfills = shared
+        shared
             .polyfills
             .iter()
             .filter(|(p, &n)| n > u32::from(mine.is_some_and(|m| m.contains(**p))))
             .map(|(p, _)| p.to_string())
-            .collect();
-        Some((
-            js::ProjectNames::new(shared.names.clone(), hidden),
-            polyfills,
-        ))
+            .collect()
+    }
+
+    /// Whether [`ProjectIndex::polyfills_shared`] with the script's own polyfills (`own`,
+    /// the facts of its text as checked) are every polyfill of the run: nothing only
+    /// this script supplies is missing from `own`, and `own` has nothing new. Then the
+    /// run's one set serves it ([`SharedNames::every_polyfill`]).
+    pub(crate) fn sees_every_polyfill(
+        &self,
+        rel: &str,
+        own: &FileFacts,
+        shared: &SharedNames<'_>,
+    ) -> bool {
+        let only_mine_kept = self.files.get(rel).is_none_or(|f| {
+            f.polyfills
+                .iter()
+                .all(|p| shared.polyfills.get(p.as_str()) != Some(&1) || own.polyfills.contains(p))
+        });
+        only_mine_kept
+            && own
+                .polyfills
+                .iter()
+                .all(|p| shared.polyfills.contains_key(p.as_str()))
     }
 
     /// Whether a script with the facts `own` sees the top-level names of every plain

@@ -33,7 +33,7 @@ impl Session {
             &self.text,
             a,
             idx,
-            polyfills.iter().cloned().collect(),
+            std::borrow::Cow::Owned(polyfills.iter().cloned().collect()),
         );
         run_sites_in(&mut cx, ranges);
         crate::module::check(&mut cx);
