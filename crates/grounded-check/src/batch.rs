@@ -111,10 +111,10 @@ impl Store {
 }
 
 /// The trees the project scan parsed of the files about to be checked, up to a budget
-/// of their texts' bytes, and (one file checked) its analysis: a file kept is not read
-/// or parsed again (the scan and the check parsed every file twice, a third of a run),
-/// nor analysed again when its analysis was kept (the one 100,000-line script of a run
-/// was analysed twice, a third of its check after the parse).
+/// of their texts' bytes, and their analyses: a file kept is not read or parsed again
+/// (the scan and the check parsed every file twice, a third of a run), nor analysed
+/// again (the one 100,000-line script of a run was analysed twice, a third of its check
+/// after the parse).
 ///
 /// Which files fit the budget depends on the order the threads reach them; what is
 /// found does not: a kept tree is the tree of the same text the check would read, a
@@ -126,15 +126,15 @@ pub(crate) struct Kept<'s> {
     store: &'s Store,
     budget: usize,
     used: AtomicUsize,
-    /// Whether analyses are kept beside the trees: only when one file is checked.
-    /// An analysis costs about 15 times its text and saves a twentieth of a file's
-    /// check, where the tree saves half (the parse): in a run of many files (the
-    /// 400-script project) keeping them raised the peak from 74 to 97 MiB for 2% of
-    /// the CPU. The one file of a run is analysed while its tree is held anyway, so
-    /// keeping its analysis costs nothing (a 100,000-line script: a third of its check).
-    with_analyses: bool,
-    /// By kept file: its analysis, when analyses are kept.
-    analyses: Mutex<HashMap<&'s str, Option<Analysis<'s>>>>,
+    /// By kept file: its analysis.
+    ///
+    /// An analysis costs about 10 times its text. Until issue 48's last round they
+    /// were kept only when one file was checked (it saved 2% of a generated project's
+    /// CPU for 23 MiB); once the near names, polyfills and report stopped costing more
+    /// than the analyses, analysing each file a second time was a tenth of a real
+    /// 392-file project's check, and keeping them took 5% off its wall time for 13 MiB
+    /// (`GROUNDED_KEEP_TREES=0` keeps neither).
+    analyses: Mutex<HashMap<&'s str, Analysis<'s>>>,
 }
 
 impl<'s> Kept<'s> {
@@ -145,7 +145,6 @@ impl<'s> Kept<'s> {
             store,
             budget,
             used: AtomicUsize::new(0),
-            with_analyses: store.slots.len() == 1,
             analyses: Mutex::new(HashMap::new()),
         }
     }
@@ -193,14 +192,14 @@ impl<'s> Kept<'s> {
         let a = Analysis::new(self.corpus, k.script(), &k.tree);
         let facts = FileFacts::of_parts(self.corpus, rel, &k.text, &a, a.sites());
         if let Ok(mut m) = self.analyses.lock() {
-            m.insert(key.as_str(), self.with_analyses.then_some(a));
+            m.insert(key.as_str(), a);
         }
         Ok(facts)
     }
 
-    /// The kept file and analysis (when kept) of `rel` (with `rel` as the store holds
-    /// it), the analysis given up (it is used once).
-    fn take(&self, rel: &str) -> Option<(&'s str, &'s KeptFile, Option<Analysis<'s>>)> {
+    /// The kept file and analysis of `rel` (with `rel` as the store holds it), the
+    /// analysis given up (it is used once).
+    fn take(&self, rel: &str) -> Option<(&'s str, &'s KeptFile, Analysis<'s>)> {
         let a = self.analyses.lock().ok()?.remove(rel)?;
         let (key, slot) = self.store.slots.get_key_value(rel)?;
         Some((key.as_str(), slot.get()?, a))
@@ -262,11 +261,10 @@ pub(crate) fn check_file<'s>(
     // The scan parsed the text as the file it resolves to is named: kept only when
     // that reads it as the name shown does (a link `a.js` to `b.md` is not).
     let kept = kept.filter(|_| js::is_markdown(shown) == js::is_markdown(&rel));
-    let own_tree;
     let mut found = match kept {
         // Everything the kept analysis is judged with lives as long as it does: its
         // text and tree in the store, the path named by the store's key.
-        Some((key, k, Some(a))) => check_analysed(
+        Some((key, k, a)) => check_analysed(
             corpus,
             project,
             Some(shared),
@@ -278,15 +276,9 @@ pub(crate) fn check_file<'s>(
             a,
             false,
         ),
-        // A kept tree without its analysis, or none kept: the check analyses the tree.
-        kept => {
-            let tree = match kept {
-                Some((_, k, _)) => &k.tree,
-                None => {
-                    own_tree = js::parse(&script);
-                    &own_tree
-                }
-            };
+        // None kept: the check parses and analyses the file.
+        None => {
+            let tree = js::parse(&script);
             check_script_in(
                 corpus,
                 project,
@@ -295,7 +287,7 @@ pub(crate) fn check_file<'s>(
                 &rel,
                 text,
                 &script,
-                tree,
+                &tree,
                 false,
             )
         }
