@@ -34,8 +34,7 @@ pub(crate) fn inside(cx: &Ctx, node: Node) -> bool {
         run.source_names
             .get_or_init(|| source_taking(cx.corpus))
             .is_empty()
-    })
-    {
+    }) {
         return false;
     }
     let mut n = node;

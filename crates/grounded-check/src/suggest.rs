@@ -106,7 +106,9 @@ fn best_three(scored: Vec<(usize, &str)>) -> Vec<(usize, String)> {
 /// (issue 48). The best three of all candidates are among the best three of each part,
 /// so the answer cannot change.
 #[derive(Debug, Default)]
-pub(crate) struct RunNear(std::sync::Mutex<std::collections::HashMap<(u8, String), Vec<(usize, String)>>>);
+pub(crate) struct RunNear(
+    std::sync::Mutex<std::collections::HashMap<(u8, String), Vec<(usize, String)>>>,
+);
 
 impl RunNear {
     /// The best three of `corpus()` for `wrong` in `family`, scored at most once per
