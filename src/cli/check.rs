@@ -1102,3 +1102,58 @@ fn project_globals_said(checked: &check::PathsReport) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{Code, Related, Span};
+
+    /// The report's array, made finding by finding on every core, is byte for byte what
+    /// `serde_json::to_string_pretty` writes of the same values: fixes with edits (in a
+    /// text with a multi-byte character), docs links, nested empty arrays and `null`,
+    /// a message with a line break and quotes, and no finding at all.
+    #[test]
+    fn the_json_array_is_what_serde_json_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.js");
+        let text = "var é = app.activeDocumnt;\nfoo(\"x\");\n";
+        std::fs::write(&path, text).unwrap();
+        let shown = path.to_string_lossy().into_owned();
+        let corpus = crate::docs::bundled::demo().unwrap();
+        let at = |s: usize, e: usize, code, msg: &str| {
+            Finding::new(&shown, text, Span::new(s, e), code, msg)
+        };
+        let start = text.find("activeDocumnt").unwrap();
+        let mut typo = at(
+            start,
+            start + 13,
+            Code::Member,
+            "`activeDocumnt`: \"near\"\nx",
+        );
+        typo.fixes = vec![Fix::Replace {
+            title: "Replace with `activeDocument`".into(),
+            span: Span::new(start, start + 13),
+            text: "activeDocument".into(),
+            safe: false,
+        }];
+        typo.related = Some(Related {
+            file: "application.md".into(),
+            line: 3,
+            message: "interface `Application`".into(),
+        });
+        let call = text.find("foo").unwrap();
+        let plain = at(call, call + 3, Code::Function, "`foo` is defined nowhere");
+        for findings in [vec![], vec![plain.clone()], vec![typo, plain]] {
+            let mut texts = Texts::default();
+            let want: Vec<serde_json::Value> = findings
+                .iter()
+                .map(|f| finding_json(f, &mut texts, &corpus))
+                .collect();
+            let want = serde_json::to_string_pretty(&want).unwrap() + "\n";
+            let mut texts = Texts::default();
+            texts.prepare_all(&findings, &corpus);
+            let got = json_array(&findings, &texts, &corpus).unwrap();
+            assert_eq!(got, want);
+        }
+    }
+}

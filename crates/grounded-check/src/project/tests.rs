@@ -105,6 +105,44 @@ fn shared_names_are_reach_without_copies() {
         .is_none());
 }
 
+/// The run's one set of polyfills is what each script would gather for itself (the
+/// others' polyfills, its own, the engine's `Also has:`) whenever the run says it may
+/// stand for it, and the run says so only then: not when the script's text no longer
+/// supplies what only it supplied, nor when it supplies something new.
+#[test]
+fn the_run_polyfills_stand_for_a_scripts_own_only_when_equal() {
+    let c = corpus();
+    let mut idx = ProjectIndex::default();
+    idx.update_file(&c, "a.js", "Object.keys = 1;\nString.prototype.trim = 2;");
+    idx.update_file(&c, "b.js", "String.prototype.trim = 3;");
+    idx.update_file(&c, "c.js", "fa();");
+    let shared = idx.shared_names();
+    let gathered = |rel: &str, own: &FileFacts| -> HashSet<String> {
+        let mut p = idx.reach(rel, own).polyfills;
+        p.extend(own.polyfills.iter().cloned());
+        p.extend(c.engine.also_has.iter().cloned());
+        p
+    };
+    for rel in ["a.js", "b.js", "c.js", "elsewhere.js"] {
+        let own = idx.files.get(rel).cloned().unwrap_or_default();
+        assert!(idx.sees_every_polyfill(rel, &own, &shared), "{rel}");
+        assert_eq!(shared.every_polyfill(&c), &gathered(rel, &own), "{rel}");
+        let mut p = idx.polyfills_shared(rel, &shared);
+        p.extend(own.polyfills.iter().cloned());
+        p.extend(c.engine.also_has.iter().cloned());
+        assert_eq!(p, gathered(rel, &own), "{rel}: the script's own gathering");
+    }
+    // a.js edited: `Object.keys` (only a.js's) gone, or `Array.isArray` new.
+    for text in [
+        "String.prototype.trim = 2;",
+        "Object.keys = 1;\nArray.isArray = 4;",
+    ] {
+        let own = FileFacts::of(&c, "a.js", text);
+        assert!(!idx.sees_every_polyfill("a.js", &own, &shared), "{text}");
+        assert_ne!(shared.every_polyfill(&c), &gathered("a.js", &own), "{text}");
+    }
+}
+
 #[test]
 fn normalizes() {
     assert_eq!(normalize("./lib/../lib/x.js"), "lib/x.js");
