@@ -85,7 +85,10 @@ fn best_first(scored: &mut Vec<(usize, &str)>) {
 /// 18,000 findings of 15 names declared nowhere (`activeDocument` 10,890 times), and
 /// scoring the whole corpus's globals at each was half of its check's CPU (issue 48).
 #[derive(Debug, Default)]
-pub(crate) struct NearMemo(std::collections::HashMap<(u8, String), Vec<(usize, String)>>);
+pub(crate) struct NearMemo(BestByName);
+
+/// Near names kept by family and wrong name: the best three, with their distances.
+type BestByName = std::collections::HashMap<(u8, String), Vec<(usize, String)>>;
 
 /// The best three of `scored`, owned.
 fn best_three(scored: Vec<(usize, &str)>) -> Vec<(usize, String)> {
@@ -106,9 +109,7 @@ fn best_three(scored: Vec<(usize, &str)>) -> Vec<(usize, String)> {
 /// (issue 48). The best three of all candidates are among the best three of each part,
 /// so the answer cannot change.
 #[derive(Debug, Default)]
-pub(crate) struct RunNear(
-    std::sync::Mutex<std::collections::HashMap<(u8, String), Vec<(usize, String)>>>,
-);
+pub(crate) struct RunNear(std::sync::Mutex<BestByName>);
 
 impl RunNear {
     /// The best three of `corpus()` for `wrong` in `family`, scored at most once per
