@@ -607,20 +607,66 @@ fn is_statement_list(kind: &str) -> bool {
     )
 }
 
-/// [`statement_slot`] from the walk's own path: `path` holds each ancestor of the
-/// node the walk is on, outermost first, with the index among that ancestor's
-/// children of the child the walk went into. `None` when no ancestor on the path is a
-/// list of statements (then the caller asks [`statement_slot`]).
+/// A walk in document order that knows each node's [`statement_slot`] from its own
+/// path: each ancestor of the node it is on (below the walk's root), with the index
+/// among that ancestor's children of the child it went into.
 ///
 /// Why: `statement_slot` finds a node's index by listing its list's children, and each
 /// `Node::parent` searches down from the root: on an 84,000-line script with parse
 /// errors, reading them was 5% of the check, every error paying for every top-level
 /// statement twice (issue 48).
-fn slot_on_path(path: &[(Node, usize)]) -> Option<(usize, usize)> {
-    path.iter()
-        .rev()
-        .find(|(p, _)| is_statement_list(p.kind()))
-        .map(|&(p, i)| (p.id(), i))
+struct SlotWalk<'t> {
+    cursor: tree_sitter::TreeCursor<'t>,
+    path: Vec<(Node<'t>, usize)>,
+}
+
+impl<'t> SlotWalk<'t> {
+    /// A walk of `root`'s subtree, on `root`.
+    fn new(root: Node<'t>) -> SlotWalk<'t> {
+        SlotWalk {
+            cursor: root.walk(),
+            path: Vec::new(),
+        }
+    }
+
+    /// The node the walk is on.
+    fn node(&self) -> Node<'t> {
+        self.cursor.node()
+    }
+
+    /// [`statement_slot`] of the node the walk is on: from the path, or asked of the
+    /// node when no ancestor on the path is a list of statements (a statement re-checked
+    /// alone, whose list lies above the walk's root).
+    fn slot(&self) -> Option<(usize, usize)> {
+        self.path
+            .iter()
+            .rev()
+            .find(|(p, _)| is_statement_list(p.kind()))
+            .map(|&(p, i)| (p.id(), i))
+            .or_else(|| statement_slot(self.node()))
+    }
+
+    /// Moves to the next node: into the current node's children when `descend`, else
+    /// past them. `false` when the subtree is done.
+    fn advance(&mut self, descend: bool) -> bool {
+        let node = self.node();
+        if descend && self.cursor.goto_first_child() {
+            self.path.push((node, 0));
+            return true;
+        }
+        loop {
+            if self.cursor.goto_next_sibling() {
+                if let Some(top) = self.path.last_mut() {
+                    top.1 += 1;
+                }
+                return true;
+            }
+            if !self.cursor.goto_parent() {
+                return false;
+            }
+            self.path.pop();
+        }
+    }
 }
 
 /// The statement holding `node` as `(the list it stands in, its index there)`: what
@@ -649,11 +695,9 @@ pub(crate) fn parse_errors(cx: &mut Ctx, root: Node) {
     super::unplaced::drop_unplaced(cx, root);
     let e4x = cx.corpus.engine.allows("e4x");
     let mut last: Option<(usize, usize)> = None;
-    let mut cursor = root.walk();
-    // The ancestors of the cursor's node below `root`, with the child index taken.
-    let mut path: Vec<(Node, usize)> = Vec::new();
+    let mut walk = SlotWalk::new(root);
     loop {
-        let node = cursor.node();
+        let node = walk.node();
         let mut descend = node.has_error();
         let bad = node.is_error() || node.is_missing();
         if bad && e4x && super::unplaced::e4x_lines(cx.text, node) {
@@ -662,7 +706,7 @@ pub(crate) fn parse_errors(cx: &mut Ctx, root: Node) {
             descend = false;
         } else if bad
             && {
-                let slot = slot_on_path(&path).or_else(|| statement_slot(node));
+                let slot = walk.slot();
                 let same = matches!((last, slot), (Some((l, i)), Some((m, j))) if l == m && (j == i || j == i + 1));
                 if !same {
                     last = slot;
@@ -692,21 +736,8 @@ pub(crate) fn parse_errors(cx: &mut Ctx, root: Node) {
             );
             cx.push(node.start_byte(), node.end_byte(), Code::Syntax, msg);
         }
-        if descend && cursor.goto_first_child() {
-            path.push((node, 0));
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                if let Some(top) = path.last_mut() {
-                    top.1 += 1;
-                }
-                break;
-            }
-            if !cursor.goto_parent() {
-                return;
-            }
-            path.pop();
+        if !walk.advance(descend) {
+            return;
         }
     }
 }
@@ -716,7 +747,7 @@ mod tests {
     use super::*;
 
     /// The walk's path (each ancestor with the index of the child taken, kept as the
-    /// cursor moves, as `parse_errors` keeps it) gives every node the slot
+    /// cursor moves: `SlotWalk`, the walk of `parse_errors`) gives every node the slot
     /// `statement_slot` finds from the node alone: in nested blocks, `switch` cases and
     /// class bodies, with comments between statements, and in broken texts whose
     /// recovery leaves `ERROR` and `MISSING` nodes.
@@ -747,35 +778,17 @@ mod tests {
             }
             let text: String = t.into_iter().collect();
             let tree = grounded_js::parse(&text);
-            let mut cursor = tree.root_node().walk();
-            let mut path: Vec<(Node, usize)> = Vec::new();
+            let mut walk = SlotWalk::new(tree.root_node());
             loop {
-                let node = cursor.node();
-                let want = statement_slot(node);
+                let node = walk.node();
                 assert_eq!(
-                    slot_on_path(&path).or_else(|| statement_slot(node)),
-                    want,
+                    walk.slot(),
+                    statement_slot(node),
                     "{text:?}: {}",
                     node.kind()
                 );
                 checked += 1;
-                if cursor.goto_first_child() {
-                    path.push((node, 0));
-                    continue;
-                }
-                loop {
-                    if cursor.goto_next_sibling() {
-                        if let Some(top) = path.last_mut() {
-                            top.1 += 1;
-                        }
-                        break;
-                    }
-                    if !cursor.goto_parent() {
-                        break;
-                    }
-                    path.pop();
-                }
-                if path.is_empty() && cursor.node().id() == tree.root_node().id() {
+                if !walk.advance(true) {
                     break;
                 }
             }
