@@ -518,6 +518,11 @@ async function main() {
     await page.screenshot({ path: shot2 });
     shots.push([shot2, `the quick-fix menu on line ${badLine + 1}: ${menu.join(" | ")}`]);
     await pickAction(page, "Delete");
+    // The action's edit lands after the menu closes. A save pressed before it saved the
+    // file unchanged and left the deletion unsaved (a CI rehearsal, once): save once
+    // the buffer holds it.
+    const badText = memberBefore.split("\n")[badLine].trim();
+    await until("the deletion in the buffer", async () => !(await editorText(page)).split("\n").some((l) => l.trim() === badText), 15000);
     await page.keyboard.press("Control+S");
     const expected = memberBefore
       .split("\n")
